@@ -1,0 +1,38 @@
+# make run   - install into .venv (if needed) and serve on 127.0.0.1:$(PORT)
+# make test  - install, lint (ruff, mypy), run the whole test suite
+# make bench - time to first audio through the service vs the engine alone
+VENV ?= .venv
+PYTHON ?= python3
+PY := $(VENV)/bin/python
+PORT ?= 8000
+export RAY_USAGE_STATS_ENABLED := 0
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: install run test lint unit serve-tests clean
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -c constraints.txt -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	PORT=$(PORT) $(PY) -m serve_app.run
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+test: lint
+	$(PY) -m pytest
+
+unit: install
+	$(PY) -m pytest tests/unit
+
+serve-tests: install
+	$(PY) -m pytest tests/serve
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,38 @@
+"""From a stream of audio chunks to a stream of encoded chunks, for one request."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterable, AsyncIterator
+
+from deployments.encoding.session import EncodingSession
+from deployments.messages import AudioChunk, EncodedChunk, EncodeJob
+
+
+async def encode_stream(
+    chunks: AsyncIterable[AudioChunk], job: EncodeJob
+) -> AsyncIterator[EncodedChunk]:
+    """Encode ``chunks`` as ``job.output`` asks, yielding only non-empty byte chunks.
+
+    Samples and text whose bytes are still inside the encoder (an MP3 frame being
+    filled, a WAV file being written) are reported with the chunk that carries them.
+    """
+    segment_ends = {s.index: s.end for s in job.synthesis.segments}
+    session: EncodingSession | None = None
+    pending_samples = 0
+    end_char = 0
+    async for chunk in chunks:
+        if session is None:
+            session = EncodingSession(job.output, chunk.sample_rate)
+        data, samples = await asyncio.to_thread(session.encode, chunk.samples)
+        pending_samples += samples
+        end_char = segment_ends[chunk.segment]
+        if data:
+            yield EncodedChunk(data, session.sample_rate, pending_samples, end_char)
+            pending_samples = 0
+    if session is None:
+        return
+    data, samples = session.finish()
+    pending_samples += samples
+    if data or pending_samples:
+        yield EncodedChunk(data, session.sample_rate, pending_samples, end_char)

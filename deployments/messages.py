@@ -1,0 +1,96 @@
+"""Plain data that crosses deployment handles: dataclasses of primitives and numpy arrays.
+
+Nothing here knows of HTTP or Ray. ``*Params`` travel with a request; startup
+configuration lives in each package's ``*Config`` types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A piece of text the engine speaks in one call.
+
+    ``text`` is exactly what the engine is given; ``start``/``end`` are offsets of the
+    piece in the request's input, so audio can be mapped back to what the user sent.
+    """
+
+    index: int
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class NormalisedText:
+    """What the TextNormaliser made of a request's input."""
+
+    language: str
+    representation: str
+    text: str
+    segments: tuple[Segment, ...]
+
+
+@dataclass(frozen=True)
+class SynthesisParams:
+    """Per-request voice controls, in API units (speed 0.5..2, pitch -1..1)."""
+
+    voice: str
+    language: str
+    speed: float = 1.0
+    pitch: float = 0.0
+    quality: str = "balanced"
+
+
+@dataclass(frozen=True)
+class SynthesisJob:
+    """Everything a Synthesiser needs to speak one request."""
+
+    segments: tuple[Segment, ...]
+    params: SynthesisParams
+
+
+@dataclass
+class AudioChunk:
+    """Float32 mono samples in [-1, 1] at ``sample_rate``, all from segment ``segment``."""
+
+    samples: np.ndarray
+    sample_rate: int
+    segment: int
+
+
+@dataclass(frozen=True)
+class OutputParams:
+    """How a request wants its audio: container, rate (None = the voice's own), gain, MP3 rate."""
+
+    format: str
+    sample_rate: int | None = None
+    volume: float = 1.0
+    mp3_bitrate_kbps: int = 64
+
+
+@dataclass(frozen=True)
+class EncodeJob:
+    """A request for the AudioEncoder: what to synthesise and how to encode it."""
+
+    synthesis: SynthesisJob
+    output: OutputParams
+
+
+@dataclass
+class EncodedChunk:
+    """Encoded bytes ready for the wire, with what they hold.
+
+    ``audio_samples`` counts the output samples whose encoding this chunk completes,
+    ``end_char`` is the input offset up to which the text has been spoken once
+    this chunk is delivered.
+    """
+
+    data: bytes
+    sample_rate: int
+    audio_samples: int
+    end_char: int

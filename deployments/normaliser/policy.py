@@ -1,0 +1,64 @@
+"""The language policy: canonical codes, their aliases, and the policy's version."""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+
+
+class LanguageEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    script: str
+    aliases: tuple[str, ...] = ()
+
+
+class LanguagePolicy(BaseModel):
+    """Loaded from ``configs/language_policy.yaml``; ``canonical()`` maps what users send."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: str
+    default: str
+    mixed_script: str
+    languages: dict[str, LanguageEntry]
+    _alias_table: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, context: Any, /) -> None:
+        for code, entry in self.languages.items():
+            for alias in (code, entry.name, *entry.aliases):
+                self._alias_table[_fold(alias)] = code
+        if self.default not in self.languages:
+            raise ValueError(f"default language {self.default!r} is not in the policy")
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> LanguagePolicy:
+        with open(path, encoding="utf-8") as f:
+            return cls.model_validate(yaml.safe_load(f))
+
+    def canonical(self, value: str | None) -> str | None:
+        """The canonical code for a code, BCP-47 tag, ISO 639-2/3 code, name or endonym.
+
+        ``None`` (nothing sent) gives the default; an unknown value gives ``None``.
+        Region and script subtags are dropped: ``hi-IN`` and ``od_IN`` are ``hi``/``or``.
+        """
+        if value is None:
+            return self.default
+        table = self._alias_table
+        folded = _fold(value)
+        if folded in table:
+            return table[folded]
+        base = folded.replace("_", "-").split("-", 1)[0]
+        return table.get(base)
+
+    def script_of(self, code: str) -> str:
+        return self.languages[code].script
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFC", text.strip()).casefold()

@@ -1,0 +1,90 @@
+"""Splitting text into the segments a voice speaks one at a time.
+
+Sentences end at a danda (``।``, ``॥``), ``?``, ``!``, ``…`` or a full stop that
+is followed by a space. The first segment is kept short, at a clause boundary, so
+the first audio leaves early; how short depends on the quality profile.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from deployments.messages import Segment
+
+_SENTENCE_END = re.compile(r"(?:[।॥?!…]+|\.+(?=\s|$))[\"'\u201d\u2019)\]]*")
+_CLAUSE_END = re.compile("[,;:\u060c\u2014\u2013](?=\\s)")
+
+
+@dataclass(frozen=True)
+class SegmentationProfile:
+    """How a quality profile cuts text.
+
+    ``first_clause_min``: the first sentence is cut at its first clause boundary when
+    it is longer than this many characters (0: always; None: never).
+    ``max_chars``: no segment is longer; longer ones are cut at a space.
+    """
+
+    first_clause_min: int | None
+    max_chars: int = 400
+
+
+PROFILES = {
+    "fast": SegmentationProfile(first_clause_min=0, max_chars=300),
+    "balanced": SegmentationProfile(first_clause_min=60, max_chars=400),
+    "high": SegmentationProfile(first_clause_min=None, max_chars=600),
+}
+
+
+def _spans(text: str, pattern: re.Pattern[str], start: int, end: int) -> list[tuple[int, int]]:
+    spans = []
+    pos = start
+    for match in pattern.finditer(text, start, end):
+        spans.append((pos, match.end()))
+        pos = match.end()
+    if pos < end:
+        spans.append((pos, end))
+    return spans
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int] | None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if end > start else None
+
+
+def _cap_length(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
+    pieces = []
+    while end - start > max_chars:
+        cut = text.rfind(" ", start + 1, start + max_chars)
+        if cut <= start:
+            cut = start + max_chars
+        pieces.append((start, cut))
+        start = cut
+    pieces.append((start, end))
+    return pieces
+
+
+def segment(text: str, profile: SegmentationProfile) -> tuple[Segment, ...]:
+    """Cut ``text`` into segments whose offsets index ``text``; whitespace is dropped."""
+    spans: list[tuple[int, int]] = []
+    cut_first = profile.first_clause_min
+    for s, e in _spans(text, _SENTENCE_END, 0, len(text)):
+        if not spans and cut_first is not None and e - s > cut_first:
+            clauses = _spans(text, _CLAUSE_END, s, e)
+            if len(clauses) > 1:
+                spans.append(clauses[0])
+                s = clauses[0][1]
+        spans.append((s, e))
+    segments: list[Segment] = []
+    for s, e in spans:
+        stripped = _strip(text, s, e)
+        if stripped is None:
+            continue
+        for ps, pe in _cap_length(text, *stripped, profile.max_chars):
+            piece = _strip(text, ps, pe)
+            if piece is not None:
+                segments.append(Segment(len(segments), text[piece[0] : piece[1]], *piece))
+    return tuple(segments)

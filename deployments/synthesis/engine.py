@@ -1,0 +1,79 @@
+"""The engine interface every speech engine implements, and the loader that picks one."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from deployments.messages import AudioChunk, Segment, SynthesisParams
+from deployments.synthesis.voices import VoiceConfig
+
+
+class EngineError(RuntimeError):
+    """An engine could not speak a segment (bad voice parameters, a failed library call)."""
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    """What a loaded engine can do, as /ready and /v1/capabilities report it."""
+
+    name: str
+    languages: tuple[str, ...]
+    sample_rate: int
+    device: str
+    modes: tuple[str, ...] = ("preset",)
+    loras: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class CancelToken:
+    """Set by whoever stops listening; engines poll it between blocks of audio."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+
+class Engine(Protocol):
+    """A speech engine. Implementations know nothing of HTTP or Ray.
+
+    ``synthesize`` is blocking and may be called from any thread; it yields float32
+    mono chunks at ``info().sample_rate`` in order and stops early once ``cancel``
+    is set. It raises :class:`EngineError` when the segment cannot be spoken.
+    """
+
+    def info(self) -> EngineInfo: ...
+
+    def synthesize(
+        self,
+        segment: Segment,
+        voice: VoiceConfig,
+        params: SynthesisParams,
+        cancel: CancelToken | None = None,
+    ) -> Iterator[AudioChunk]: ...
+
+
+def _load_espeak(options: dict[str, Any]) -> Engine:
+    from deployments.synthesis.espeak import EspeakEngine
+
+    return EspeakEngine.load(options)
+
+
+ENGINE_LOADERS: dict[str, Callable[[dict[str, Any]], Engine]] = {"espeak": _load_espeak}
+
+
+def load_engine(name: str, options: dict[str, Any] | None = None) -> Engine:
+    """Load the engine called ``name`` with its startup ``options``."""
+    try:
+        loader = ENGINE_LOADERS[name]
+    except KeyError:
+        raise EngineError(f"unknown engine {name!r}; known: {sorted(ENGINE_LOADERS)}") from None
+    return loader(options or {})

@@ -1,0 +1,94 @@
+"""The ``espeak`` engine: eSpeak NG in-process, through our ctypes binding."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from deployments.messages import AudioChunk, Segment, SynthesisParams
+from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo
+from deployments.synthesis.espeak_binding import (
+    EspeakError,
+    EspeakLibrary,
+    VoiceSettings,
+    espeak_library,
+    languages,
+)
+from deployments.synthesis.voices import VoiceConfig
+
+MIN_RATE_WPM, MAX_RATE_WPM = 80, 450
+INT16_SCALE = 1.0 / 32768.0
+
+
+def _clamp(value: float, low: int, high: int) -> int:
+    return round(min(max(value, low), high))
+
+
+class EspeakEngine:
+    """eSpeak NG voices: a language voice (``hi``) plus an optional variant (``f3``).
+
+    Voice ``params`` in the registry: ``variant`` (eSpeak variant name), ``rate_wpm``
+    (words per minute at speed 1.0, default 175), ``pitch`` (0..100, default 50),
+    ``pitch_range`` (0..100, default 50). Options: ``language_voices`` maps a
+    language code to eSpeak's voice name where the two differ.
+    """
+
+    def __init__(self, library: EspeakLibrary, language_voices: dict[str, str]) -> None:
+        self._library = library
+        self._shipped = {name.lower() for name in languages()}
+        self._language_voices = {k.lower(): v for k, v in language_voices.items()}
+
+    @classmethod
+    def load(cls, options: dict[str, Any]) -> EspeakEngine:
+        return cls(espeak_library(), dict(options.get("language_voices", {})))
+
+    def info(self) -> EngineInfo:
+        codes = {name for name in self._shipped if "-" not in name}
+        codes.update(self._language_voices)
+        return EngineInfo(
+            name="espeak",
+            languages=tuple(sorted(codes)),
+            sample_rate=self._library.sample_rate,
+            device="cpu",
+        )
+
+    def _voice_name(self, language: str) -> str:
+        return self._language_voices.get(language, language)
+
+    def settings_for(self, voice: VoiceConfig, params: SynthesisParams) -> VoiceSettings:
+        """eSpeak's settings for ``voice`` speaking ``params.language`` at the asked prosody."""
+        options = voice.params
+        name = self._voice_name(params.language)
+        variant = options.get("variant")
+        if variant:
+            name = f"{name}+{variant}"
+        base_rate = float(options.get("rate_wpm", 175))
+        base_pitch = float(options.get("pitch", 50))
+        return VoiceSettings(
+            name=name,
+            rate_wpm=_clamp(base_rate * params.speed, MIN_RATE_WPM, MAX_RATE_WPM),
+            pitch=_clamp(base_pitch + 50.0 * params.pitch, 0, 100),
+            pitch_range=_clamp(float(options.get("pitch_range", 50)), 0, 100),
+        )
+
+    def synthesize(
+        self,
+        segment: Segment,
+        voice: VoiceConfig,
+        params: SynthesisParams,
+        cancel: CancelToken | None = None,
+    ) -> Iterator[AudioChunk]:
+        settings = self.settings_for(voice, params)
+        should_stop = (lambda: cancel.cancelled) if cancel is not None else (lambda: False)
+        try:
+            utterance = self._library.synthesize(segment.text, settings, should_stop)
+        except EspeakError as e:
+            raise EngineError(str(e)) from e
+        for block in utterance.blocks:
+            yield AudioChunk(
+                samples=block.astype(np.float32) * np.float32(INT16_SCALE),
+                sample_rate=self._library.sample_rate,
+                segment=segment.index,
+            )

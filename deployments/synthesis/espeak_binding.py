@@ -1,0 +1,237 @@
+"""A small ctypes binding over libespeak-ng as shipped by the ``espeakng-loader`` wheel.
+
+libespeak-ng keeps its state in process globals, so a process has exactly one
+:class:`EspeakLibrary` (see :func:`espeak_library`) and every call into it holds
+that object's lock: unlocked concurrent calls corrupt the heap.
+
+Only the part of ``speak_lib.h`` the service needs is bound: initialisation in
+synchronous mode, voice and parameter selection, and ``espeak_Synth`` with a
+callback that copies the samples out while they are valid.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+AUDIO_OUTPUT_SYNCHRONOUS = 2
+INITIALIZE_DONT_EXIT = 0x8000
+POS_CHARACTER = 1
+CHARS_UTF8 = 1
+ENDPAUSE = 0x1000
+
+PARAM_RATE = 1
+PARAM_VOLUME = 2
+PARAM_PITCH = 3
+PARAM_RANGE = 4
+
+EVENT_LIST_TERMINATED = 0
+EVENT_WORD = 1
+EVENT_SENTENCE = 2
+
+BUFFER_MS = 100
+
+
+class _EventId(ctypes.Union):
+    _fields_ = (
+        ("number", ctypes.c_int),
+        ("name", ctypes.c_char_p),
+        ("string", ctypes.c_char * 8),
+    )
+
+
+class EspeakEvent(ctypes.Structure):
+    """``espeak_EVENT`` of speak_lib.h."""
+
+    _fields_ = (
+        ("type", ctypes.c_int),
+        ("unique_identifier", ctypes.c_uint),
+        ("text_position", ctypes.c_int),
+        ("length", ctypes.c_int),
+        ("audio_position", ctypes.c_int),
+        ("sample", ctypes.c_int),
+        ("user_data", ctypes.c_void_p),
+        ("id", _EventId),
+    )
+
+
+SYNTH_CALLBACK = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.POINTER(EspeakEvent)
+)
+
+
+class EspeakError(RuntimeError):
+    """libespeak-ng reported a failure (a non-zero status or a bad initialisation)."""
+
+
+@dataclass(frozen=True)
+class WordEvent:
+    """One word as eSpeak placed it: character offset (0-based) and length, audio time in ms."""
+
+    text_position: int
+    length: int
+    audio_ms: int
+
+
+@dataclass
+class Utterance:
+    """What one ``espeak_Synth`` call produced: ~100 ms blocks of int16 samples, and word events."""
+
+    blocks: list[np.ndarray] = field(default_factory=list)
+    words: list[WordEvent] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class VoiceSettings:
+    """eSpeak's voice name (``hi``, ``hi+f3``) and its prosody parameters in eSpeak's units."""
+
+    name: str
+    rate_wpm: int = 175
+    pitch: int = 50
+    pitch_range: int = 50
+    volume: int = 100
+
+
+class EspeakLibrary:
+    """The process's libespeak-ng, initialised once in synchronous output mode."""
+
+    def __init__(self, library_path: str, data_path: str) -> None:
+        self._lib = ctypes.CDLL(library_path)
+        self._declare()
+        self.lock = threading.Lock()
+        rate = self._lib.espeak_Initialize(
+            AUDIO_OUTPUT_SYNCHRONOUS, BUFFER_MS, data_path.encode(), INITIALIZE_DONT_EXIT
+        )
+        if rate <= 0:
+            raise EspeakError(f"espeak_Initialize failed with {rate}")
+        self.sample_rate: int = rate
+        self._current: Utterance | None = None
+        self._should_stop: Callable[[], bool] = lambda: False
+        # ctypes frees a callback object that nothing references: keep it on self.
+        self._callback = SYNTH_CALLBACK(self._on_audio)
+        self._lib.espeak_SetSynthCallback(self._callback)
+        self._voice: VoiceSettings | None = None
+
+    def _declare(self) -> None:
+        lib = self._lib
+        lib.espeak_Initialize.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int)
+        lib.espeak_Initialize.restype = ctypes.c_int
+        lib.espeak_SetSynthCallback.argtypes = (SYNTH_CALLBACK,)
+        lib.espeak_SetSynthCallback.restype = None
+        lib.espeak_SetVoiceByName.argtypes = (ctypes.c_char_p,)
+        lib.espeak_SetVoiceByName.restype = ctypes.c_int
+        lib.espeak_SetParameter.argtypes = (ctypes.c_int, ctypes.c_int, ctypes.c_int)
+        lib.espeak_SetParameter.restype = ctypes.c_int
+        lib.espeak_Synth.argtypes = (
+            ctypes.c_void_p,
+            ctypes.c_size_t,
+            ctypes.c_uint,
+            ctypes.c_int,
+            ctypes.c_uint,
+            ctypes.c_uint,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+        )
+        lib.espeak_Synth.restype = ctypes.c_int
+
+    def _on_audio(
+        self,
+        wav: ctypes._Pointer[ctypes.c_short],
+        numsamples: int,
+        events: ctypes._Pointer[EspeakEvent],
+    ) -> int:
+        utterance = self._current
+        if utterance is None:
+            return 1
+        if numsamples > 0 and wav:
+            # The buffer is only valid during this call: copy it.
+            utterance.blocks.append(np.ctypeslib.as_array(wav, shape=(numsamples,)).copy())
+        i = 0
+        while events[i].type != EVENT_LIST_TERMINATED:
+            event = events[i]
+            if event.type == EVENT_WORD:
+                utterance.words.append(
+                    WordEvent(event.text_position - 1, event.length, event.audio_position)
+                )
+            i += 1
+        return 1 if self._should_stop() else 0
+
+    def voice_exists(self, name: str) -> bool:
+        with self.lock:
+            ok: bool = self._lib.espeak_SetVoiceByName(name.encode()) == 0
+            self._voice = None
+            return ok
+
+    def synthesize(
+        self, text: str, voice: VoiceSettings, should_stop: Callable[[], bool] = lambda: False
+    ) -> Utterance:
+        """Speak ``text`` (plain UTF-8, no markup) with ``voice``; blocks the calling thread.
+
+        Returns every sample produced. ``should_stop`` is polled at each ~100 ms block;
+        when it returns True synthesis aborts and the partial utterance is returned.
+        Raises :class:`EspeakError` for an unknown voice or a failed synthesis.
+        """
+        data = text.encode("utf-8") + b"\0"
+        utterance = Utterance()
+        with self.lock:
+            self._select(voice)
+            self._current = utterance
+            self._should_stop = should_stop
+            try:
+                status = self._lib.espeak_Synth(
+                    data, len(data), 0, POS_CHARACTER, 0, CHARS_UTF8 | ENDPAUSE, None, None
+                )
+            finally:
+                self._current = None
+                self._should_stop = lambda: False
+        if status != 0 and not should_stop():
+            raise EspeakError(f"espeak_Synth failed with status {status}")
+        return utterance
+
+    def _select(self, voice: VoiceSettings) -> None:
+        if voice == self._voice:
+            return
+        if self._lib.espeak_SetVoiceByName(voice.name.encode()) != 0:
+            self._voice = None
+            raise EspeakError(f"eSpeak has no voice {voice.name!r}")
+        for param, value in (
+            (PARAM_RATE, voice.rate_wpm),
+            (PARAM_PITCH, voice.pitch),
+            (PARAM_RANGE, voice.pitch_range),
+            (PARAM_VOLUME, voice.volume),
+        ):
+            self._lib.espeak_SetParameter(param, value, 0)
+        self._voice = voice
+
+
+def data_root() -> str:
+    """The folder that holds ``espeak-ng-data``: what espeak_Initialize wants as its path."""
+    import espeakng_loader
+
+    data_path: str = espeakng_loader.get_data_path()
+    return os.path.dirname(data_path)
+
+
+def languages() -> list[str]:
+    """Language voice names shipped in the wheel's data (``hi``, ``en-US``, ...)."""
+    import espeakng_loader
+
+    lang_dir = os.path.join(espeakng_loader.get_data_path(), "lang")
+    names = []
+    for _dirpath, _dirs, files in os.walk(lang_dir):
+        names.extend(files)
+    return sorted(names)
+
+
+@functools.cache
+def espeak_library() -> EspeakLibrary:
+    """The process's one libespeak-ng, loaded on first use."""
+    import espeakng_loader
+
+    return EspeakLibrary(espeakng_loader.get_library_path(), data_root())

@@ -1,0 +1,62 @@
+"""The Synthesiser: registered voices, the engines that speak them, one segment at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from deployments.messages import AudioChunk, Segment, SynthesisParams
+from deployments.synthesis.engine import CancelToken, Engine, EngineError, EngineInfo, load_engine
+from deployments.synthesis.voices import VoiceRegistry
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+class SynthesiserConfig(BaseModel):
+    """Startup configuration: the voice registry file and options per engine."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    voices_path: str = str(CONFIGS / "voices.yaml")
+    engines: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class Synthesiser:
+    """Loads one engine per engine name used by the registry and speaks segments."""
+
+    def __init__(self, registry: VoiceRegistry, engines: dict[str, Engine]) -> None:
+        self.registry = registry
+        self._engines = engines
+        for voice in registry.all():
+            rate = engines[voice.engine].info().sample_rate
+            if voice.sample_rate != rate:
+                raise ValueError(
+                    f"voice {voice.id!r} says {voice.sample_rate} Hz, its engine gives {rate} Hz"
+                )
+
+    @classmethod
+    def from_config(cls, config: SynthesiserConfig) -> Synthesiser:
+        registry = VoiceRegistry.from_file(config.voices_path)
+        engines = {name: load_engine(name, config.engines.get(name)) for name in registry.engines()}
+        return cls(registry, engines)
+
+    def engine_info(self) -> list[EngineInfo]:
+        return [engine.info() for engine in self._engines.values()]
+
+    def speak(
+        self, segment: Segment, params: SynthesisParams, cancel: CancelToken | None = None
+    ) -> AudioChunk:
+        """All audio of one segment as one chunk (blocking; run it off the event loop).
+
+        Raises :class:`EngineError` for an unknown voice or a failed synthesis.
+        """
+        voice = self.registry.get(params.voice)
+        if voice is None:
+            raise EngineError(f"voice {params.voice!r} is not registered")
+        engine = self._engines[voice.engine]
+        blocks = [chunk.samples for chunk in engine.synthesize(segment, voice, params, cancel)]
+        samples = np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.float32)
+        return AudioChunk(samples=samples, sample_rate=voice.sample_rate, segment=segment.index)

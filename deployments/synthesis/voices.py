@@ -1,0 +1,73 @@
+"""The voice registry: which voices exist, which engine speaks each, and who may see them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+VOICE_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+
+
+class VoiceConfig(BaseModel):
+    """One registered voice (startup configuration, from ``configs/voices.yaml``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=VOICE_ID_PATTERN)
+    name: str
+    engine: str
+    languages: tuple[str, ...] = Field(min_length=1)
+    gender: Literal["female", "male", "neutral"]
+    sample_rate: int
+    public: bool = True
+    params: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def primary_language(self) -> str:
+        return self.languages[0]
+
+    def public_record(self, modes: tuple[str, ...]) -> dict[str, Any]:
+        """The voice as GET /v1/voices shows it."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "languages": list(self.languages),
+            "gender": self.gender,
+            "sample_rate": self.sample_rate,
+            "engine": self.engine,
+            "modes": list(modes),
+        }
+
+
+class VoiceRegistry:
+    """Registered voices by id; ``default`` must be one of them."""
+
+    def __init__(self, voices: list[VoiceConfig]) -> None:
+        self._voices: dict[str, VoiceConfig] = {}
+        for voice in voices:
+            if voice.id in self._voices:
+                raise ValueError(f"voice {voice.id!r} is registered twice")
+            self._voices[voice.id] = voice
+        if "default" not in self._voices:
+            raise ValueError("the voice registry has no 'default' voice")
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> VoiceRegistry:
+        with open(path, encoding="utf-8") as f:
+            document = yaml.safe_load(f)
+        return cls([VoiceConfig.model_validate(v) for v in document["voices"]])
+
+    def get(self, voice_id: str) -> VoiceConfig | None:
+        return self._voices.get(voice_id)
+
+    def all(self) -> list[VoiceConfig]:
+        return list(self._voices.values())
+
+    def public(self) -> list[VoiceConfig]:
+        return [v for v in self._voices.values() if v.public]
+
+    def engines(self) -> set[str]:
+        return {v.engine for v in self._voices.values()}

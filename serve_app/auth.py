@@ -1,0 +1,53 @@
+"""Bearer authentication and key scopes, as FastAPI dependencies."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from fastapi import Request
+
+from serve_app.accounts import AccountStore, ApiKey
+from serve_app.errors import AuthenticationFailed, PermissionDenied
+
+
+def bearer_token(authorization: str | None) -> str:
+    """The token of an ``Authorization: Bearer <token>`` value."""
+    if not authorization:
+        raise AuthenticationFailed(
+            "missing_api_key", "Send your API key as 'Authorization: Bearer <API_KEY>'."
+        )
+    scheme, _, token = authorization.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise AuthenticationFailed(
+            "invalid_api_key", "The Authorization header must be 'Bearer <API_KEY>'."
+        )
+    return token
+
+
+class Authenticator:
+    """Checks keys against the account store; never echoes a key back."""
+
+    def __init__(self, store: AccountStore) -> None:
+        self._store = store
+
+    async def authenticate(self, authorization: str | None) -> ApiKey:
+        token = bearer_token(authorization)
+        key = await asyncio.to_thread(self._store.authenticate, token)
+        if key is None:
+            raise AuthenticationFailed("invalid_api_key", "The API key is not valid.")
+        return key
+
+    def require(self, scope: str | None) -> Callable[[Request], Awaitable[ApiKey]]:
+        """A dependency that yields the caller's key if it has ``scope`` (None: any key)."""
+
+        async def dependency(request: Request) -> ApiKey:
+            key = await self.authenticate(request.headers.get("authorization"))
+            if scope is not None and scope not in key.scopes:
+                raise PermissionDenied(
+                    "key_scope", f"This API key lacks the '{scope}' scope this endpoint needs."
+                )
+            return key
+
+        return dependency

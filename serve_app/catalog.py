@@ -1,0 +1,132 @@
+"""What the service offers, as the discovery endpoints report it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deployments.encoding.writers import STREAMABLE_FORMATS, content_type
+from deployments.normaliser.policy import LanguagePolicy
+from deployments.synthesis.engine import EngineInfo
+from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
+from serve_app.protocol import ModelEntry, ModelList
+from serve_app.settings import QUALITY_MP3_KBPS, SAMPLE_RATES, IngressConfig
+
+STREAM_FORMATS = ("audio", "sse")
+UNAVAILABLE = {
+    "description": "voice_description: no loaded engine builds a voice from a description.",
+    "reference": "reference_audio: no loaded engine clones a voice from reference audio.",
+    "websocket": "WS /v1/audio/speech/stream-input/{voice_id} is not served yet.",
+}
+
+
+class Catalog:
+    """Voices, languages, engines and limits, from the config and the loaded engines."""
+
+    def __init__(
+        self,
+        config: IngressConfig,
+        registry: VoiceRegistry,
+        policy: LanguagePolicy,
+        engines: list[EngineInfo],
+    ) -> None:
+        self.config = config
+        self.registry = registry
+        self.policy = policy
+        self.engines = {info.name: info for info in engines}
+
+    def voice_languages(self, voice: VoiceConfig) -> list[str]:
+        """Policy languages that the engine of ``voice`` speaks, the voice's own first."""
+        spoken = set(self.engines[voice.engine].languages)
+        own = [code for code in voice.languages if code in spoken]
+        return own + sorted(c for c in self.policy.languages if c in spoken and c not in own)
+
+    def languages(self) -> list[str]:
+        spoken = {code for info in self.engines.values() for code in info.languages}
+        return [code for code in self.policy.languages if code in spoken]
+
+    def modes(self) -> list[str]:
+        return sorted({mode for info in self.engines.values() for mode in info.modes})
+
+    def loras(self) -> list[str]:
+        return sorted({lora for info in self.engines.values() for lora in info.loras})
+
+    def default_sample_rate(self) -> int:
+        default = self.registry.get("default")
+        assert default is not None
+        return default.sample_rate
+
+    def models(self) -> ModelList:
+        return ModelList(
+            data=[ModelEntry(id=self.config.model_id, owned_by=self.config.model_owner)]
+        )
+
+    def voices(self) -> dict[str, Any]:
+        records = [v.public_record(self.engines[v.engine].modes) for v in self.registry.public()]
+        return {"object": "list", "data": records}
+
+    def readiness(self) -> dict[str, Any]:
+        return {
+            "status": "ready",
+            "model": self.config.model_id,
+            "sample_rate": self.default_sample_rate(),
+            "languages": self.languages(),
+            "voices": [v.id for v in self.registry.public()],
+            "loras": self.loras(),
+            "stream_formats": list(STREAM_FORMATS),
+            "modes": self.modes(),
+            "language_policy_version": self.policy.version,
+            "engines": [
+                {"name": i.name, "device": i.device, "sample_rate": i.sample_rate}
+                for i in self.engines.values()
+            ],
+        }
+
+    def capabilities(self) -> dict[str, Any]:
+        modes = self.modes()
+        unavailable = [
+            {"feature": feature, "reason": reason}
+            for feature, reason in UNAVAILABLE.items()
+            if feature not in modes
+        ]
+        return {
+            "object": "capabilities",
+            "models": [self.config.model_id],
+            "streaming": {
+                "transports": ["http_chunked", "sse"],
+                "stream_formats": list(STREAM_FORMATS),
+                "default_stream_format": "audio",
+                "sse_content_type": "text/event-stream",
+                "sse_events": ["audio.delta", "audio.done", "error"],
+            },
+            "audio_formats": [
+                {
+                    "format": fmt,
+                    "content_type": content_type(fmt, "{sample_rate}"),
+                    "encoding": "mp3" if fmt == "mp3" else "signed_16_bit_pcm",
+                    "byte_order": "little_endian",
+                    "channels": 1,
+                    "streamed": fmt in STREAMABLE_FORMATS,
+                    "buffered": True,
+                    **({"bitrates_kbps": QUALITY_MP3_KBPS} if fmt == "mp3" else {}),
+                }
+                for fmt in ("pcm", "mp3", "wav")
+            ],
+            "sample_rates": list(SAMPLE_RATES),
+            "default_sample_rate": self.default_sample_rate(),
+            "modelling": {"modes": modes, "loras": self.loras()},
+            "generation_controls": {
+                "speed": {"min": 0.5, "max": 2.0, "default": 1.0},
+                "pitch": {"min": -1.0, "max": 1.0, "default": 0.0},
+                "volume": {"min": 0.0, "max": 2.0, "default": 1.0},
+                "quality": {"values": list(QUALITY_MP3_KBPS), "default": "balanced"},
+                "sample_rate": {"values": list(SAMPLE_RATES), "default": "voice native"},
+            },
+            "languages": self.languages(),
+            "default_language": self.policy.default,
+            "language_policy_version": self.policy.version,
+            "unavailable": unavailable,
+            "limits": {
+                "max_input_characters": self.config.max_input_chars,
+                "max_body_bytes": self.config.max_body_bytes,
+            },
+        }

@@ -1,0 +1,176 @@
+"""The service's one exception hierarchy and its single mapping to the wire.
+
+Every non-2xx body is ``{"error": {"message", "type", "code", "param", "request_id"}}``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any, ClassVar, TypeVar
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+logger = logging.getLogger("serve_app")
+M = TypeVar("M", bound=BaseModel)
+
+
+class ServiceError(Exception):
+    """An error the client sees; subclasses fix the HTTP status and the error type."""
+
+    status: ClassVar[int] = 500
+    type: ClassVar[str] = "server_error"
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        param: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.param = param
+        self.headers = dict(headers or {})
+
+    def body(self, request_id: str) -> dict[str, Any]:
+        return {
+            "error": {
+                "message": self.message,
+                "type": self.type,
+                "code": self.code,
+                "param": self.param,
+                "request_id": request_id,
+            }
+        }
+
+
+class InvalidRequest(ServiceError):
+    status = 400
+    type = "invalid_request_error"
+
+
+class AuthenticationFailed(ServiceError):
+    status = 401
+    type = "authentication_error"
+
+
+class InsufficientBalance(ServiceError):
+    status = 402
+    type = "billing_error"
+
+
+class PermissionDenied(ServiceError):
+    status = 403
+    type = "permission_error"
+
+
+class NotFound(ServiceError):
+    status = 404
+    type = "not_found_error"
+
+
+class MethodNotAllowed(ServiceError):
+    status = 405
+    type = "invalid_request_error"
+
+
+class BodyTooLarge(ServiceError):
+    status = 413
+    type = "invalid_request_error"
+
+
+class Overloaded(ServiceError):
+    status = 503
+    type = "overloaded_error"
+
+
+class InternalError(ServiceError):
+    status = 500
+    type = "server_error"
+
+    def __init__(self, message: str = "The server failed to process the request.") -> None:
+        super().__init__("internal_error", message)
+
+
+def request_id_of(request: Request) -> str:
+    return str(getattr(request.state, "request_id", ""))
+
+
+def error_response(error: ServiceError, request_id: str) -> JSONResponse:
+    headers = {"cache-control": "no-store", **error.headers}
+    return JSONResponse(error.body(request_id), status_code=error.status, headers=headers)
+
+
+_VALIDATION_CODES = {
+    "json_invalid": "invalid_json",
+    "extra_forbidden": "unknown_field",
+    "missing": "missing_field",
+}
+
+
+def parse_body(model: type[M], body: bytes) -> M:
+    """``body`` parsed as JSON into ``model``; problems raise :class:`InvalidRequest`."""
+    try:
+        return model.model_validate_json(body)
+    except ValidationError as e:
+        raise from_validation_error(e) from None
+
+
+def from_validation_error(exc: RequestValidationError | ValidationError) -> ServiceError:
+    """The first problem pydantic found, as an ``invalid_request_error``."""
+    first = exc.errors()[0]
+    loc = [str(part) for part in first.get("loc", ())]
+    if loc and loc[0] == "body":
+        loc = loc[1:]
+    param = ".".join(loc) or None
+    kind = first.get("type", "")
+    code = _VALIDATION_CODES.get(kind, "invalid_value")
+    if kind == "json_invalid":
+        return InvalidRequest(code, "The request body is not valid JSON.")
+    if param is None:
+        return InvalidRequest("invalid_json", "The request body must be a JSON object.")
+    if kind == "extra_forbidden":
+        return InvalidRequest(code, f"Unknown field '{param}'.", param)
+    if kind == "missing":
+        return InvalidRequest(code, f"The field '{param}' is required.", param)
+    return InvalidRequest(
+        code, f"Invalid value for '{param}': {first.get('msg', 'invalid')}.", param
+    )
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Map every exception to the API's error shape; the only place that does."""
+
+    async def on_service_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ServiceError)
+        return error_response(exc, request_id_of(request))
+
+    async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        return error_response(from_validation_error(exc), request_id_of(request))
+
+    async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        error: ServiceError
+        if exc.status_code == 405:
+            error = MethodNotAllowed("method_not_allowed", "Method not allowed on this path.")
+        elif exc.status_code == 404:
+            error = NotFound("not_found", f"No route {request.url.path}.")
+        else:
+            error = InternalError()
+        return error_response(error, request_id_of(request))
+
+    async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+        logger.exception("unhandled error in request %s", request_id_of(request))
+        return error_response(InternalError(), request_id_of(request))
+
+    app.add_exception_handler(ServiceError, on_service_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    app.add_exception_handler(Exception, on_unexpected)

@@ -1,0 +1,35 @@
+"""The Ingress deployment: FastAPI behind Serve's proxy, a thin shim over ``routes``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from ray import serve
+from ray.serve.handle import DeploymentHandle
+
+from serve_app.routes import create_app
+from serve_app.settings import IngressConfig
+from serve_app.state import IngressState
+
+
+class IngressReplica:
+    def __init__(
+        self,
+        normaliser: DeploymentHandle,
+        encoder: DeploymentHandle,
+        settings: dict[str, Any] | None = None,
+    ) -> None:
+        """``settings``: IngressConfig fields; those left out come from ``TTS_*`` variables."""
+        config = IngressConfig.from_env(**(settings or {}))
+        self._state = IngressState(config, normaliser, encoder)
+
+    def __serve_build_asgi_app__(self) -> FastAPI:
+        return create_app(self._state)
+
+
+Ingress = serve.deployment(
+    name="Ingress",
+    ray_actor_options={"num_cpus": 0.5},
+    max_ongoing_requests=256,
+)(serve.ingress()(IngressReplica))

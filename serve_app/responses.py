@@ -1,0 +1,104 @@
+"""Framing a speech job for the wire: raw chunked audio, SSE events, or one buffered body.
+
+Each framer peeks at the first chunk before it commits to a 200, bills exactly what
+it handed to the server, and settles even when the client goes away.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import AsyncIterator
+
+import anyio
+from pydantic import BaseModel
+from starlette.responses import Response, StreamingResponse
+from starlette.types import Send
+
+from serve_app.errors import ServiceError
+from serve_app.protocol import AudioDelta, AudioDone
+from serve_app.speech import SpeechJob, SpeechService, elapsed_ms
+
+SSE_CONTENT_TYPE = "text/event-stream"
+
+
+class ClosingStreamingResponse(StreamingResponse):
+    """A StreamingResponse that always closes its body iterator, so its ``finally``
+    blocks (which bill the request) run even when the client disconnects."""
+
+    async def stream_response(self, send: Send) -> None:
+        try:
+            await super().stream_response(send)
+        finally:
+            close = getattr(self.body_iterator, "aclose", None)
+            if close is not None:
+                with anyio.CancelScope(shield=True):
+                    await close()
+
+
+def sse_event(name: str, payload: BaseModel | dict[str, object]) -> bytes:
+    data = (
+        payload.model_dump_json(exclude_none=True)
+        if isinstance(payload, BaseModel)
+        else json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    )
+    return f"event: {name}\ndata: {data}\n\n".encode()
+
+
+async def raw_audio(service: SpeechService, speech: SpeechJob) -> Response:
+    stream = await service.open(speech)
+
+    async def body() -> AsyncIterator[bytes]:
+        try:
+            async for chunk in stream:
+                yield chunk.data
+                speech.delivery.add(chunk)
+        finally:
+            await service.settle(speech)
+
+    return ClosingStreamingResponse(
+        body(), media_type=speech.content_type, headers=speech.headers()
+    )
+
+
+async def sse(service: SpeechService, speech: SpeechJob) -> Response:
+    stream = await service.open(speech)
+    ttfa_ms = elapsed_ms(speech.received_at)
+
+    async def body() -> AsyncIterator[bytes]:
+        index = 0
+        try:
+            async for chunk in stream:
+                delta = base64.b64encode(chunk.data).decode("ascii")
+                yield sse_event(
+                    "audio.delta",
+                    AudioDelta(index=index, delta=delta, ttfa_ms=ttfa_ms if index == 0 else None),
+                )
+                speech.delivery.add(chunk)
+                index += 1
+            usage = service.usage_of(speech)
+            yield sse_event("audio.done", AudioDone(chunks=index, usage=usage))
+        except ServiceError as e:
+            yield sse_event("error", e.body(speech.request_id))
+        finally:
+            await service.settle(speech)
+
+    headers = {**speech.headers(), "x-accel-buffering": "no"}
+    return ClosingStreamingResponse(body(), media_type=SSE_CONTENT_TYPE, headers=headers)
+
+
+async def buffered(service: SpeechService, speech: SpeechJob) -> Response:
+    started = time.perf_counter()
+    stream = await service.open(speech)
+    parts = [chunk async for chunk in stream]
+    for chunk in parts:
+        speech.delivery.add(chunk)
+    usage = await service.settle(speech)
+    headers = {
+        **speech.headers(),
+        "x-service-generation-ms": str(round(elapsed_ms(started))),
+        "x-service-cost-deci-micros": str(usage.cost_deci_micros),
+    }
+    body = b"".join(chunk.data for chunk in parts)
+    return Response(body, media_type=speech.content_type, headers=headers)

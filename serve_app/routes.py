@@ -1,0 +1,113 @@
+"""HTTP and WebSocket routes: parse, delegate, format. The logic lives elsewhere."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Depends, FastAPI, Request, WebSocket
+
+from serve_app.accounts import ApiKey
+from serve_app.errors import (
+    InvalidRequest,
+    Overloaded,
+    ServiceError,
+    install_error_handlers,
+    parse_body,
+)
+from serve_app.middleware import RequestContextMiddleware
+from serve_app.protocol import (
+    ErrorResponse,
+    HealthStatus,
+    ModelList,
+    SpeechRequest,
+    UsageResponse,
+    UsageTotals,
+)
+from serve_app.responses import buffered, raw_audio, sse
+from serve_app.state import IngressState
+
+# The body is parsed whatever the Content-Type says (curl -d sends a form type);
+# this documents it in the OpenAPI schema all the same.
+SPEECH_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": SpeechRequest.model_json_schema()}},
+    }
+}
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorResponse} for status in (400, 401, 402, 403, 404, 413, 500, 503)
+}
+
+
+def create_app(state: IngressState) -> FastAPI:
+    app = FastAPI(
+        title="Speech synthesis service",
+        version="1",
+        description="Text in, speech out: buffered, chunked, SSE. See SPEC.md.",
+        responses=ERRORS,
+    )
+    install_error_handlers(app)
+    app.add_middleware(RequestContextMiddleware, max_body_bytes=state.config.max_body_bytes)
+    any_key = Depends(state.auth.require(None))
+    speech_key = Depends(state.auth.require("speech"))
+    usage_key = Depends(state.auth.require("usage"))
+
+    @app.get("/health")
+    async def health() -> HealthStatus:
+        return HealthStatus()
+
+    @app.get("/ready", dependencies=[any_key])
+    async def ready() -> dict[str, Any]:
+        try:
+            catalog = await state.refresh_catalog()
+        except ServiceError as e:
+            raise Overloaded("not_ready", "The speech pipeline is not ready.") from e
+        return catalog.readiness()
+
+    @app.get("/v1/models", dependencies=[any_key])
+    async def models() -> ModelList:
+        return (await state.catalog()).models()
+
+    @app.get("/v1/capabilities", dependencies=[any_key])
+    async def capabilities() -> dict[str, Any]:
+        return (await state.catalog()).capabilities()
+
+    @app.get("/v1/voices")
+    async def voices() -> dict[str, Any]:
+        return (await state.catalog()).voices()
+
+    @app.get("/v1/account/usage")
+    async def account_usage(key: ApiKey = usage_key) -> UsageResponse:
+        usage = await state.usage(key.project_id)
+        return UsageResponse(
+            balance_deci_micros=usage.balance,
+            usage=UsageTotals(
+                requests=usage.requests,
+                characters=usage.characters,
+                audio_ms=usage.audio_ms,
+                spent_deci_micros=usage.spent,
+            ),
+        )
+
+    @app.post("/v1/audio/speech", response_model=None, openapi_extra=SPEECH_BODY)
+    async def create_speech(request: Request, key: ApiKey = speech_key) -> Any:
+        body = parse_body(SpeechRequest, await request.body())
+        speech = await state.speech.prepare(
+            body, key, request.state.request_id, request.state.received_at
+        )
+        if not body.stream:
+            return await buffered(state.speech, speech)
+        if body.stream_format == "sse":
+            return await sse(state.speech, speech)
+        return await raw_audio(state.speech, speech)
+
+    @app.websocket("/v1/audio/speech/stream-input/{voice_id}")
+    async def stream_input(websocket: WebSocket, voice_id: str) -> None:
+        await websocket.accept()
+        error = InvalidRequest(
+            "unsupported_feature", "WebSocket stream-input is not available on this server yet."
+        )
+        await websocket.send_json(error.body(websocket.scope["state"]["request_id"]))
+        await websocket.close(code=1011)
+
+    return app

@@ -1,0 +1,56 @@
+"""Everything an ingress replica holds: config, stores, the pipeline and the catalog."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from deployments.normaliser.policy import LanguagePolicy
+from deployments.synthesis.voices import VoiceRegistry
+from serve_app.accounts import AccountStore, Usage, ensure_dev_project
+from serve_app.auth import Authenticator
+from serve_app.catalog import Catalog
+from serve_app.pipeline import Pipeline
+from serve_app.settings import IngressConfig
+from serve_app.speech import SpeechService
+
+
+class IngressState:
+    """Built once per replica from startup config and the handles of the deployments.
+
+    ``normaliser`` and ``encoder`` are Serve ``DeploymentHandle``s (or in-process
+    stand-ins with the same surface, for tests without Ray).
+    """
+
+    def __init__(self, config: IngressConfig, normaliser: Any, encoder: Any) -> None:
+        self.config = config
+        self.registry = VoiceRegistry.from_file(config.voices_path)
+        self.policy = LanguagePolicy.from_file(config.language_policy_path)
+        self.store = AccountStore(config.database_path)
+        if config.dev_api_key:
+            ensure_dev_project(
+                self.store, config.dev_api_key, config.dev_starting_balance_deci_micros
+            )
+        self.pipeline = Pipeline(normaliser, encoder)
+        self.auth = Authenticator(self.store)
+        self.speech = SpeechService(self.pipeline, self.catalog, self.store, config)
+        self._catalog: Catalog | None = None
+        self._catalog_lock = asyncio.Lock()
+
+    async def catalog(self) -> Catalog:
+        """The catalog, built from the engines on first use and then kept."""
+        if self._catalog is None:
+            async with self._catalog_lock:
+                if self._catalog is None:
+                    await self.refresh_catalog()
+        assert self._catalog is not None
+        return self._catalog
+
+    async def refresh_catalog(self) -> Catalog:
+        """Ask the pipeline what is loaded now (raises ``ServiceError`` if it cannot answer)."""
+        engines = await self.pipeline.engines()
+        self._catalog = Catalog(self.config, self.registry, self.policy, engines)
+        return self._catalog
+
+    async def usage(self, project_id: str) -> Usage:
+        return await asyncio.to_thread(self.store.usage, project_id)
