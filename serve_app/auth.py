@@ -13,7 +13,7 @@ from serve_app.errors import AuthenticationFailed, PermissionDenied
 
 def bearer_token(authorization: str | None) -> str:
     """The token of an ``Authorization: Bearer <token>`` value."""
-    if not authorization:
+    if not authorization or authorization.strip().lower() == "bearer":
         raise AuthenticationFailed(
             "missing_api_key", "Send your API key as 'Authorization: Bearer <API_KEY>'."
         )

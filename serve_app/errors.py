@@ -5,6 +5,7 @@ Every non-2xx body is ``{"error": {"message", "type", "code", "param", "request_
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
@@ -115,9 +116,18 @@ _VALIDATION_CODES = {
 
 
 def parse_body(model: type[M], body: bytes) -> M:
-    """``body`` parsed as JSON into ``model``; problems raise :class:`InvalidRequest`."""
+    """``body`` parsed as JSON into ``model``; problems raise :class:`InvalidRequest`.
+
+    Python's JSON reader is used, not pydantic's, so that text pydantic's reader
+    refuses outright (a lone surrogate escape) reaches the model's own validators
+    and gets a precise message.
+    """
     try:
-        return model.model_validate_json(body)
+        document = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InvalidRequest("invalid_json", f"The request body is not valid JSON: {e}.") from None
+    try:
+        return model.model_validate(document)
     except ValidationError as e:
         raise from_validation_error(e) from None
 

@@ -1,0 +1,72 @@
+import asyncio
+from collections.abc import AsyncIterator
+
+import numpy as np
+import pytest
+
+from deployments.encoding.encoder import encode_stream
+from deployments.encoding.session import EncodingSession
+from deployments.messages import (
+    AudioChunk,
+    EncodeJob,
+    OutputParams,
+    Segment,
+    SynthesisJob,
+    SynthesisParams,
+)
+from tests.conftest import decode
+
+RATE = 22050
+SEGMENTS = (Segment(0, "a,", 0, 2), Segment(1, "b.", 3, 5), Segment(2, "c!", 6, 8))
+
+
+def job(fmt: str, sample_rate: int | None = None, volume: float = 1.0) -> EncodeJob:
+    return EncodeJob(
+        SynthesisJob(SEGMENTS, SynthesisParams("default", "hi")),
+        OutputParams(fmt, sample_rate, volume),
+    )
+
+
+async def chunks() -> AsyncIterator[AudioChunk]:
+    for segment in SEGMENTS:
+        yield AudioChunk(np.full(RATE // 2, 0.25, dtype=np.float32), RATE, segment.index)
+
+
+def run(job: EncodeJob) -> list:
+    async def collect() -> list:
+        return [c async for c in encode_stream(chunks(), job)]
+
+    return asyncio.run(collect())
+
+
+@pytest.mark.parametrize("rate", [None, 8000, 48000])
+def test_pcm_chunk_per_segment_with_sample_and_text_accounting(rate: int | None) -> None:
+    out = run(job("pcm", rate))
+    out_rate = rate or RATE
+    assert [c.end_char for c in out[:3]] == [2, 5, 8]
+    total = sum(c.audio_samples for c in out)
+    assert total == sum(len(c.data) for c in out) // 2
+    assert abs(total - 1.5 * out_rate) <= 2
+    assert all(c.sample_rate == out_rate for c in out)
+
+
+def test_wav_arrives_as_one_file_and_mp3_as_one_stream() -> None:
+    (wav,) = run(job("wav"))
+    samples, rate = decode(wav.data)
+    assert (rate, samples.size, wav.audio_samples, wav.end_char) == (
+        RATE,
+        int(1.5 * RATE),
+        int(1.5 * RATE),
+        8,
+    )
+    mp3 = run(job("mp3"))
+    samples, rate = decode(b"".join(c.data for c in mp3))
+    assert abs(samples.size / rate - 1.5) < 0.1
+    assert sum(c.audio_samples for c in mp3) == int(1.5 * RATE)
+
+
+def test_volume_scales_samples() -> None:
+    session = EncodingSession(OutputParams("pcm", None, volume=2.0), RATE)
+    data, n = session.encode(np.full(10, 0.25, dtype=np.float32))
+    assert n == 10
+    assert np.frombuffer(data, "<i2")[0] == round(0.5 * 32767)

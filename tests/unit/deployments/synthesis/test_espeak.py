@@ -1,0 +1,98 @@
+import numpy as np
+import pytest
+
+from deployments.messages import Segment, SynthesisParams
+from deployments.synthesis.engine import CancelToken, EngineError, load_engine
+from deployments.synthesis.espeak import EspeakEngine
+from deployments.synthesis.espeak_binding import EspeakError, VoiceSettings, espeak_library
+from deployments.synthesis.voices import VoiceConfig
+
+VOICE = VoiceConfig(
+    id="t",
+    name="T",
+    engine="espeak",
+    languages=("hi",),
+    gender="female",
+    sample_rate=22050,
+    params={"variant": "f3"},
+)
+
+
+def speak(text: str, **params: float | str) -> np.ndarray:
+    engine = load_engine("espeak")
+    chunks = list(
+        engine.synthesize(Segment(0, text, 0, len(text)), VOICE, SynthesisParams("t", **params))
+    )
+    assert all(c.sample_rate == 22050 and c.samples.dtype == np.float32 for c in chunks)
+    return np.concatenate([c.samples for c in chunks])
+
+
+def test_library_speaks_hindi_in_blocks_with_word_events() -> None:
+    lib = espeak_library()
+    utterance = lib.synthesize("नमस्ते दुनिया, आप कैसे हैं?", VoiceSettings("hi"))
+    samples = np.concatenate(utterance.blocks)
+    assert lib.sample_rate == 22050
+    assert 0.8 < samples.size / 22050 < 5.0
+    assert len(utterance.blocks) > 3  # ~100 ms blocks, not one buffer
+    assert max(b.size for b in utterance.blocks) <= 22050 * 0.11
+    assert np.abs(samples).max() > 1000  # not silence
+    words = utterance.words
+    assert [w.text_position for w in words][:2] == [0, 7]
+    assert words == sorted(words, key=lambda w: w.audio_ms)
+
+
+def test_library_rejects_unknown_voice() -> None:
+    with pytest.raises(EspeakError):
+        espeak_library().synthesize("hello", VoiceSettings("no-such-language"))
+
+
+def test_should_stop_aborts_synthesis() -> None:
+    text = "यह एक लंबा वाक्य है। " * 40
+    full = espeak_library().synthesize(text, VoiceSettings("hi"))
+    stopped = espeak_library().synthesize(text, VoiceSettings("hi"), should_stop=lambda: True)
+    assert len(stopped.blocks) == 1 < len(full.blocks)
+
+
+def test_engine_speaks_each_indic_language_and_english() -> None:
+    samples = {
+        lang: speak(text, language=lang)
+        for lang, text in {
+            "hi": "भारत",
+            "en": "India",
+            "bn": "ভারত",
+            "ta": "இந்தியா",
+            "te": "భారతదేశం",
+            "mr": "भारत",
+        }.items()
+    }
+    for lang, audio in samples.items():
+        assert audio.size > 22050 * 0.2, lang
+    assert {"hi", "en", "bn", "ta", "te", "kn", "ml", "mr", "gu", "pa", "or", "ur", "ne"} <= set(
+        load_engine("espeak").info().languages
+    )
+
+
+def test_speed_changes_duration_and_pitch_changes_settings() -> None:
+    text = "आज मौसम बहुत अच्छा है और हम बाहर चलेंगे"
+    slow, fast = speak(text, language="hi", speed=0.5), speak(text, language="hi", speed=2.0)
+    assert slow.size > 2.5 * fast.size
+    engine = EspeakEngine.load({})
+    low = engine.settings_for(VOICE, SynthesisParams("t", "hi", pitch=-1.0))
+    high = engine.settings_for(VOICE, SynthesisParams("t", "hi", pitch=1.0))
+    assert (low.pitch, high.pitch, low.name) == (0, 100, "hi+f3")
+
+
+def test_cancel_token_stops_engine() -> None:
+    cancel = CancelToken()
+    cancel.cancel()
+    engine = load_engine("espeak")
+    text = "यह एक लंबा वाक्य है। " * 40
+    chunks = list(
+        engine.synthesize(Segment(0, text, 0, len(text)), VOICE, SynthesisParams("t", "hi"), cancel)
+    )
+    assert len(chunks) <= 1
+
+
+def test_unknown_engine_is_refused() -> None:
+    with pytest.raises(EngineError):
+        load_engine("nonexistent")

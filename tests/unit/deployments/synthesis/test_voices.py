@@ -1,0 +1,55 @@
+from pathlib import Path
+
+import pytest
+import yaml
+from pydantic import ValidationError
+
+from deployments.synthesis.engine import load_engine
+from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
+from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
+
+ROOT = Path(__file__).resolve().parents[4]
+
+
+def voice(**overrides: object) -> dict[str, object]:
+    record: dict[str, object] = {
+        "id": "default",
+        "name": "D",
+        "engine": "espeak",
+        "languages": ["hi"],
+        "gender": "female",
+        "sample_rate": 22050,
+    }
+    record.update(overrides)
+    return record
+
+
+def test_shipped_registry_has_default_named_voices_and_a_private_one() -> None:
+    registry = VoiceRegistry.from_file(ROOT / "configs" / "voices.yaml")
+    ids = {v.id for v in registry.all()}
+    public = {v.id for v in registry.public()}
+    assert "default" in public and len(public) >= 5
+    assert ids - public, "at least one voice is not public"
+    assert registry.get("default").primary_language == "hi"
+    genders = {(v.primary_language, v.gender) for v in registry.public()}
+    assert {("hi", "female"), ("hi", "male"), ("en", "female"), ("en", "male")} <= genders
+
+
+def test_registry_refuses_duplicates_missing_default_and_bad_ids() -> None:
+    with pytest.raises(ValueError):
+        VoiceRegistry([VoiceConfig(**voice()), VoiceConfig(**voice())])
+    with pytest.raises(ValueError):
+        VoiceRegistry([VoiceConfig(**voice(id="other"))])
+    with pytest.raises(ValidationError):
+        VoiceConfig(**voice(id="Bad Id"))
+
+
+def test_synthesiser_checks_sample_rate_against_engine(tmp_path: Path) -> None:
+    path = tmp_path / "voices.yaml"
+    path.write_text(yaml.safe_dump({"voices": [voice(sample_rate=16000)]}))
+    with pytest.raises(ValueError, match="22050"):
+        Synthesiser.from_config(SynthesiserConfig(voices_path=str(path)))
+    registry = VoiceRegistry([VoiceConfig(**voice())])
+    assert (
+        Synthesiser(registry, {"espeak": load_engine("espeak")}).engine_info()[0].name == "espeak"
+    )

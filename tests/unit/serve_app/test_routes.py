@@ -1,0 +1,274 @@
+"""The ingress routes over ASGI, with the real pipeline objects in process."""
+
+import base64
+import json
+
+import httpx
+import pytest
+
+from serve_app.state import IngressState
+from tests.conftest import decode, pcm_seconds
+
+HI = "नमस्ते, आप कैसे हैं? मैं ठीक हूँ।"
+SPEC_HEADERS = (
+    "x-request-id",
+    "x-service-language",
+    "x-service-representation",
+    "x-service-sample-rate",
+    "x-service-quality",
+)
+
+
+async def speak(client: httpx.AsyncClient, auth: dict[str, str], **body: object) -> httpx.Response:
+    return await client.post("/v1/audio/speech", headers=auth, json={"input": HI, **body})
+
+
+async def test_health_is_public_and_ready_needs_a_key(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    assert (await client.get("/health")).json() == {"status": "ok"}
+    assert (await client.get("/ready")).status_code == 401
+    ready = (await client.get("/ready", headers=auth)).json()
+    assert ready["model"] == "service-v1" and ready["sample_rate"] == 22050
+    assert "hi" in ready["languages"] and "default" in ready["voices"]
+    assert ready["loras"] == [] and ready["stream_formats"] == ["audio", "sse"]
+    assert ready["modes"] == ["preset"] and ready["language_policy_version"]
+
+
+async def test_defaults_stream_raw_pcm_with_every_header(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    response = await client.post("/v1/audio/speech", headers=auth, json={"input": HI})
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "audio/L16;rate=22050;channels=1"
+    for header in SPEC_HEADERS:
+        assert response.headers[header]
+    assert response.headers["x-service-language"] == "hi"
+    assert response.headers["x-service-representation"] == "devanagari"
+    assert response.headers["x-service-quality"] == "balanced"
+    assert response.headers["cache-control"] == "no-store"
+    assert 1.0 < pcm_seconds(response.content, 22050) < 6.0
+
+
+async def test_buffered_wav_and_mp3(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    wav = await speak(client, auth, response_format="wav", stream=False)
+    assert wav.headers["content-type"] == "audio/wav"
+    assert int(wav.headers["content-length"]) == len(wav.content)
+    assert int(wav.headers["x-service-generation-ms"]) >= 0
+    samples, rate = decode(wav.content)
+    mp3 = await speak(client, auth, response_format="mp3")
+    mp3_samples, mp3_rate = decode(mp3.content)
+    assert rate == mp3_rate == 22050
+    assert abs(samples.size / rate - mp3_samples.size / mp3_rate) < 0.15
+
+
+async def test_sse_events(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    response = await speak(client, auth, stream_format="sse")
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = [block for block in response.text.split("\n\n") if block]
+    parsed = []
+    for block in events:
+        name_line, data_line = block.split("\n")
+        name, data = name_line.removeprefix("event: "), json.loads(data_line.removeprefix("data: "))
+        assert data["type"] == name
+        parsed.append(data)
+    *deltas, done = parsed
+    assert [d["index"] for d in deltas] == list(range(len(deltas))) and deltas
+    assert "ttfa_ms" in deltas[0] and all("ttfa_ms" not in d for d in deltas[1:])
+    assert done == {
+        "type": "audio.done",
+        "chunks": len(deltas),
+        "usage": {
+            "characters": len(HI),
+            "audio_ms": done["usage"]["audio_ms"],
+            "cost_deci_micros": 150 * len(HI),
+        },
+    }
+    audio = b"".join(base64.b64decode(d["delta"]) for d in deltas)
+    assert abs(pcm_seconds(audio, 22050) * 1000 - done["usage"]["audio_ms"]) <= 1
+
+
+async def test_controls_change_the_audio(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    normal = await speak(client, auth, stream=False)
+    fast = await speak(client, auth, stream=False, speed=2.0)
+    assert len(fast.content) < 0.7 * len(normal.content)
+    resampled = await speak(client, auth, stream=False, sample_rate=8000, quality="high")
+    assert resampled.headers["content-type"] == "audio/L16;rate=8000;channels=1"
+    assert resampled.headers["x-service-sample-rate"] == "8000"
+    assert resampled.headers["x-service-quality"] == "high"
+    assert abs(pcm_seconds(resampled.content, 8000) - pcm_seconds(normal.content, 22050)) < 0.25
+    quiet = await speak(client, auth, stream=False, volume=0.0)
+    assert set(quiet.content) == {0}
+
+
+async def test_private_voice_is_hidden_but_usable(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    voices = (await client.get("/v1/voices")).json()
+    ids = [v["id"] for v in voices["data"]]
+    assert voices["object"] == "list" and "default" in ids and "internal-test-robot" not in ids
+    assert set(voices["data"][0]) == {
+        "id",
+        "name",
+        "languages",
+        "gender",
+        "sample_rate",
+        "engine",
+        "modes",
+    }
+    assert (await speak(client, auth, voice="internal-test-robot")).status_code == 200
+
+
+async def test_usage_counts_what_was_delivered(
+    client: httpx.AsyncClient, auth: dict[str, str], state: IngressState
+) -> None:
+    before = (await client.get("/v1/account/usage", headers=auth)).json()
+    assert before == {
+        "balance_deci_micros": 100_000_000,
+        "usage": {"requests": 0, "characters": 0, "audio_ms": 0, "spent_deci_micros": 0},
+    }
+    response = await speak(client, auth, stream=False)
+    assert response.headers["x-service-cost-deci-micros"] == str(150 * len(HI))
+    after = (await client.get("/v1/account/usage", headers=auth)).json()
+    assert after["usage"]["requests"] == 1 and after["usage"]["characters"] == len(HI)
+    assert after["usage"]["audio_ms"] == round(pcm_seconds(response.content, 22050) * 1000)
+    assert after["balance_deci_micros"] == 100_000_000 - 150 * len(HI)
+
+
+async def test_insufficient_balance_is_refused_before_synthesis(
+    client: httpx.AsyncClient, state: IngressState
+) -> None:
+    project = state.store.ensure_project("poor", 100)
+    token = state.store.create_key(project)
+    response = await client.post(
+        "/v1/audio/speech", headers={"Authorization": f"Bearer {token}"}, json={"input": HI}
+    )
+    assert response.status_code == 402
+    assert response.json()["error"]["code"] == "insufficient_balance"
+    assert state.store.usage(project).requests == 0
+
+
+async def test_speech_only_key_cannot_read_usage(
+    client: httpx.AsyncClient, state: IngressState
+) -> None:
+    project = state.store.ensure_project("scoped", 1_000_000)
+    token = state.store.create_key(project, scopes=("speech",))
+    response = await client.get("/v1/account/usage", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 403 and response.json()["error"]["code"] == "key_scope"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "param"),
+    [
+        ({"input": "x", "foo": 1}, 400, "unknown_field", "foo"),
+        ({"voice": "default"}, 400, "missing_field", "input"),
+        ({"input": 5}, 400, "invalid_value", "input"),
+        ({"input": "x", "stream": "yes"}, 400, "invalid_value", "stream"),
+        ({"input": "x", "speed": 3}, 400, "invalid_value", "speed"),
+        ({"input": "x", "response_format": "ogg"}, 400, "invalid_value", "response_format"),
+        ({"input": "   \n"}, 400, "empty_input", "input"),
+        ({"input": "\u200b"}, 400, "empty_input", "input"),
+        ({"input": "क" * 4097}, 400, "input_too_long", "input"),
+        (
+            {"input": "x", "response_format": "wav"},
+            400,
+            "unsupported_format_for_stream",
+            "response_format",
+        ),
+        ({"input": "x", "language": "xx"}, 400, "unsupported_language", "language"),
+        ({"input": "x", "language": "sa"}, 400, "unsupported_language", "language"),
+        ({"input": "x", "voice": "nobody"}, 404, "voice_not_found", "voice"),
+        ({"input": "x", "voice": "Bad Voice"}, 400, "invalid_value", "voice"),
+        ({"input": "x", "model": "other"}, 404, "model_not_found", "model"),
+        ({"input": "x", "model_id": "other"}, 404, "model_not_found", "model"),
+        ({"input": "x", "sample_rate": 11025}, 400, "invalid_value", "sample_rate"),
+        (
+            {"input": "x", "reference_audio": "UklGRg=="},
+            400,
+            "unsupported_feature",
+            "reference_audio",
+        ),
+        (
+            {"input": "x", "voice_description": "calm"},
+            400,
+            "unsupported_feature",
+            "voice_description",
+        ),
+        ([1, 2], 400, "invalid_json", None),
+    ],
+)
+async def test_bad_requests_get_the_error_shape(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    body: object,
+    status: int,
+    code: str,
+    param: str | None,
+) -> None:
+    response = await client.post("/v1/audio/speech", headers=auth, json=body)
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert (error["code"], error["param"]) == (code, param)
+    assert set(error) == {"message", "type", "code", "param", "request_id"}
+    assert error["request_id"] == response.headers["x-request-id"]
+
+
+async def test_malformed_json_lone_surrogate_and_body_limit(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    bad = await client.post("/v1/audio/speech", headers=auth, content=b'{"input": ')
+    assert bad.json()["error"]["code"] == "invalid_json"
+    surrogate = await client.post(
+        "/v1/audio/speech", headers=auth, content=b'{"input": "a\\ud800"}'
+    )
+    assert surrogate.json()["error"]["code"] == "invalid_value"
+    assert "surrogate" in surrogate.json()["error"]["message"]
+    huge = await client.post("/v1/audio/speech", headers=auth, content=b"x" * (2 << 20))
+    assert huge.status_code == 413 and huge.json()["error"]["code"] == "body_too_large"
+
+
+@pytest.mark.parametrize(
+    ("headers", "code"),
+    [
+        ({}, "missing_api_key"),
+        ({"Authorization": "Basic abc"}, "invalid_api_key"),
+        ({"Authorization": "Bearer "}, "missing_api_key"),
+        ({"Authorization": "Bearer sk-proj-nope0000-" + "z" * 40}, "invalid_api_key"),
+    ],
+)
+async def test_authentication_errors(
+    client: httpx.AsyncClient, headers: dict[str, str], code: str
+) -> None:
+    for path in ("/v1/models", "/v1/capabilities", "/ready", "/v1/account/usage"):
+        response = await client.get(path, headers=headers)
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == code
+        assert response.json()["error"]["type"] == "authentication_error"
+
+
+async def test_unknown_route_and_models(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    missing = await client.get("/v1/nothing")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+    models = (await client.get("/v1/models", headers=auth)).json()
+    assert models == {
+        "object": "list",
+        "data": [{"id": "service-v1", "object": "model", "owned_by": "service"}],
+    }
+
+
+async def test_capabilities_describe_formats_and_gaps(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    caps = (await client.get("/v1/capabilities", headers=auth)).json()
+    formats = {f["format"]: f for f in caps["audio_formats"]}
+    assert formats["pcm"]["byte_order"] == "little_endian" and not formats["wav"]["streamed"]
+    assert caps["streaming"]["stream_formats"] == ["audio", "sse"]
+    assert {u["feature"] for u in caps["unavailable"]} >= {"description", "reference"}
+    assert caps["limits"]["max_input_characters"] == 4096
+    assert set(caps["generation_controls"]) >= {
+        "speed",
+        "pitch",
+        "volume",
+        "quality",
+        "sample_rate",
+    }
