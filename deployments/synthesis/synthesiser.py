@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.engine import CancelToken, Engine, EngineError, EngineInfo, load_engine
@@ -22,6 +22,12 @@ class SynthesiserConfig(BaseModel):
 
     voices_path: str = str(CONFIGS / "voices.yaml")
     engines: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    @field_validator("voices_path")
+    @classmethod
+    def _from_project_root(cls, value: str) -> str:
+        """A relative path is taken from the project root, wherever the replica runs."""
+        return str(CONFIGS.parent / value)
 
 
 class Synthesiser:

@@ -37,7 +37,7 @@ def test_mp3_stream_concatenates_into_one_valid_file() -> None:
 def test_mp3_keeps_the_asked_rate(rate: int) -> None:
     samples, decoded_rate = decode(write_all("mp3", tone(1.0, rate), rate=rate))
     assert decoded_rate == rate
-    assert abs(samples.size / rate - 1.0) < 0.1
+    assert abs(samples.size / rate - 1.0) < 0.2  # encoder delay and padding
 
 
 def test_wav_has_true_sizes() -> None:
