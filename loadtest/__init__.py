@@ -1,0 +1,1 @@
+"""Load tests (Locust) for the speech service. Run from Locust's CLI, never with Ray imported."""
