@@ -11,6 +11,15 @@ import soundfile
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
+# The response headers SPEC.md requires on every audio response.
+SPEC_HEADERS = (
+    "x-request-id",
+    "x-service-language",
+    "x-service-representation",
+    "x-service-sample-rate",
+    "x-service-quality",
+)
+
 
 def decode(data: bytes) -> tuple[np.ndarray, int]:
     """Decode a WAV or MP3 body with libsndfile: samples and rate."""

@@ -10,20 +10,13 @@ import httpx
 import pytest
 import websockets.sync.client
 
-from tests.conftest import decode, pcm_seconds
+from tests.conftest import SPEC_HEADERS, decode, pcm_seconds
 from tests.serve.conftest import Service
 
 pytestmark = pytest.mark.serve
 
 HI = "नमस्ते, आप कैसे हैं? आज मौसम बहुत अच्छा है।"
 LONG_HI = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(60))
-SPEC_HEADERS = (
-    "x-request-id",
-    "x-service-language",
-    "x-service-representation",
-    "x-service-sample-rate",
-    "x-service-quality",
-)
 
 
 def speech(client: httpx.Client, service: Service, **body: object) -> httpx.Response:

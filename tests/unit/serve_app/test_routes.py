@@ -7,16 +7,9 @@ import httpx
 import pytest
 
 from serve_app.state import IngressState
-from tests.conftest import decode, pcm_seconds
+from tests.conftest import SPEC_HEADERS, decode, pcm_seconds
 
 HI = "नमस्ते, आप कैसे हैं? मैं ठीक हूँ।"
-SPEC_HEADERS = (
-    "x-request-id",
-    "x-service-language",
-    "x-service-representation",
-    "x-service-sample-rate",
-    "x-service-quality",
-)
 
 
 async def speak(client: httpx.AsyncClient, auth: dict[str, str], **body: object) -> httpx.Response:
