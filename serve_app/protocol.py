@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
+from serve_app.accounts import Usage
+
 Format = Literal["pcm", "mp3", "wav"]
 StreamFormat = Literal["audio", "sse"]
 Quality = Literal["fast", "balanced", "high"]
@@ -72,6 +74,19 @@ class UsageTotals(BaseModel):
 class UsageResponse(BaseModel):
     balance_deci_micros: int
     usage: UsageTotals
+
+    @classmethod
+    def of(cls, usage: Usage) -> UsageResponse:
+        """SPEC.md's usage object for a project's ledger totals."""
+        return cls(
+            balance_deci_micros=usage.balance,
+            usage=UsageTotals(
+                requests=usage.requests,
+                characters=usage.characters,
+                audio_ms=usage.audio_ms,
+                spent_deci_micros=usage.spent,
+            ),
+        )
 
 
 class RequestUsage(BaseModel):

@@ -1,15 +1,17 @@
 """Framing a speech job for the wire: raw chunked audio, SSE events, or one buffered body.
 
-Each framer peeks at the first chunk before it commits to a 200, bills exactly what
-it handed to the server, and settles even when the client goes away.
+Each framer peeks at the first chunk before it commits to a 200, counts as delivered
+only what the server has sent on, and settles the bill however the stream ends.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import anyio
 from pydantic import BaseModel
@@ -23,18 +25,25 @@ from serve_app.speech import SpeechJob, SpeechService, elapsed_ms
 SSE_CONTENT_TYPE = "text/event-stream"
 
 
-class ClosingStreamingResponse(StreamingResponse):
-    """A StreamingResponse that always closes its body iterator, so its ``finally``
-    blocks (which bill the request) run even when the client disconnects."""
+class SettlingStreamingResponse(StreamingResponse):
+    """A StreamingResponse that, however the stream ends (completed, failed, or the
+    client gone), closes its body iterator and then settles the job's bill."""
+
+    def __init__(
+        self, content: AsyncIterator[bytes], settle: Callable[[], Awaitable[object]], **kwargs: Any
+    ) -> None:
+        super().__init__(content, **kwargs)
+        self._settle = settle
 
     async def stream_response(self, send: Send) -> None:
         try:
             await super().stream_response(send)
         finally:
-            close = getattr(self.body_iterator, "aclose", None)
-            if close is not None:
-                with anyio.CancelScope(shield=True):
+            with anyio.CancelScope(shield=True):
+                close = getattr(self.body_iterator, "aclose", None)
+                if close is not None:
                     await close()
+                await self._settle()
 
 
 def sse_event(name: str, payload: BaseModel | dict[str, object]) -> bytes:
@@ -50,15 +59,15 @@ async def raw_audio(service: SpeechService, speech: SpeechJob) -> Response:
     stream = await service.open(speech)
 
     async def body() -> AsyncIterator[bytes]:
-        try:
-            async for chunk in stream:
-                yield chunk.data
-                speech.delivery.add(chunk)
-        finally:
-            await service.settle(speech)
+        async for chunk in stream:
+            yield chunk.data
+            await service.delivered(speech, chunk)
 
-    return ClosingStreamingResponse(
-        body(), media_type=speech.content_type, headers=speech.headers()
+    return SettlingStreamingResponse(
+        body(),
+        functools.partial(service.settle, speech),
+        media_type=speech.content_type,
+        headers=speech.headers(),
     )
 
 
@@ -75,23 +84,30 @@ async def sse(service: SpeechService, speech: SpeechJob) -> Response:
                     "audio.delta",
                     AudioDelta(index=index, delta=delta, ttfa_ms=ttfa_ms if index == 0 else None),
                 )
-                speech.delivery.add(chunk)
+                await service.delivered(speech, chunk)
                 index += 1
             usage = service.usage_of(speech)
             yield sse_event("audio.done", AudioDone(chunks=index, usage=usage))
         except ServiceError as e:
             yield sse_event("error", e.body(speech.request_id))
-        finally:
-            await service.settle(speech)
 
     headers = {**speech.headers(), "x-accel-buffering": "no"}
-    return ClosingStreamingResponse(body(), media_type=SSE_CONTENT_TYPE, headers=headers)
+    return SettlingStreamingResponse(
+        body(),
+        functools.partial(service.settle, speech),
+        media_type=SSE_CONTENT_TYPE,
+        headers=headers,
+    )
 
 
 async def buffered(service: SpeechService, speech: SpeechJob) -> Response:
     started = time.perf_counter()
     stream = await service.open(speech)
-    parts = [chunk async for chunk in stream]
+    try:
+        parts = [chunk async for chunk in stream]
+    except BaseException:
+        await service.settle(speech)  # nothing was delivered: the hold is released
+        raise
     for chunk in parts:
         speech.delivery.add(chunk)
     usage = await service.settle(speech)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request, WebSocket
@@ -21,7 +24,6 @@ from serve_app.protocol import (
     ModelList,
     SpeechRequest,
     UsageResponse,
-    UsageTotals,
 )
 from serve_app.responses import buffered, raw_audio, sse
 from serve_app.state import IngressState
@@ -40,7 +42,14 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 def create_app(state: IngressState) -> FastAPI:
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        maintenance = asyncio.create_task(state.maintain_ledger())
+        yield
+        maintenance.cancel()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="Speech synthesis service",
         version="1",
         description="Text in, speech out: buffered, chunked, SSE. See SPEC.md.",
@@ -78,16 +87,7 @@ def create_app(state: IngressState) -> FastAPI:
 
     @app.get("/v1/account/usage")
     async def account_usage(key: ApiKey = usage_key) -> UsageResponse:
-        usage = await state.usage(key.project_id)
-        return UsageResponse(
-            balance_deci_micros=usage.balance,
-            usage=UsageTotals(
-                requests=usage.requests,
-                characters=usage.characters,
-                audio_ms=usage.audio_ms,
-                spent_deci_micros=usage.spent,
-            ),
-        )
+        return UsageResponse.of(await state.usage(key.project_id))
 
     @app.post("/v1/audio/speech", response_model=None, openapi_extra=SPEECH_BODY)
     async def create_speech(request: Request, key: ApiKey = speech_key) -> Any:

@@ -12,7 +12,7 @@ import os
 import signal
 import threading
 
-from serve_app.accounts import AccountStore, ensure_dev_project, new_dev_key
+from serve_app.accounts import AccountStore, ensure_dev_project, new_key
 from serve_app.settings import IngressConfig
 
 
@@ -24,10 +24,10 @@ def main() -> None:
     args = parser.parse_args()
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    key = os.environ.get("TTS_DEV_API_KEY") or new_dev_key()
+    key = os.environ.get("TTS_DEV_API_KEY") or new_key(prefix="dev")
     os.environ["TTS_DEV_API_KEY"] = key
     config = IngressConfig.from_env()
-    store = AccountStore(config.database_path)
+    store = AccountStore.open(config.database_url)
     ensure_dev_project(store, key, config.dev_starting_balance_deci_micros)
     store.close()
 

@@ -18,7 +18,7 @@ class IngressConfig(BaseModel):
     """What the Ingress deployment starts with.
 
     Every field can be set in the Serve config's ``args`` or, when absent there,
-    from the environment as ``TTS_<FIELD>`` (``TTS_DATABASE_PATH``,
+    from the environment as ``TTS_<FIELD>`` (``TTS_DATABASE_URL``,
     ``TTS_DEV_API_KEY``, ...).
     """
 
@@ -28,13 +28,22 @@ class IngressConfig(BaseModel):
     model_owner: str = "service"
     voices_path: str = str(CONFIGS / "voices.yaml")
     language_policy_path: str = str(CONFIGS / "language_policy.yaml")
-    database_path: str = str(CONFIGS.parent / "var" / "ledger.sqlite3")
+    database_url: str = Field(
+        "sqlite:///var/ledger.sqlite3",
+        description="sqlite:///PATH (relative to the project root) or postgresql://...",
+    )
     max_input_chars: int = Field(4096, gt=0)
     max_body_bytes: int = Field(1 << 20, gt=0)
     price_per_character_deci_micros: int = Field(150, ge=0)
     price_per_request_deci_micros: int = Field(0, ge=0)
     dev_api_key: str | None = None
     dev_starting_balance_deci_micros: int = Field(100_000_000, ge=0)
+    hold_lease_s: float = Field(
+        30.0, gt=0, description="A replica silent this long has its open holds settled."
+    )
+    progress_interval_s: float = Field(
+        1.0, gt=0, description="How often a stream records what it has delivered."
+    )
 
     @classmethod
     def from_env(cls, **overrides: object) -> IngressConfig:

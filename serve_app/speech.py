@@ -7,9 +7,11 @@ Routes hand a parsed :class:`SpeechRequest` here and frame what comes back
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 import time
 import unicodedata
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -23,7 +25,7 @@ from deployments.messages import (
     SynthesisParams,
 )
 from deployments.synthesis.voices import VOICE_ID_PATTERN
-from serve_app.accounts import AccountStore, ApiKey
+from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds
 from serve_app.catalog import Catalog
 from serve_app.errors import InsufficientBalance, InvalidRequest, NotFound
 from serve_app.pipeline import Pipeline
@@ -55,9 +57,10 @@ class Delivery:
 
 @dataclass
 class SpeechJob:
-    """A validated, normalised, paid-for request, ready to synthesise."""
+    """A validated, normalised request with a hold on its worst-case cost."""
 
     request_id: str
+    hold_id: str
     key: ApiKey
     request: SpeechRequest
     text: NormalisedText
@@ -65,6 +68,7 @@ class SpeechJob:
     sample_rate: int
     received_at: float
     delivery: Delivery = field(default_factory=Delivery)
+    checkpoint_at: float = 0.0
 
     @property
     def content_type(self) -> str:
@@ -153,7 +157,6 @@ class SpeechService:
             )
         if not text.strip():
             raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
-        await self._check_balance(key, self.cost(len(text), delivered=True))
         normalised = await self._pipeline.normalise(text, language, request.quality)
         if not normalised.segments:
             raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
@@ -170,8 +173,11 @@ class SpeechService:
             pitch=request.pitch,
             quality=request.quality,
         )
+        hold_id = uuid.uuid4().hex
+        await self._hold(key, hold_id, self.cost(len(normalised.text), delivered=True))
         return SpeechJob(
             request_id=request_id,
+            hold_id=hold_id,
             key=key,
             request=request,
             text=normalised,
@@ -191,7 +197,26 @@ class SpeechService:
             first = await anext(stream)
         except StopAsyncIteration:
             first = None
+        except BaseException:
+            await self.settle(speech)
+            raise
         return _prepend(first, stream)
+
+    async def delivered(self, speech: SpeechJob, chunk: EncodedChunk) -> None:
+        """Count ``chunk`` as received by the client; now and then, record the progress
+        in the ledger so a crash of this process cannot lose it."""
+        speech.delivery.add(chunk)
+        now = time.monotonic()
+        if now - speech.checkpoint_at >= self._config.progress_interval_s:
+            speech.checkpoint_at = now
+            usage = self.usage_of(speech)
+            await asyncio.to_thread(
+                self._store.record_progress,
+                speech.hold_id,
+                usage.characters,
+                usage.audio_ms,
+                usage.cost_deci_micros,
+            )
 
     def cost(self, characters: int, delivered: bool) -> int:
         """Price of ``characters`` spoken; the per-request price only if audio was delivered."""
@@ -207,28 +232,34 @@ class SpeechService:
         )
 
     async def settle(self, speech: SpeechJob) -> RequestUsage:
-        """Charge the project for what was delivered; safe to call from a cancelled stream."""
+        """Charge the hold for what was delivered, or release it if nothing was.
+
+        Exactly once per job (the ledger refuses a second settlement); safe to
+        call from a cancelled stream.
+        """
         usage = self.usage_of(speech)
-        await asyncio.shield(
-            asyncio.to_thread(
-                self._store.charge,
-                speech.key.project_id,
-                usage.cost_deci_micros,
+        if speech.delivery.chunks:
+            call = functools.partial(
+                self._store.settle,
+                speech.hold_id,
                 usage.characters,
                 usage.audio_ms,
-                speech.request_id,
+                usage.cost_deci_micros,
             )
-        )
+        else:
+            call = functools.partial(self._store.release, speech.hold_id)
+        await asyncio.shield(asyncio.to_thread(call))
         return usage
 
-    async def _check_balance(self, key: ApiKey, worst_case: int) -> None:
-        usage = await asyncio.to_thread(self._store.usage, key.project_id)
-        if usage.balance < worst_case:
+    async def _hold(self, key: ApiKey, hold_id: str, worst_case: int) -> None:
+        try:
+            await asyncio.to_thread(self._store.hold, key.project_id, hold_id, worst_case)
+        except InsufficientFunds as e:
             raise InsufficientBalance(
                 "insufficient_balance",
-                f"This request may cost up to {worst_case} deci-micro-USD; the balance is"
-                f" {usage.balance}.",
-            )
+                f"This request may cost up to {worst_case} deci-micro-USD; the available"
+                f" balance is {e.available}.",
+            ) from None
 
 
 async def _prepend(

