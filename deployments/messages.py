@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from deployments.synthesis.alignment import Alignment, WordTiming
+
 
 @dataclass(frozen=True)
 class Segment:
@@ -44,6 +46,7 @@ class SynthesisParams:
     speed: float = 1.0
     pitch: float = 0.0
     quality: str = "balanced"
+    with_alignment: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,11 +59,17 @@ class SynthesisJob:
 
 @dataclass
 class AudioChunk:
-    """Float32 mono samples in [-1, 1] at ``sample_rate``, all from segment ``segment``."""
+    """Float32 mono samples in [-1, 1] at ``sample_rate``, all from segment ``segment``.
+
+    ``words`` are the engine's word timings (segment-relative), where it gives them;
+    ``alignment`` is the segment's character alignment when the job asked for it.
+    """
 
     samples: np.ndarray
     sample_rate: int
     segment: int
+    words: tuple[WordTiming, ...] = ()
+    alignment: Alignment | None = None
 
 
 @dataclass(frozen=True)
@@ -94,3 +103,4 @@ class EncodedChunk:
     sample_rate: int
     audio_samples: int
     end_char: int
+    alignment: Alignment | None = None

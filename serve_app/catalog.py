@@ -15,7 +15,6 @@ STREAM_FORMATS = ("audio", "sse")
 UNAVAILABLE = {
     "description": "voice_description: no loaded engine builds a voice from a description.",
     "reference": "reference_audio: no loaded engine clones a voice from reference audio.",
-    "websocket": "WS /v1/audio/speech/stream-input/{voice_id} is not served yet.",
 }
 
 
@@ -92,7 +91,13 @@ class Catalog:
             "object": "capabilities",
             "models": [self.config.model_id],
             "streaming": {
-                "transports": ["http_chunked", "sse"],
+                "transports": ["http_chunked", "sse", "websocket"],
+                "websocket": {
+                    "path": "/v1/audio/speech/stream-input/{voice_id}",
+                    "protocol": "elevenlabs-stream-input",
+                    "formats": list(STREAMABLE_FORMATS),
+                    "alignment": "characters",
+                },
                 "stream_formats": list(STREAM_FORMATS),
                 "default_stream_format": "audio",
                 "sse_content_type": "text/event-stream",

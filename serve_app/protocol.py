@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
 from serve_app.accounts import Usage
 
+
+def _valid_unicode(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ValueError("text holds a lone surrogate code point") from e
+    return value
+
+
+UnicodeText = Annotated[str, AfterValidator(_valid_unicode)]
 Format = Literal["pcm", "mp3", "wav"]
 StreamFormat = Literal["audio", "sse"]
 Quality = Literal["fast", "balanced", "high"]
 
 
-class SpeechRequest(BaseModel):
-    """Body of POST /v1/audio/speech. Only ``input`` is required; unknown fields are refused."""
+class VoiceOptions(BaseModel):
+    """How to speak: the fields a speech request and a WebSocket session share."""
 
     model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
 
-    input: str = Field(description="Text to speak; 1..4096 characters after NFC.")
     model: str = Field(
         "service-v1",
         validation_alias=AliasChoices("model", "model_id"),
@@ -29,8 +38,6 @@ class SpeechRequest(BaseModel):
     )
     voice: str = Field("default", description="A registered voice id.")
     response_format: Format = "pcm"
-    stream: bool = True
-    stream_format: StreamFormat = "audio"
     quality: Quality = "balanced"
     speed: float = Field(1.0, ge=0.5, le=2.0)
     pitch: float = Field(0.0, ge=-1.0, le=1.0)
@@ -39,14 +46,13 @@ class SpeechRequest(BaseModel):
     voice_description: str | None = None
     reference_audio: str | None = None
 
-    @field_validator("input")
-    @classmethod
-    def _no_surrogates(cls, value: str) -> str:
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as e:
-            raise ValueError("input holds a lone surrogate code point") from e
-        return value
+
+class SpeechRequest(VoiceOptions):
+    """Body of POST /v1/audio/speech. Only ``input`` is required; unknown fields are refused."""
+
+    input: UnicodeText = Field(description="Text to speak; 1..4096 characters after NFC.")
+    stream: bool = True
+    stream_format: StreamFormat = "audio"
 
 
 class HealthStatus(BaseModel):
@@ -120,3 +126,60 @@ class ErrorInfo(BaseModel):
 
 class ErrorResponse(BaseModel):
     error: ErrorInfo
+
+
+# -- WebSocket stream-input (API.md section 7) ---------------------------------------
+
+
+class WsVoiceSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    speed: float = Field(1.0, ge=0.5, le=2.0)
+    pitch: float = Field(0.0, ge=-1.0, le=1.0)
+    volume: float = Field(1.0, ge=0.0, le=2.0)
+
+
+class WsGenerationConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    chunk_length_schedule: list[Annotated[int, Field(ge=1, le=1000)]] = Field(
+        default_factory=lambda: [120, 160, 250, 290], min_length=1, max_length=10
+    )
+
+
+class WsInputMessage(BaseModel):
+    """A client frame. The first may carry settings and the key; then text, flush, end."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    text: UnicodeText
+    voice_settings: WsVoiceSettings | None = None
+    generation_config: WsGenerationConfig | None = None
+    authorization: str | None = None
+    flush: bool = False
+    try_trigger_generation: bool = False
+
+
+class WsQuery(BaseModel):
+    """Query parameters of the WebSocket URL (never the key)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    language: str | None = None
+    response_format: Literal["pcm", "mp3"] = "pcm"
+    sample_rate: int | None = None
+    quality: Quality = "balanced"
+    model: str = Field("service-v1", validation_alias=AliasChoices("model", "model_id"))
+    inactivity_timeout: float = Field(20.0, gt=0, le=180)
+
+
+class WsAudioMessage(BaseModel):
+    audio: str
+    isFinal: Literal[False] = False
+    index: int
+    alignment: dict[str, list[str] | list[int]] | None
+
+
+class WsFinalMessage(BaseModel):
+    isFinal: Literal[True] = True
+    usage: RequestUsage

@@ -61,12 +61,12 @@ async def raw_audio(service: SpeechService, speech: SpeechJob) -> Response:
     async def body() -> AsyncIterator[bytes]:
         async for chunk in stream:
             yield chunk.data
-            await service.delivered(speech, chunk)
+            await service.meter.delivered(speech.bill, chunk)
 
     return SettlingStreamingResponse(
         body(),
-        functools.partial(service.settle, speech),
-        media_type=speech.content_type,
+        functools.partial(service.meter.settle, speech.bill),
+        media_type=speech.voicing.content_type,
         headers=speech.headers(),
     )
 
@@ -84,9 +84,9 @@ async def sse(service: SpeechService, speech: SpeechJob) -> Response:
                     "audio.delta",
                     AudioDelta(index=index, delta=delta, ttfa_ms=ttfa_ms if index == 0 else None),
                 )
-                await service.delivered(speech, chunk)
+                await service.meter.delivered(speech.bill, chunk)
                 index += 1
-            usage = service.usage_of(speech)
+            usage = service.meter.usage(speech.bill)
             yield sse_event("audio.done", AudioDone(chunks=index, usage=usage))
         except ServiceError as e:
             yield sse_event("error", e.body(speech.request_id))
@@ -94,7 +94,7 @@ async def sse(service: SpeechService, speech: SpeechJob) -> Response:
     headers = {**speech.headers(), "x-accel-buffering": "no"}
     return SettlingStreamingResponse(
         body(),
-        functools.partial(service.settle, speech),
+        functools.partial(service.meter.settle, speech.bill),
         media_type=SSE_CONTENT_TYPE,
         headers=headers,
     )
@@ -106,15 +106,15 @@ async def buffered(service: SpeechService, speech: SpeechJob) -> Response:
     try:
         parts = [chunk async for chunk in stream]
     except BaseException:
-        await service.settle(speech)  # nothing was delivered: the hold is released
+        await service.meter.settle(speech.bill)  # nothing was delivered: hold released
         raise
     for chunk in parts:
-        speech.delivery.add(chunk)
-    usage = await service.settle(speech)
+        speech.bill.add(chunk)
+    usage = await service.meter.settle(speech.bill)
     headers = {
         **speech.headers(),
         "x-service-generation-ms": str(round(elapsed_ms(started))),
         "x-service-cost-deci-micros": str(usage.cost_deci_micros),
     }
     body = b"".join(chunk.data for chunk in parts)
-    return Response(body, media_type=speech.content_type, headers=headers)
+    return Response(body, media_type=speech.voicing.content_type, headers=headers)

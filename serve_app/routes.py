@@ -11,7 +11,6 @@ from fastapi import Depends, FastAPI, Request, WebSocket
 
 from serve_app.accounts import ApiKey
 from serve_app.errors import (
-    InvalidRequest,
     Overloaded,
     ServiceError,
     install_error_handlers,
@@ -27,6 +26,7 @@ from serve_app.protocol import (
 )
 from serve_app.responses import buffered, raw_audio, sse
 from serve_app.state import IngressState
+from serve_app.stream_input import StreamInputSession
 
 # The body is parsed whatever the Content-Type says (curl -d sends a form type);
 # this documents it in the OpenAPI schema all the same.
@@ -103,11 +103,6 @@ def create_app(state: IngressState) -> FastAPI:
 
     @app.websocket("/v1/audio/speech/stream-input/{voice_id}")
     async def stream_input(websocket: WebSocket, voice_id: str) -> None:
-        await websocket.accept()
-        error = InvalidRequest(
-            "unsupported_feature", "WebSocket stream-input is not available on this server yet."
-        )
-        await websocket.send_json(error.body(websocket.scope["state"]["request_id"]))
-        await websocket.close(code=1011)
+        await StreamInputSession(websocket, state, voice_id).run()
 
     return app

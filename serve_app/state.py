@@ -10,6 +10,7 @@ from deployments.normaliser.policy import LanguagePolicy
 from deployments.synthesis.voices import VoiceRegistry
 from serve_app.accounts import AccountStore, Usage, ensure_dev_project
 from serve_app.auth import Authenticator
+from serve_app.billing import Meter
 from serve_app.catalog import Catalog
 from serve_app.pipeline import Pipeline
 from serve_app.settings import IngressConfig
@@ -36,7 +37,8 @@ class IngressState:
             )
         self.pipeline = Pipeline(normaliser, encoder)
         self.auth = Authenticator(self.store)
-        self.speech = SpeechService(self.pipeline, self.catalog, self.store, config)
+        self.meter = Meter(self.store, config)
+        self.speech = SpeechService(self.pipeline, self.catalog, self.meter, config)
         self._catalog: Catalog | None = None
         self._catalog_lock = asyncio.Lock()
 

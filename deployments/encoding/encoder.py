@@ -7,6 +7,7 @@ from collections.abc import AsyncIterable, AsyncIterator
 
 from deployments.encoding.session import EncodingSession
 from deployments.messages import AudioChunk, EncodedChunk, EncodeJob
+from deployments.synthesis.alignment import Alignment
 
 
 async def encode_stream(
@@ -20,19 +21,29 @@ async def encode_stream(
     segment_ends = {s.index: s.end for s in job.synthesis.segments}
     session: EncodingSession | None = None
     pending_samples = 0
+    pending_alignment: Alignment | None = None
     end_char = 0
     async for chunk in chunks:
         if session is None:
             session = EncodingSession(job.output, chunk.sample_rate)
+        if chunk.alignment is not None:
+            offset_ms = pending_samples * 1000 // session.sample_rate
+            pending_alignment = (
+                chunk.alignment
+                if pending_alignment is None
+                else pending_alignment.followed_by(chunk.alignment, offset_ms)
+            )
         data, samples = await asyncio.to_thread(session.encode, chunk.samples)
         pending_samples += samples
         end_char = segment_ends[chunk.segment]
         if data:
-            yield EncodedChunk(data, session.sample_rate, pending_samples, end_char)
-            pending_samples = 0
+            yield EncodedChunk(
+                data, session.sample_rate, pending_samples, end_char, pending_alignment
+            )
+            pending_samples, pending_alignment = 0, None
     if session is None:
         return
     data, samples = session.finish()
     pending_samples += samples
     if data or pending_samples:
-        yield EncodedChunk(data, session.sample_rate, pending_samples, end_char)
+        yield EncodedChunk(data, session.sample_rate, pending_samples, end_char, pending_alignment)

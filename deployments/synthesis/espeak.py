@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
+from deployments.synthesis.alignment import WordTiming
 from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo
 from deployments.synthesis.espeak_binding import (
     EspeakError,
@@ -86,9 +87,14 @@ class EspeakEngine:
             utterance = self._library.synthesize(segment.text, settings, should_stop)
         except EspeakError as e:
             raise EngineError(str(e)) from e
-        for block in utterance.blocks:
+        words = tuple(
+            WordTiming(w.text_position, w.text_position + w.length, w.audio_ms)
+            for w in utterance.words
+        )
+        for i, block in enumerate(utterance.blocks):
             yield AudioChunk(
                 samples=block.astype(np.float32) * np.float32(INT16_SCALE),
                 sample_rate=self._library.sample_rate,
                 segment=segment.index,
+                words=words if i == 0 else (),
             )

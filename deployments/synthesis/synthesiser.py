@@ -9,6 +9,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
+from deployments.synthesis.alignment import char_alignment
 from deployments.synthesis.engine import CancelToken, Engine, EngineError, EngineInfo, load_engine
 from deployments.synthesis.voices import VoiceRegistry
 
@@ -63,6 +64,11 @@ class Synthesiser:
         if voice is None:
             raise EngineError(f"voice {params.voice!r} is not registered")
         engine = self._engines[voice.engine]
-        blocks = [chunk.samples for chunk in engine.synthesize(segment, voice, params, cancel)]
-        samples = np.concatenate(blocks) if blocks else np.zeros(0, dtype=np.float32)
-        return AudioChunk(samples=samples, sample_rate=voice.sample_rate, segment=segment.index)
+        chunks = list(engine.synthesize(segment, voice, params, cancel))
+        samples = np.concatenate([c.samples for c in chunks]) if chunks else np.zeros(0, np.float32)
+        words = tuple(word for chunk in chunks for word in chunk.words)
+        alignment = None
+        if params.with_alignment and words:
+            duration_ms = samples.size * 1000 // voice.sample_rate
+            alignment = char_alignment(segment.text, list(words), duration_ms)
+        return AudioChunk(samples, voice.sample_rate, segment.index, words, alignment)

@@ -295,20 +295,41 @@ class AccountStore:
         """Reserve ``amount`` for ``request_id``; raises :class:`InsufficientFunds`."""
         now = time.time()
         with self._db.transaction() as tx:
-            row = tx.one(
-                "SELECT balance, held FROM projects WHERE id = ?" + tx.for_update, (project_id,)
-            )
-            if row is None:
-                raise UnknownProject(project_id)
-            available = int(row[0]) - int(row[1])
-            if available < amount:
-                raise InsufficientFunds(available, amount)
+            self._reserve(tx, project_id, amount)
             tx.execute(
                 "INSERT INTO holds (request_id, project_id, amount, owner, state, created_at,"
                 " updated_at) VALUES (?, ?, ?, ?, 'open', ?, ?)",
                 (request_id, project_id, amount, self.owner, now, now),
             )
-            tx.execute("UPDATE projects SET held = held + ? WHERE id = ?", (amount, project_id))
+
+    def extend_hold(self, request_id: str, extra: int) -> None:
+        """Grow an open hold by ``extra`` (a stream whose text arrives as it goes);
+        raises :class:`InsufficientFunds` if the available balance cannot cover it."""
+        with self._db.transaction() as tx:
+            hold = tx.one(
+                "SELECT project_id FROM holds WHERE request_id = ? AND state = 'open'"
+                + tx.for_update,
+                (request_id,),
+            )
+            if hold is None:
+                raise LookupError(f"no open hold {request_id}")
+            self._reserve(tx, hold[0], extra)
+            tx.execute(
+                "UPDATE holds SET amount = amount + ?, updated_at = ? WHERE request_id = ?",
+                (extra, time.time(), request_id),
+            )
+
+    def _reserve(self, tx: Transaction, project_id: str, amount: int) -> None:
+        """Add ``amount`` to the project's held total if its available balance allows."""
+        row = tx.one(
+            "SELECT balance, held FROM projects WHERE id = ?" + tx.for_update, (project_id,)
+        )
+        if row is None:
+            raise UnknownProject(project_id)
+        available = int(row[0]) - int(row[1])
+        if available < amount:
+            raise InsufficientFunds(available, amount)
+        tx.execute("UPDATE projects SET held = held + ? WHERE id = ?", (amount, project_id))
 
     def record_progress(self, request_id: str, characters: int, audio_ms: int, cost: int) -> None:
         """Checkpoint what an open hold's request has delivered so far."""

@@ -18,6 +18,7 @@ KEY = "sk-proj-servetest01-abcdefghijklmnopqrstuvwxyz012345"
 class Service:
     url: str
     key: str
+    database_url: str
 
     @property
     def auth(self) -> dict[str, str]:
@@ -48,10 +49,11 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     )
     port = free_port()
     serve.start(http_options={"host": "127.0.0.1", "port": port})
-    app = build_app({"ingress": {"database_url": f"sqlite:///{database}", "dev_api_key": KEY}})
+    database_url = f"sqlite:///{database}"
+    app = build_app({"ingress": {"database_url": database_url, "dev_api_key": KEY}})
     serve.run(app, name="speech", route_prefix="/")
     try:
-        yield Service(f"http://127.0.0.1:{port}", KEY)
+        yield Service(f"http://127.0.0.1:{port}", KEY, database_url)
     finally:
         serve.shutdown()
         ray.shutdown()

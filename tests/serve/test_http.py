@@ -8,7 +8,6 @@ import time
 
 import httpx
 import pytest
-import websockets.sync.client
 
 from tests.conftest import SPEC_HEADERS, decode, pcm_seconds
 from tests.serve.conftest import Service
@@ -199,13 +198,3 @@ def test_auth_errors_and_bad_json(client: httpx.Client, service: Service) -> Non
     assert service.key not in response.text
     raw = client.post("/v1/audio/speech", headers=service.auth, content=b"{nope")
     assert raw.status_code == 400 and raw.json()["error"]["code"] == "invalid_json"
-
-
-def test_websocket_route_answers_with_an_error_frame(service: Service) -> None:
-    url = service.url.replace("http://", "ws://") + "/v1/audio/speech/stream-input/default"
-    with websockets.sync.client.connect(url, additional_headers=service.auth) as ws:
-        frame = json.loads(ws.recv(timeout=30))
-        assert frame["error"]["code"] == "unsupported_feature"
-        with pytest.raises(websockets.exceptions.ConnectionClosed) as closed:
-            ws.recv(timeout=30)
-    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011

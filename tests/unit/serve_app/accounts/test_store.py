@@ -116,3 +116,17 @@ def test_secrets_never_reach_the_database(tmp_path: Path) -> None:
     store.close()
     raw = b"".join(p.read_bytes() for p in path.parent.iterdir())
     assert split_key(token)[1].encode() not in raw and token.encode() not in raw
+
+
+def test_a_hold_can_grow_while_the_balance_allows(store: AccountStore) -> None:
+    project = store.create_project("acme", 1_000)
+    store.hold(project, "ws", 0)
+    store.extend_hold("ws", 600)
+    with pytest.raises(InsufficientFunds):
+        store.extend_hold("ws", 401)
+    store.extend_hold("ws", 400)
+    assert store.usage(project).held == 1_000
+    assert store.settle("ws", 3, 3, 700)
+    with pytest.raises(LookupError):
+        store.extend_hold("ws", 1)
+    assert store.usage(project).balance == 300 == store.ledger_sum(project)

@@ -1,0 +1,122 @@
+"""Metering: a hold before synthesis, delivered audio counted, one settlement after.
+
+Shared by every transport: a buffered response, a stream, a WebSocket session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+import uuid
+from dataclasses import dataclass
+
+from deployments.messages import EncodedChunk
+from serve_app.accounts import AccountStore, InsufficientFunds
+from serve_app.errors import InsufficientBalance
+from serve_app.protocol import RequestUsage
+from serve_app.settings import IngressConfig
+
+
+@dataclass
+class Bill:
+    """One request's hold and what has reached its client so far."""
+
+    hold_id: str
+    chunks: int = 0
+    characters: int = 0
+    samples: int = 0
+    sample_rate: int = 1
+    checkpoint_at: float = 0.0
+
+    def add(self, chunk: EncodedChunk, char_offset: int = 0) -> None:
+        """Count ``chunk`` as delivered; its text ends at ``char_offset + end_char``."""
+        self.chunks += 1
+        self.characters = max(self.characters, char_offset + chunk.end_char)
+        self.samples += chunk.audio_samples
+        self.sample_rate = chunk.sample_rate
+
+    @property
+    def audio_ms(self) -> int:
+        return self.samples * 1000 // self.sample_rate
+
+
+class Meter:
+    """Prices, holds and settles requests against the account store."""
+
+    def __init__(self, store: AccountStore, config: IngressConfig) -> None:
+        self._store = store
+        self._config = config
+
+    def cost(self, characters: int, delivered: bool) -> int:
+        """Price of ``characters`` spoken; the per-request price only if audio was delivered."""
+        per_request = self._config.price_per_request_deci_micros if delivered else 0
+        return per_request + characters * self._config.price_per_character_deci_micros
+
+    def usage(self, bill: Bill) -> RequestUsage:
+        return RequestUsage(
+            characters=bill.characters,
+            audio_ms=bill.audio_ms,
+            cost_deci_micros=self.cost(bill.characters, bill.chunks > 0),
+        )
+
+    async def hold(self, project_id: str, characters: int) -> Bill:
+        """A new bill with a hold for speaking ``characters``; 402 if the balance is short."""
+        bill = Bill(hold_id=uuid.uuid4().hex)
+        worst_case = self.cost(characters, delivered=True)
+        try:
+            await asyncio.to_thread(self._store.hold, project_id, bill.hold_id, worst_case)
+        except InsufficientFunds as e:
+            raise _refusal(worst_case, e.available) from None
+        return bill
+
+    async def extend(self, bill: Bill, characters: int) -> None:
+        """Grow the hold by the price of ``characters`` more; 402 if the balance is short."""
+        extra = characters * self._config.price_per_character_deci_micros
+        try:
+            await asyncio.to_thread(self._store.extend_hold, bill.hold_id, extra)
+        except InsufficientFunds as e:
+            raise _refusal(extra, e.available) from None
+
+    async def delivered(self, bill: Bill, chunk: EncodedChunk, char_offset: int = 0) -> None:
+        """Count ``chunk`` as received by the client; now and then, record the progress
+        in the ledger so a crash of this process cannot lose it."""
+        bill.add(chunk, char_offset)
+        now = time.monotonic()
+        if now - bill.checkpoint_at >= self._config.progress_interval_s:
+            bill.checkpoint_at = now
+            usage = self.usage(bill)
+            await asyncio.to_thread(
+                self._store.record_progress,
+                bill.hold_id,
+                usage.characters,
+                usage.audio_ms,
+                usage.cost_deci_micros,
+            )
+
+    async def settle(self, bill: Bill) -> RequestUsage:
+        """Charge the hold for what was delivered, or release it if nothing was.
+
+        Exactly once per bill (the ledger refuses a second settlement); safe to
+        call from a cancelled task.
+        """
+        usage = self.usage(bill)
+        if bill.chunks:
+            call = functools.partial(
+                self._store.settle,
+                bill.hold_id,
+                usage.characters,
+                usage.audio_ms,
+                usage.cost_deci_micros,
+            )
+        else:
+            call = functools.partial(self._store.release, bill.hold_id)
+        await asyncio.shield(asyncio.to_thread(call))
+        return usage
+
+
+def _refusal(needed: int, available: int) -> InsufficientBalance:
+    return InsufficientBalance(
+        "insufficient_balance",
+        f"This needs up to {needed} deci-micro-USD of balance; {available} is available.",
+    )

@@ -1,0 +1,286 @@
+"""WS /v1/audio/speech/stream-input/{voice_id}: text in as it is written, audio out.
+
+The message shapes follow ElevenLabs' ``stream-input`` (API.md section 7). Three
+tasks share a session: the receiver buffers text and cuts it into pieces, the
+producer synthesises pieces in order (the next piece synthesises while the last
+is being sent), and the sender encodes and sends audio in input order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+from collections.abc import Coroutine
+from dataclasses import replace
+from typing import Any, TypeVar
+
+import numpy as np
+from pydantic import BaseModel, ValidationError
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from deployments.encoding.writers import Writer, make_writer
+from deployments.messages import EncodedChunk, EncodeJob, SynthesisJob
+from serve_app.accounts import ApiKey
+from serve_app.billing import Bill
+from serve_app.errors import (
+    AuthenticationFailed,
+    BodyTooLarge,
+    InternalError,
+    InvalidRequest,
+    ServiceError,
+    from_validation_error,
+)
+from serve_app.protocol import (
+    VoiceOptions,
+    WsAudioMessage,
+    WsFinalMessage,
+    WsInputMessage,
+    WsQuery,
+)
+from serve_app.speech import Voicing, with_alignment
+from serve_app.state import IngressState
+from serve_app.text_buffer import Piece, TextBuffer
+
+logger = logging.getLogger("serve_app")
+M = TypeVar("M", bound=BaseModel)
+
+POLICY_VIOLATION = 1008
+SERVER_ERROR = 1011
+_DONE = None
+
+
+class StreamInputSession:
+    def __init__(self, websocket: WebSocket, state: IngressState, voice_id: str) -> None:
+        self._ws = websocket
+        self._state = state
+        self._voice_id = voice_id
+        self._request_id: str = websocket.scope["state"]["request_id"]
+        self._pieces: asyncio.Queue[Piece | None] = asyncio.Queue()
+        self._audio: asyncio.Queue[tuple[Piece, EncodedChunk] | None] = asyncio.Queue(maxsize=8)
+        self._bill: Bill | None = None
+        self._close_reason = ""
+
+    async def run(self) -> None:
+        """Serve the session to its end. Every way out settles what was delivered,
+        before the socket is closed."""
+        await self._ws.accept()
+        error: ServiceError | None = None
+        client_left = False
+        try:
+            first = await self._open()
+            if first is None:
+                self._close_reason = "inactivity timeout"
+            else:
+                await self._serve(first)
+        except WebSocketDisconnect:
+            client_left = True  # synthesis has stopped with the tasks; the bill settles below
+        except ServiceError as e:
+            error = e
+        except Exception:
+            logger.exception("stream-input session %s failed", self._request_id)
+            error = InternalError()
+        finally:
+            if self._bill is not None:
+                await self._state.meter.settle(self._bill)
+        if error is not None:
+            await self._fail(error)
+        elif not client_left:
+            await self._ws.close(1000, self._close_reason)
+
+    async def _open(self) -> WsInputMessage | None:
+        """Authenticate, check the voice and query, and place the session's hold.
+
+        Returns the first message, or None if none came before the timeout.
+        """
+        query = self._parse(WsQuery, dict(self._ws.query_params))
+        header = self._ws.headers.get("authorization")
+        key = await self._authenticate(header) if header else None
+        first = await self._next_message(query.inactivity_timeout)
+        if first is None:
+            return None
+        if key is None:
+            key = await self._authenticate(first.authorization)
+        settings = first.voice_settings
+        options = VoiceOptions.model_validate(
+            {
+                "model": query.model,
+                "language": query.language,
+                "voice": self._voice_id,
+                "response_format": query.response_format,
+                "quality": query.quality,
+                "sample_rate": query.sample_rate,
+                **(settings.model_dump() if settings else {}),
+            }
+        )
+        self._voicing = await self._state.speech.choose(options, stream=True)
+        self._query = query
+        self._bill = await self._state.meter.hold(key.project_id, 0)
+        return first
+
+    async def _authenticate(self, authorization: str | None) -> ApiKey:
+        key = await self._state.auth.authenticate(authorization)
+        if "speech" not in key.scopes:
+            raise AuthenticationFailed("invalid_api_key", "This key cannot use speech.")
+        return key
+
+    async def _serve(self, first: WsInputMessage) -> None:
+        schedule = (
+            tuple(first.generation_config.chunk_length_schedule)
+            if first.generation_config
+            else None
+        )
+        buffer = TextBuffer(schedule) if schedule else TextBuffer()
+        await _all_or_none(self._receive(first, buffer), self._produce(), self._send())
+        assert self._bill is not None
+        usage = self._state.meter.usage(self._bill)
+        await self._ws.send_text(WsFinalMessage(usage=usage).model_dump_json())
+
+    async def _receive(self, first: WsInputMessage, buffer: TextBuffer) -> None:
+        message: WsInputMessage | None = first
+        limit = self._state.config.ws_max_buffered_chars
+        while message is not None:
+            if message.text == "":
+                self._close_reason = "end of input"
+                break
+            ready: list[Piece | None] = list(buffer.add(message.text))
+            if message.flush:
+                ready.append(buffer.flush())
+            elif message.try_trigger_generation:
+                ready.append(buffer.try_trigger())
+            for piece in ready:
+                if piece is not None:
+                    await self._pieces.put(piece)
+            if len(buffer) > limit:
+                raise InvalidRequest(
+                    "input_too_long",
+                    f"More than {limit} characters wait for a sentence end.",
+                    "text",
+                )
+            message = await self._next_message(self._query.inactivity_timeout)
+            if message is not None and (message.authorization or message.voice_settings):
+                raise InvalidRequest(
+                    "invalid_value", "Settings and the key belong in the first message only."
+                )
+        if message is None:
+            self._close_reason = "inactivity timeout"
+        rest = buffer.flush()
+        if rest is not None:
+            await self._pieces.put(rest)
+        await self._pieces.put(_DONE)
+
+    async def _produce(self) -> None:
+        """Synthesise pieces in order; each piece's audio goes to the sender as it comes."""
+        assert self._bill is not None
+        speech, meter = self._state.speech, self._state.meter
+        pcm = replace(self._voicing.output, format="pcm")
+        voicing: Voicing = with_alignment(self._voicing, pcm)
+        while (piece := await self._pieces.get()) is not None:
+            text = speech.check_text(piece.text, "text")
+            normalised = await speech.normalise(text, voicing)
+            if not normalised.segments:
+                continue
+            await meter.extend(self._bill, len(piece.text))
+            job = EncodeJob(SynthesisJob(normalised.segments, voicing.params), voicing.output)
+            async for chunk in speech.pipeline.encode(job):
+                await self._audio.put((piece, chunk))
+        await self._audio.put(_DONE)
+
+    async def _send(self) -> None:
+        """Encode (one writer per session: one continuous MP3 stream) and send in order."""
+        assert self._bill is not None
+        fmt, rate = self._query.response_format, self._voicing.sample_rate
+        writer: Writer = make_writer(fmt, rate, self._voicing.output.mp3_bitrate_kbps)
+        pending: list[tuple[Piece, EncodedChunk]] = []
+        index = 0
+        while (item := await self._audio.get()) is not None:
+            chunk = item[1]
+            pending.append(item)
+            data = writer.write(_pcm_to_float(chunk.data)) if fmt == "mp3" else chunk.data
+            if data:
+                await self._send_audio(index, data, chunk)
+                index += 1
+                await self._delivered(pending)
+        tail = writer.finish()
+        if tail:
+            await self._send_audio(index, tail, None)
+        await self._delivered(pending)
+
+    async def _send_audio(self, index: int, data: bytes, chunk: EncodedChunk | None) -> None:
+        alignment = chunk.alignment.as_wire() if chunk and chunk.alignment else None
+        message = WsAudioMessage(
+            audio=base64.b64encode(data).decode("ascii"), index=index, alignment=alignment
+        )
+        await self._ws.send_text(message.model_dump_json())
+
+    async def _delivered(self, pending: list[tuple[Piece, EncodedChunk]]) -> None:
+        assert self._bill is not None
+        for piece, chunk in pending:
+            await self._state.meter.delivered(self._bill, chunk, char_offset=piece.start)
+        pending.clear()
+
+    async def _next_message(self, silence_s: float) -> WsInputMessage | None:
+        """The next client frame, parsed; None if the client stayed silent too long."""
+        try:
+            async with asyncio.timeout(silence_s):
+                frame = await self._ws.receive()
+        except TimeoutError:
+            return None
+        if frame["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(frame.get("code", 1000))
+        raw = frame.get("text")
+        if raw is None:
+            raw = (frame.get("bytes") or b"").decode("utf-8", errors="replace")
+        if (
+            len(raw.encode("utf-8", errors="surrogatepass"))
+            > self._state.config.ws_max_message_bytes
+        ):
+            raise BodyTooLarge(
+                "body_too_large",
+                f"A message may hold {self._state.config.ws_max_message_bytes} bytes.",
+            )
+        try:
+            document = json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise InvalidRequest("invalid_json", f"The message is not valid JSON: {e}.") from None
+        return self._parse(WsInputMessage, document)
+
+    @staticmethod
+    def _parse(model: type[M], document: object) -> M:
+        try:
+            return model.model_validate(document)
+        except ValidationError as e:
+            raise from_validation_error(e) from None
+
+    async def _fail(self, error: ServiceError) -> None:
+        """Send the error frame, then close: 1008 for the client's fault, 1011 for ours."""
+        code = POLICY_VIOLATION if error.status < 500 else SERVER_ERROR
+        try:
+            await self._ws.send_text(json.dumps(error.body(self._request_id)))
+            await self._ws.close(code, error.code)
+        except (WebSocketDisconnect, RuntimeError):
+            pass  # the client is already gone
+
+
+def _pcm_to_float(data: bytes) -> np.ndarray:
+    samples: np.ndarray = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
+    return samples
+
+
+async def _all_or_none(*jobs: Coroutine[Any, Any, None]) -> None:
+    """Run ``jobs`` together; if one fails, cancel the rest and raise its error.
+
+    (Like ``asyncio.TaskGroup``, but without cancelling the calling task, which
+    would reach the server's own cancel scopes.)
+    """
+    tasks = [asyncio.create_task(job) for job in jobs]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        for task in done:
+            if (error := task.exception()) is not None:
+                raise error
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,60 @@
+"""The stream-input session without Ray: Starlette's test client, real replicas in process."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from serve_app.routes import create_app
+from tests.conftest import pcm_seconds
+from tests.unit.serve_app.conftest import DEV_KEY, make_state
+
+URL = "/v1/audio/speech/stream-input/default"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    return TestClient(create_app(make_state(tmp_path)))
+
+
+def test_a_conversation(client: TestClient) -> None:
+    with client.websocket_connect(URL, headers={"Authorization": f"Bearer {DEV_KEY}"}) as ws:
+        ws.send_json({"text": " ", "generation_config": {"chunk_length_schedule": [50]}})
+        for word in ["नमस्ते", "दोस्तों,", "आज", "का", "मौसम", "सुहाना", "है।"]:
+            ws.send_json({"text": word + " "})
+        ws.send_json({"text": ""})
+        messages = []
+        while not (message := ws.receive_json()).get("isFinal"):
+            messages.append(message)
+    pcm = b"".join(base64.b64decode(m["audio"]) for m in messages)
+    assert [m["index"] for m in messages] == list(range(len(messages))) and len(messages) >= 2
+    assert message["usage"]["audio_ms"] == int(pcm_seconds(pcm, 22050) * 1000)
+    assert all(m["alignment"]["chars"] for m in messages)
+
+
+def test_settings_only_in_the_first_message(client: TestClient) -> None:
+    with client.websocket_connect(URL) as ws:
+        ws.send_json({"text": " ", "authorization": f"Bearer {DEV_KEY}"})
+        ws.send_json({"text": "नमस्ते ", "voice_settings": {"speed": 1.5}})
+        error = ws.receive_json()["error"]
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+    assert error["code"] == "invalid_value" and closed.value.code == 1008
+
+
+def test_a_speech_only_key_is_enough_and_bad_settings_are_refused(tmp_path: Path) -> None:
+    state = make_state(tmp_path)
+    token = state.store.create_key(state.store.find_project("dev"), scopes=("speech",))
+    client = TestClient(create_app(state))
+    with client.websocket_connect(URL + "?sample_rate=12345") as ws:
+        ws.send_json({"text": " ", "authorization": f"Bearer {token}"})
+        assert ws.receive_json()["error"]["param"] == "sample_rate"
+    with client.websocket_connect(URL) as ws:
+        ws.send_json(
+            {"text": " ", "authorization": f"Bearer {token}", "voice_settings": {"speed": 9}}
+        )
+        assert ws.receive_json()["error"]["param"] == "voice_settings.speed"
