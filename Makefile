@@ -1,6 +1,6 @@
 # make run   - install into .venv (if needed) and serve on 127.0.0.1:$(PORT)
 # make test  - install, lint (ruff, mypy), run the whole test suite
-# make bench - time to first audio through the service vs the engine alone
+# make fuzz  - a long property-based fuzz run of the text normaliser (not in CI)
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
@@ -8,7 +8,7 @@ PORT ?= 8000
 export RAY_USAGE_STATS_ENABLED := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install run test lint unit serve-tests clean
+.PHONY: install run test lint unit serve-tests fuzz clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ unit: install
 
 serve-tests: install
 	$(PY) -m pytest tests/serve
+
+# Not part of `make test`: a long property-based fuzz run of the text normaliser.
+fuzz: install
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -p no:cacheprovider tests/unit/deployments/normaliser/test_properties.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -128,6 +128,12 @@ class Catalog:
             },
             "languages": self.languages(),
             "default_language": self.policy.default,
+            "text_normalization": {
+                "endpoint": "/v1/text/normalize",
+                "numbers": ["hi", "en", "bn", "kn", "mr", "ta", "te"],
+                "full_reading_rules": ["hi", "en"],
+                "romanised_hindi": True,
+            },
             "language_policy_version": self.policy.version,
             "unavailable": unavailable,
             "limits": {

@@ -55,6 +55,32 @@ class SpeechRequest(VoiceOptions):
     stream_format: StreamFormat = "audio"
 
 
+class NormalizeRequest(BaseModel):
+    """Body of POST /v1/text/normalize: the text and language fields of a speech request."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    input: UnicodeText
+    language: str | None = None
+    quality: Quality = "balanced"
+
+
+class SegmentRecord(BaseModel):
+    text: str
+    start: int
+    end: int
+
+
+class NormalizeResponse(BaseModel):
+    """What a voice would be given: ``text`` (the segments joined by a space), and each
+    segment with its ``start``/``end`` offsets in ``input``."""
+
+    language: str
+    representation: str
+    text: str
+    segments: list[SegmentRecord]
+
+
 class HealthStatus(BaseModel):
     status: Literal["ok"] = "ok"
 

@@ -21,6 +21,9 @@ from serve_app.protocol import (
     ErrorResponse,
     HealthStatus,
     ModelList,
+    NormalizeRequest,
+    NormalizeResponse,
+    SegmentRecord,
     SpeechRequest,
     UsageResponse,
 )
@@ -34,6 +37,12 @@ SPEECH_BODY = {
     "requestBody": {
         "required": True,
         "content": {"application/json": {"schema": SpeechRequest.model_json_schema()}},
+    }
+}
+NORMALIZE_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": NormalizeRequest.model_json_schema()}},
     }
 }
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -100,6 +109,20 @@ def create_app(state: IngressState) -> FastAPI:
         if body.stream_format == "sse":
             return await sse(state.speech, speech)
         return await raw_audio(state.speech, speech)
+
+    @app.post("/v1/text/normalize", dependencies=[speech_key], openapi_extra=NORMALIZE_BODY)
+    async def normalize(request: Request) -> NormalizeResponse:
+        """What a voice will be given for a text: our addition to SPEC.md, free of charge."""
+        body = parse_body(NormalizeRequest, await request.body())
+        result = await state.speech.preview(body)
+        return NormalizeResponse(
+            language=result.language,
+            representation=result.representation,
+            text=result.text,
+            segments=[
+                SegmentRecord(text=s.text, start=s.start, end=s.end) for s in result.segments
+            ],
+        )
 
     @app.websocket("/v1/audio/speech/stream-input/{voice_id}")
     async def stream_input(websocket: WebSocket, voice_id: str) -> None:

@@ -29,7 +29,7 @@ from serve_app.billing import Bill, Meter
 from serve_app.catalog import Catalog
 from serve_app.errors import InvalidRequest, NotFound
 from serve_app.pipeline import Pipeline
-from serve_app.protocol import SpeechRequest, VoiceOptions
+from serve_app.protocol import NormalizeRequest, SpeechRequest, VoiceOptions
 from serve_app.settings import QUALITY_MP3_KBPS, SAMPLE_RATES, IngressConfig
 
 _VOICE_ID = re.compile(VOICE_ID_PATTERN)
@@ -158,6 +158,17 @@ class SpeechService:
             raise InvalidRequest("empty_input", f"{param} has nothing to speak.", param)
         return text
 
+    async def preview(self, request: NormalizeRequest) -> NormalisedText:
+        """What the voice would be given for ``request`` (no voice, no charge)."""
+        catalog = await self._catalog()
+        language = catalog.policy.canonical(request.language)
+        if language is None:
+            raise InvalidRequest(
+                "unsupported_language", f"Unknown language '{request.language}'.", "language"
+            )
+        text = self.check_text(request.input)
+        return await self.pipeline.normalise(text, language, request.quality)
+
     async def normalise(self, text: str, voicing: Voicing) -> NormalisedText:
         params = voicing.params
         return await self.pipeline.normalise(text, params.language, params.quality)
@@ -171,7 +182,7 @@ class SpeechService:
         normalised = await self.normalise(text, voicing)
         if not normalised.segments:
             raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
-        bill = await self.meter.hold(key.project_id, len(normalised.text))
+        bill = await self.meter.hold(key.project_id, len(text))
         return SpeechJob(request_id, voicing, normalised, bill, received_at)
 
     async def open(self, speech: SpeechJob) -> AsyncIterator[EncodedChunk]:

@@ -11,8 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile
+from hypothesis import settings
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+# Property tests: a few hundred examples in `make test`; `make fuzz` runs the
+# normaliser's properties for tens of thousands.
+settings.register_profile("ci", max_examples=300, deadline=None)
+settings.register_profile("fuzz", max_examples=50_000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # The response headers SPEC.md requires on every audio response.
 SPEC_HEADERS = (

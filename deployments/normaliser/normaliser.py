@@ -1,13 +1,20 @@
-"""The TextNormaliser: what users type in, what a voice should be given out."""
+"""The TextNormaliser: what users type in, what a voice should be given out.
+
+clean (Unicode hygiene) -> segment (sentences, a short first clause) -> read each
+segment in its language (numbers, money, dates, ...) -> transliterate romanised
+Hindi. Segments keep the offsets of the input they came from.
+"""
 
 from __future__ import annotations
 
 import unicodedata
 from collections import Counter
 
-from deployments.messages import NormalisedText
-from deployments.normaliser.cleaning import clean_text
+from deployments.messages import NormalisedText, Segment
+from deployments.normaliser.cleaning import clean
+from deployments.normaliser.languages import reader_for
 from deployments.normaliser.segmenter import PROFILES, segment
+from deployments.normaliser.transliteration import is_romanised, romanised_to_devanagari
 
 DEVANAGARI = range(0x0900, 0x0980)
 
@@ -36,18 +43,32 @@ def representation(text: str, language: str) -> str:
 
 
 class TextNormaliser:
-    """Cleans and segments text for a canonical language and a quality profile.
-
-    Language-specific reading rules (numbers, currency, dates) plug in here.
-    """
+    """Cleans, segments and reads text for a canonical language and a quality profile."""
 
     def normalise(self, text: str, language: str, quality: str = "balanced") -> NormalisedText:
-        """Normalise ``text`` (raises ``InvalidText`` for text that is not valid Unicode)."""
-        cleaned = clean_text(text)
-        segments = segment(cleaned, PROFILES[quality])
+        """Normalise ``text`` (raises ``InvalidText`` for text that is not valid Unicode).
+
+        Never raises for any other input; segment offsets index ``text`` itself.
+        """
+        cleaned = clean(text)
+        reader = reader_for(language)
+        romanised = language == "hi" and is_romanised(cleaned.text)
+        segments: list[Segment] = []
+        for piece in segment(cleaned.text, PROFILES[quality]):
+            spoken = reader.read(piece.text)
+            if romanised:
+                spoken = romanised_to_devanagari(spoken)
+            # Words put next to combining marks, or letters from transliteration,
+            # may compose differently: keep the output NFC.
+            spoken = unicodedata.normalize("NFC", spoken)
+            if not spoken:
+                continue
+            start, end = cleaned.span_in_input(piece.start, piece.end)
+            segments.append(Segment(len(segments), spoken, start, end))
+        spoken_text = " ".join(s.text for s in segments)
         return NormalisedText(
             language=language,
-            representation=representation(cleaned, language),
-            text=cleaned,
-            segments=segments,
+            representation=representation(spoken_text, language),
+            text=spoken_text,
+            segments=tuple(segments),
         )

@@ -13,7 +13,26 @@ from dataclasses import dataclass
 from deployments.messages import Segment
 
 _SENTENCE_END = re.compile(r"(?:[।॥?!…]+|\.+(?=\s|$))[\"'\u201d\u2019)\]]*")
+# Words whose full stop does not end a sentence (titles, units, "etc." mid-sentence).
+ABBREVIATIONS = frozenset(
+    "dr mr mrs ms prof sr jr st no vs etc rs "
+    "approx fig vol inc ltd co डॉ प्रो श्री सु कु स्व "
+    "पं मो रु कि मी सं पृ ई".split()
+)
 _CLAUSE_END = re.compile("[,;:\u060c\u2014\u2013](?=\\s)")
+_TOKEN_BEFORE = re.compile(r"[^\s\"'(\u201c\u2018]+$")
+
+
+def _ends_sentence(text: str, match: re.Match[str]) -> bool:
+    """A full stop ends a sentence unless it closes an abbreviation or an initial."""
+    if not match.group().startswith("."):
+        return True
+    token = _TOKEN_BEFORE.search(text, max(0, match.start() - 40), match.start())
+    if token is None:
+        return True
+    word = token.group()
+    initial = len(word) == 1 and word.isalpha()  # A. P. J. Abdul Kalam
+    return not (initial or word.casefold() in ABBREVIATIONS)
 
 
 @dataclass(frozen=True)
@@ -40,6 +59,8 @@ def _spans(text: str, pattern: re.Pattern[str], start: int, end: int) -> list[tu
     spans = []
     pos = start
     for match in pattern.finditer(text, start, end):
+        if pattern is _SENTENCE_END and not _ends_sentence(text, match):
+            continue
         spans.append((pos, match.end()))
         pos = match.end()
     if pos < end:

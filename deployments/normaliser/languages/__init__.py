@@ -1,0 +1,31 @@
+"""Per-language readers: how a native speaker reads numbers, money, dates and the rest.
+
+:func:`reader_for` is the extension point: a language gets a :class:`Reader`
+subclass (full rules: Hindi, English) or a cardinal speller plugged into the
+generic reader (numbers: Bengali, Tamil, Telugu, Marathi, Kannada). Languages
+without one keep their digits, converted to ASCII, for the engine to read.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from deployments.normaliser.languages.base import DigitsOnlyReader, NumberReader, Reader
+
+
+@functools.cache
+def reader_for(language: str) -> Reader:
+    from deployments.normaliser.languages import english, hindi, indic
+
+    readers: dict[str, type[Reader] | NumberReader] = {
+        "hi": hindi.HindiReader,
+        "en": english.EnglishReader,
+        **indic.NUMBER_READERS,
+    }
+    found = readers.get(language)
+    if found is None:
+        return DigitsOnlyReader()
+    return found() if isinstance(found, type) else found
+
+
+__all__ = ["Reader", "reader_for"]

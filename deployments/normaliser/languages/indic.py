@@ -1,0 +1,158 @@
+"""Numbers for other Indian languages: cardinal spellers plugged into the generic reader.
+
+Marathi, Tamil and Telugu are our own tables (checked by hand; 0-99 in Marathi are
+irregular like Hindi's, Tamil and Telugu compose tens and units with oblique
+forms). Bengali and Kannada use num2words, which spells them correctly.
+"""
+
+from __future__ import annotations
+
+from num2words import num2words
+
+from deployments.normaliser.languages.base import NumberReader
+
+MARATHI_ONES = (
+    "शून्य एक दोन तीन चार पाच सहा सात आठ नऊ "
+    "दहा अकरा बारा तेरा चौदा पंधरा सोळा सतरा अठरा एकोणीस "
+    "वीस एकवीस बावीस तेवीस चोवीस पंचवीस सव्वीस सत्तावीस अठ्ठावीस एकोणतीस "
+    "तीस एकतीस बत्तीस तेहतीस चौतीस पस्तीस छत्तीस सदतीस अडतीस एकोणचाळीस "
+    "चाळीस एक्केचाळीस बेचाळीस त्रेचाळीस चव्वेचाळीस पंचेचाळीस सेहेचाळीस सत्तेचाळीस अठ्ठेचाळीस एकोणपन्नास "
+    "पन्नास एक्कावन्न बावन्न त्रेपन्न चोपन्न पंचावन्न छप्पन्न सत्तावन्न अठ्ठावन्न एकोणसाठ "
+    "साठ एकसष्ट बासष्ट त्रेसष्ट चौसष्ट पासष्ट सहासष्ट सदुसष्ट अडुसष्ट एकोणसत्तर "
+    "सत्तर एक्काहत्तर बाहत्तर त्र्याहत्तर चौऱ्याहत्तर पंच्याहत्तर शहात्तर सत्याहत्तर अठ्ठ्याहत्तर एकोणऐंशी "
+    "ऐंशी एक्क्याऐंशी ब्याऐंशी त्र्याऐंशी चौऱ्याऐंशी पंच्याऐंशी शहाऐंशी सत्त्याऐंशी अठ्ठ्याऐंशी एकोणनव्वद "
+    "नव्वद एक्क्याण्णव ब्याण्णव त्र्याण्णव चौऱ्याण्णव पंच्याण्णव शहाण्णव सत्त्याण्णव अठ्ठ्याण्णव नव्व्याण्णव"
+).split()
+assert len(MARATHI_ONES) == 100
+
+
+def marathi(n: int) -> str:
+    if n < 100:
+        return MARATHI_ONES[n]
+    parts = []
+    for value, name in ((10**7, "कोटी"), (10**5, "लाख"), (1000, "हजार")):
+        if n >= value:
+            count, n = divmod(n, value)
+            parts.append(f"{marathi(count)} {name}")
+    if n >= 100:
+        count, n = divmod(n, 100)
+        if count == 1:
+            parts.append("एकशे" if n else "शंभर")
+        else:
+            parts.append(f"{MARATHI_ONES[count]}शे")
+    if n:
+        parts.append(MARATHI_ONES[n])
+    return " ".join(parts)
+
+
+TAMIL_UNITS = ("பூஜ்ஜியம் ஒன்று இரண்டு மூன்று நான்கு ஐந்து ஆறு ஏழு எட்டு ஒன்பது").split()
+TAMIL_TEENS = (
+    "பத்து பதினொன்று பன்னிரண்டு பதின்மூன்று பதினான்கு பதினைந்து பதினாறு பதினேழு பதினெட்டு பத்தொன்பது"
+).split()
+# (alone, before more): இருபது / இருபத்து ...
+TAMIL_TENS = {
+    2: ("இருபது", "இருபத்து"),
+    3: ("முப்பது", "முப்பத்து"),
+    4: ("நாற்பது", "நாற்பத்து"),
+    5: ("ஐம்பது", "ஐம்பத்து"),
+    6: ("அறுபது", "அறுபத்து"),
+    7: ("எழுபது", "எழுபத்து"),
+    8: ("எண்பது", "எண்பத்து"),
+    9: ("தொண்ணூறு", "தொண்ணூற்று"),
+}
+TAMIL_HUNDREDS = {
+    1: ("நூறு", "நூற்று"),
+    2: ("இருநூறு", "இருநூற்று"),
+    3: ("முந்நூறு", "முந்நூற்று"),
+    4: ("நானூறு", "நானூற்று"),
+    5: ("ஐந்நூறு", "ஐந்நூற்று"),
+    6: ("அறுநூறு", "அறுநூற்று"),
+    7: ("எழுநூறு", "எழுநூற்று"),
+    8: ("எண்ணூறு", "எண்ணூற்று"),
+    9: ("தொள்ளாயிரம்", "தொள்ளாயிரத்து"),
+}
+TAMIL_SCALES = ((10**7, "கோடி", "கோடியே"), (10**5, "லட்சம்", "லட்சத்து"), (1000, "ஆயிரம்", "ஆயிரத்து"))
+
+
+def tamil(n: int) -> str:
+    if n < 10:
+        return TAMIL_UNITS[n]
+    if n < 20:
+        return TAMIL_TEENS[n - 10]
+    parts = []
+    for value, alone, joined in TAMIL_SCALES:
+        if n >= value:
+            count, n = divmod(n, value)
+            scale = joined if n else alone
+            if count == 1:
+                parts.append(scale if value == 1000 else f"ஒரு {scale}")
+            else:
+                parts.append(f"{tamil(count)} {scale}")
+    if n >= 100:
+        count, n = divmod(n, 100)
+        parts.append(TAMIL_HUNDREDS[count][1 if n else 0])
+    if n >= 20:
+        tens, n = divmod(n, 10)
+        parts.append(TAMIL_TENS[tens][1 if n else 0])
+    if n:
+        parts.append(TAMIL_UNITS[n] if n < 10 else TAMIL_TEENS[n - 10])
+    return " ".join(parts)
+
+
+TELUGU_UNITS = ("సున్నా ఒకటి రెండు మూడు నాలుగు ఐదు ఆరు ఏడు ఎనిమిది తొమ్మిది").split()
+TELUGU_TEENS = ("పది పదకొండు పన్నెండు పదమూడు పద్నాలుగు పదిహేను పదహారు పదిహేడు పద్దెనిమిది పందొమ్మిది").split()
+TELUGU_TENS = ("_ _ ఇరవై ముప్పై నలభై యాభై అరవై డెబ్బై ఎనభై తొంభై").split()
+# Counts before a scale word take their adjective form: ఒక లక్ష, రెండు లక్షలు.
+TELUGU_SCALES = (
+    (10**7, "కోటి", "కోట్లు", "కోట్ల"),
+    (10**5, "లక్ష", "లక్షలు", "లక్షల"),
+    (1000, "వెయ్యి", "వేలు", "వేల"),
+)
+
+
+def _telugu_below_100(n: int) -> str:
+    if n < 10:
+        return TELUGU_UNITS[n]
+    if n < 20:
+        return TELUGU_TEENS[n - 10]
+    tens, units = divmod(n, 10)
+    return TELUGU_TENS[tens] + (f" {TELUGU_UNITS[units]}" if units else "")
+
+
+def telugu(n: int) -> str:
+    if n < 100:
+        return _telugu_below_100(n)
+    parts = []
+    for value, one, many, joined in TELUGU_SCALES:
+        if n >= value:
+            count, n = divmod(n, value)
+            if count == 1:
+                parts.append(one)
+            else:
+                parts.append(f"{telugu(count)} {joined if n else many}")
+    if n >= 100:
+        count, n = divmod(n, 100)
+        if count == 1:
+            parts.append("నూట" if n else "వంద")
+        else:
+            parts.append(f"{TELUGU_UNITS[count]} {'వందల' if n else 'వందలు'}")
+    if n:
+        parts.append(_telugu_below_100(n))
+    return " ".join(parts)
+
+
+def _library(lang: str) -> NumberReader:
+    def speller(n: int) -> str:
+        return str(num2words(n, lang=lang)).replace(",", "").strip()
+
+    words = {"bn": ("দশমিক", "মাইনাস", "শতাংশ"), "kn": ("ದಶಮಾಂಶ", "ಮೈನಸ್", "ಶೇಕಡಾ")}[lang]
+    return NumberReader(speller, *words)
+
+
+NUMBER_READERS: dict[str, NumberReader] = {
+    "mr": NumberReader(marathi, "दशांश", "उणे", "टक्के"),
+    "ta": NumberReader(tamil, "புள்ளி", "கழித்தல்", "சதவீதம்"),
+    "te": NumberReader(telugu, "పాయింట్", "మైనస్", "శాతం"),
+    "bn": _library("bn"),
+    "kn": _library("kn"),
+}
