@@ -72,8 +72,8 @@ class SegmentRecord(BaseModel):
 
 
 class NormalizeResponse(BaseModel):
-    """What a voice would be given: ``text`` (the segments joined by a space), and each
-    segment with its ``start``/``end`` offsets in ``input``."""
+    """What a voice would be given: ``text`` (the segments, joined as in the input), and
+    each segment with its ``start``/``end`` offsets in ``input``."""
 
     language: str
     representation: str

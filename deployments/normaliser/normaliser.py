@@ -65,7 +65,11 @@ class TextNormaliser:
                 continue
             start, end = cleaned.span_in_input(piece.start, piece.end)
             segments.append(Segment(len(segments), spoken, start, end))
-        spoken_text = " ".join(s.text for s in segments)
+        # Segments are joined as the input had them: a space where it had space.
+        spoken_text = "".join(
+            ("" if i == 0 or s.start == segments[i - 1].end else " ") + s.text
+            for i, s in enumerate(segments)
+        )
         return NormalisedText(
             language=language,
             representation=representation(spoken_text, language),

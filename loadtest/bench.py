@@ -1,0 +1,200 @@
+"""``make bench``: time to first audio and throughput, through the service and without it.
+
+Starts the service with the embedded default (``python -m serve_app.run``) on a
+free port, then for 1, 4, 16 and 64 concurrent streams sends raw-PCM speech
+requests for a short Hindi sentence and measures, per request, the time to the
+first audio byte and to the last. The same first-audio time is measured against
+the engine called in this process (normaliser + eSpeak, no serving), so the table
+shows the serving overhead. Prints a Markdown table with the machine it ran on.
+
+    python -m loadtest.bench [--duration 10] [--levels 1,4,16,64] [--text "..."]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+SHORT_HINDI = "नमस्ते, आप कैसे हैं? मैं ठीक हूँ।"
+KEY = "sk-proj-bench0000-" + "b" * 32
+SAMPLE_RATE = 22050
+
+
+@dataclass
+class LevelResult:
+    streams: int
+    ttfa_ms: list[float] = field(default_factory=list)
+    total_ms: list[float] = field(default_factory=list)
+    audio_s: float = 0.0
+    errors: int = 0
+    wall_s: float = 0.0
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+        cpu = names[0] if names else cpu
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def engine_direct_ms(text: str, repeats: int = 50) -> float:
+    """Median time to the first segment's audio with the engine in this process."""
+    from deployments.messages import SynthesisParams
+    from deployments.normaliser.normaliser import TextNormaliser
+    from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
+
+    synthesiser = Synthesiser.from_config(SynthesiserConfig())
+    normaliser = TextNormaliser()
+    params = SynthesisParams("default", "hi")
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        first = normaliser.normalise(text, "hi").segments[0]
+        synthesiser.speak(first, params)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+async def one_request(client: httpx.AsyncClient, text: str, result: LevelResult) -> None:
+    started = time.perf_counter()
+    first: float | None = None
+    size = 0
+    try:
+        async with client.stream(
+            "POST", "/v1/audio/speech", json={"input": text},
+            headers={"Authorization": f"Bearer {KEY}"},
+        ) as response:
+            if response.status_code != 200:
+                await response.aread()
+                result.errors += 1
+                return
+            async for chunk in response.aiter_raw():
+                if first is None and chunk:
+                    first = time.perf_counter()
+                size += len(chunk)
+    except httpx.HTTPError:
+        result.errors += 1
+        return
+    done = time.perf_counter()
+    if first is None:
+        result.errors += 1
+        return
+    result.ttfa_ms.append((first - started) * 1000)
+    result.total_ms.append((done - started) * 1000)
+    result.audio_s += size / 2 / SAMPLE_RATE
+
+
+async def run_level(url: str, text: str, streams: int, duration_s: float) -> LevelResult:
+    result = LevelResult(streams)
+    limits = httpx.Limits(max_connections=streams + 4, max_keepalive_connections=streams + 4)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+        await one_request(client, text, LevelResult(1))  # warm the path
+        deadline = time.perf_counter() + duration_s
+
+        async def worker() -> None:
+            while time.perf_counter() < deadline:
+                await one_request(client, text, result)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(streams)))
+        result.wall_s = time.perf_counter() - started
+    return result
+
+
+def start_service(port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "TTS_DEV_API_KEY": KEY, "PORT": str(port), "RAY_USAGE_STATS_ENABLED": "0"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "serve_app.run", "--port", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def wait_ready(url: str, timeout_s: float = 180) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            response = httpx.get(url + "/ready", headers={"Authorization": f"Bearer {KEY}"})
+            if response.status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(1)
+    raise TimeoutError("the service did not become ready")
+
+
+def table(results: list[LevelResult], direct_ms: float) -> str:
+    lines = [
+        "| streams | requests | TTFA p50 ms | TTFA p95 ms | p50 overhead vs engine ms "
+        "| RTF p50 | audio s / wall s | errors |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        rtf = [t / 1000 / (r.audio_s / max(len(r.total_ms), 1)) for t in r.total_ms]
+        lines.append(
+            f"| {r.streams} | {len(r.ttfa_ms)} | {percentile(r.ttfa_ms, 0.5):.1f} "
+            f"| {percentile(r.ttfa_ms, 0.95):.1f} | {percentile(r.ttfa_ms, 0.5) - direct_ms:.1f} "
+            f"| {percentile(rtf, 0.5):.3f} | {r.audio_s / r.wall_s:.1f} | {r.errors} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds per level")
+    parser.add_argument("--levels", default="1,4,16,64")
+    parser.add_argument("--text", default=SHORT_HINDI)
+    parser.add_argument("--url", help="measure a running service instead of starting one")
+    args = parser.parse_args()
+
+    direct = engine_direct_ms(args.text)
+    service = None
+    url = args.url
+    if url is None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        service = start_service(port)
+        url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url)
+        results = [
+            asyncio.run(run_level(url, args.text, int(n), args.duration))
+            for n in args.levels.split(",")
+        ]
+    finally:
+        if service is not None:
+            os.killpg(service.pid, 2)
+            service.wait(timeout=60)
+    print(f"\nMachine: {machine()}")
+    print(f"Text: {args.text!r} ({len(args.text)} characters), raw PCM, voice default")
+    print(f"Engine direct (normalise + synthesise the first segment, in process): "
+          f"{direct:.1f} ms median\n")
+    print(table(results, direct))
+
+
+if __name__ == "__main__":
+    main()
