@@ -84,7 +84,9 @@ async def one_request(client: httpx.AsyncClient, text: str, result: LevelResult)
     size = 0
     try:
         async with client.stream(
-            "POST", "/v1/audio/speech", json={"input": text},
+            "POST",
+            "/v1/audio/speech",
+            json={"input": text},
             headers={"Authorization": f"Bearer {KEY}"},
         ) as response:
             if response.status_code != 200:
@@ -128,7 +130,10 @@ def start_service(port: int) -> subprocess.Popen[bytes]:
     env = {**os.environ, "TTS_DEV_API_KEY": KEY, "PORT": str(port), "RAY_USAGE_STATS_ENABLED": "0"}
     return subprocess.Popen(
         [sys.executable, "-m", "serve_app.run", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
 
@@ -191,8 +196,10 @@ def main() -> None:
             service.wait(timeout=60)
     print(f"\nMachine: {machine()}")
     print(f"Text: {args.text!r} ({len(args.text)} characters), raw PCM, voice default")
-    print(f"Engine direct (normalise + synthesise the first segment, in process): "
-          f"{direct:.1f} ms median\n")
+    print(
+        f"Engine direct (normalise + synthesise the first segment, in process): "
+        f"{direct:.1f} ms median\n"
+    )
     print(table(results, direct))
 
 

@@ -1,26 +1,85 @@
-"""Locust users for the speech service: raw chunked audio and SSE.
+"""Locust users for the speech service: raw chunked audio, SSE and WebSocket.
 
 Each request also reports its time to first audio (the first audio byte, not the
-response headers) as a request of type ``TTFA``, so Locust's statistics show it
-next to the total time.
+response headers) as a request of type ``TTFA``, next to its total time.
 
     TTS_API_KEY=sk-... locust -f loadtest/locustfile.py --host http://127.0.0.1:8000 \\
-        --headless -u 16 -r 4 -t 60s --csv var/load
+        --headless -u 16 -r 4 -t 60s --csv var/load \\
+        --max-fail-ratio 0.01 --max-ttfa-p95-ms 500
+
+Add ``loadtest/shapes.py`` to ``-f`` for the staged 1 -> 4 -> 16 -> 64 user shape.
+The run exits non-zero when the failure ratio or any TTFA p95 passes its threshold.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import random
 import time
+from typing import Any
 
-from locust import HttpUser, between, events, task
+import websocket
+from locust import HttpUser, User, between, events, task
+from locust.env import Environment
 
 from loadtest.texts import ENGLISH, HINDI
 
 
 def _api_key() -> str:
     return os.environ.get("TTS_API_KEY") or os.environ.get("TTS_DEV_API_KEY", "")
+
+
+@events.init_command_line_parser.add_listener
+def _thresholds(parser: Any) -> None:
+    parser.add_argument(
+        "--max-fail-ratio",
+        type=float,
+        default=None,
+        help="exit 1 if failures / requests is above this",
+    )
+    parser.add_argument(
+        "--max-ttfa-p95-ms",
+        type=float,
+        default=None,
+        help="exit 1 if a TTFA p95 (ms) is above this",
+    )
+
+
+@events.quitting.add_listener
+def _judge(environment: Environment, **_: Any) -> None:
+    options = environment.parsed_options
+    stats = environment.stats
+    verdicts = []
+    if (
+        options
+        and options.max_fail_ratio is not None
+        and stats.total.fail_ratio > options.max_fail_ratio
+    ):
+        verdicts.append(f"failure ratio {stats.total.fail_ratio:.3f} > {options.max_fail_ratio}")
+    if options and options.max_ttfa_p95_ms is not None:
+        for entry in stats.entries.values():
+            p95 = entry.get_response_time_percentile(0.95)
+            if entry.method == "TTFA" and p95 > options.max_ttfa_p95_ms:
+                verdicts.append(
+                    f"TTFA p95 of {entry.name} {p95:.0f} ms > {options.max_ttfa_p95_ms}"
+                )
+    for verdict in verdicts:
+        print(f"THRESHOLD FAILED: {verdict}")
+    if verdicts:
+        environment.process_exit_code = 1
+
+
+def _report_ttfa(name: str, started: float, first: float, size: int) -> None:
+    events.request.fire(
+        request_type="TTFA",
+        name=name,
+        response_time=(first - started) * 1000.0,
+        response_length=size,
+        exception=None,
+        context={},
+    )
 
 
 class SpeechUser(HttpUser):
@@ -46,24 +105,14 @@ class SpeechUser(HttpUser):
             first: float | None = None
             size = 0
             for chunk in response.iter_content(chunk_size=None):
-                if (
-                    first is None
-                    and chunk
-                    and (first_audio_marker is None or first_audio_marker in chunk)
-                ):
+                marked = first_audio_marker is None or first_audio_marker in chunk
+                if first is None and chunk and marked:
                     first = time.perf_counter()
                 size += len(chunk)
             if first is None:
                 response.failure("no audio in the response")
                 return
-            events.request.fire(
-                request_type="TTFA",
-                name=name,
-                response_time=(first - started) * 1000.0,
-                response_length=size,
-                exception=None,
-                context={},
-            )
+            _report_ttfa(name, started, first, size)
             response.success()
 
 
@@ -92,3 +141,62 @@ class SseUser(SpeechUser):
     def hindi_sse(self) -> None:
         body: dict[str, object] = {"input": random.choice(HINDI), "stream_format": "sse"}
         self._speech("sse pcm hi", body, b"audio.delta")
+
+
+class WebSocketUser(User):
+    """Streams a text word by word over WS stream-input (Locust has no WebSocket
+    user of its own: this one is written on websocket-client)."""
+
+    weight = 1
+    wait_time = between(0.2, 1.0)
+
+    @task
+    def hindi_words(self) -> None:
+        name = "ws pcm hi"
+        url = (self.host or "").replace("http", "ws", 1) + "/v1/audio/speech/stream-input/default"
+        started = time.perf_counter()
+        first: float | None = None
+        size = 0
+        try:
+            ws = websocket.create_connection(
+                url, header=[f"Authorization: Bearer {_api_key()}"], timeout=60
+            )
+            try:
+                ws.send(json.dumps({"text": " "}))
+                for word in random.choice(HINDI).split(" "):
+                    ws.send(json.dumps({"text": word + " "}))
+                ws.send(json.dumps({"text": ""}))
+                while True:
+                    message = json.loads(ws.recv())
+                    if "error" in message:
+                        raise RuntimeError(message["error"]["code"])
+                    if message.get("isFinal"):
+                        break
+                    if first is None:
+                        first = time.perf_counter()
+                    size += len(base64.b64decode(message["audio"]))
+            finally:
+                ws.close()
+        except Exception as e:  # reported to Locust as this request's failure
+            events.request.fire(
+                request_type="WS",
+                name=name,
+                response_time=(time.perf_counter() - started) * 1000.0,
+                response_length=size,
+                exception=e,
+                context={},
+            )
+            return
+        events.request.fire(
+            request_type="WS",
+            name=name,
+            response_time=(time.perf_counter() - started) * 1000.0,
+            response_length=size,
+            exception=None,
+            context={},
+        )
+        if first is not None:
+            _report_ttfa(name, started, first, size)
+
+
+__all__ = ["RawAudioUser", "SseUser", "WebSocketUser"]

@@ -62,7 +62,7 @@ class Meter:
 
     async def hold(self, project_id: str, characters: int) -> Bill:
         """A new bill with a hold for speaking ``characters``; 402 if the balance is short."""
-        bill = Bill(hold_id=uuid.uuid4().hex)
+        bill = Bill(hold_id=uuid.uuid4().hex, checkpoint_at=time.monotonic())
         worst_case = self.cost(characters, delivered=True)
         try:
             await asyncio.to_thread(self._store.hold, project_id, bill.hold_id, worst_case)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, TypeVar
 
 from fastapi import FastAPI, Request
@@ -154,16 +154,21 @@ def from_validation_error(exc: RequestValidationError | ValidationError) -> Serv
     )
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    """Map every exception to the API's error shape; the only place that does."""
+def install_error_handlers(app: FastAPI, on_error: Callable[[str], None]) -> None:
+    """Map every exception to the API's error shape; the only place that does.
+    ``on_error`` hears the code of every error answered (for the metrics)."""
+
+    def respond(error: ServiceError, request: Request) -> JSONResponse:
+        on_error(error.code)
+        return error_response(error, request_id_of(request))
 
     async def on_service_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ServiceError)
-        return error_response(exc, request_id_of(request))
+        return respond(exc, request)
 
     async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        return error_response(from_validation_error(exc), request_id_of(request))
+        return respond(from_validation_error(exc), request)
 
     async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
@@ -174,11 +179,11 @@ def install_error_handlers(app: FastAPI) -> None:
             error = NotFound("not_found", f"No route {request.url.path}.")
         else:
             error = InternalError()
-        return error_response(error, request_id_of(request))
+        return respond(error, request)
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         logger.exception("unhandled error in request %s", request_id_of(request))
-        return error_response(InternalError(), request_id_of(request))
+        return respond(InternalError(), request)
 
     app.add_exception_handler(ServiceError, on_service_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)

@@ -8,6 +8,7 @@ from fastapi import FastAPI
 from ray import serve
 from ray.serve.handle import DeploymentHandle
 
+from serve_app.metrics import ServeMetrics
 from serve_app.routes import create_app
 from serve_app.settings import IngressConfig
 from serve_app.state import IngressState
@@ -22,7 +23,7 @@ class IngressReplica:
     ) -> None:
         """``settings``: IngressConfig fields; those left out come from ``TTS_*`` variables."""
         config = IngressConfig.from_env(**(settings or {}))
-        self._state = IngressState(config, normaliser, encoder)
+        self._state = IngressState(config, normaliser, encoder, ServeMetrics())
 
     def __serve_build_asgi_app__(self) -> FastAPI:
         return create_app(self._state)
@@ -32,4 +33,5 @@ Ingress = serve.deployment(
     name="Ingress",
     ray_actor_options={"num_cpus": 0.5},
     max_ongoing_requests=256,
+    max_queued_requests=64,
 )(serve.ingress()(IngressReplica))

@@ -56,7 +56,7 @@ def sse_event(name: str, payload: BaseModel | dict[str, object]) -> bytes:
 
 
 async def raw_audio(service: SpeechService, speech: SpeechJob) -> Response:
-    stream = await service.open(speech)
+    stream = await service.open(speech, "http")
 
     async def body() -> AsyncIterator[bytes]:
         async for chunk in stream:
@@ -65,14 +65,14 @@ async def raw_audio(service: SpeechService, speech: SpeechJob) -> Response:
 
     return SettlingStreamingResponse(
         body(),
-        functools.partial(service.meter.settle, speech.bill),
+        functools.partial(service.finish, speech),
         media_type=speech.voicing.content_type,
         headers=speech.headers(),
     )
 
 
 async def sse(service: SpeechService, speech: SpeechJob) -> Response:
-    stream = await service.open(speech)
+    stream = await service.open(speech, "sse")
     ttfa_ms = elapsed_ms(speech.received_at)
 
     async def body() -> AsyncIterator[bytes]:
@@ -94,7 +94,7 @@ async def sse(service: SpeechService, speech: SpeechJob) -> Response:
     headers = {**speech.headers(), "x-accel-buffering": "no"}
     return SettlingStreamingResponse(
         body(),
-        functools.partial(service.meter.settle, speech.bill),
+        functools.partial(service.finish, speech),
         media_type=SSE_CONTENT_TYPE,
         headers=headers,
     )
@@ -102,15 +102,15 @@ async def sse(service: SpeechService, speech: SpeechJob) -> Response:
 
 async def buffered(service: SpeechService, speech: SpeechJob) -> Response:
     started = time.perf_counter()
-    stream = await service.open(speech)
+    stream = await service.open(speech, "buffered")
     try:
         parts = [chunk async for chunk in stream]
     except BaseException:
-        await service.meter.settle(speech.bill)  # nothing was delivered: hold released
+        await service.finish(speech)  # nothing was delivered: nothing is charged
         raise
     for chunk in parts:
         speech.bill.add(chunk)
-    usage = await service.meter.settle(speech.bill)
+    usage = await service.finish(speech)
     headers = {
         **speech.headers(),
         "x-service-generation-ms": str(round(elapsed_ms(started))),

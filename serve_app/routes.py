@@ -64,7 +64,7 @@ def create_app(state: IngressState) -> FastAPI:
         description="Text in, speech out: buffered, chunked, SSE. See SPEC.md.",
         responses=ERRORS,
     )
-    install_error_handlers(app)
+    install_error_handlers(app, state.metrics.rejected)
     app.add_middleware(RequestContextMiddleware, max_body_bytes=state.config.max_body_bytes)
     any_key = Depends(state.auth.require(None))
     speech_key = Depends(state.auth.require("speech"))

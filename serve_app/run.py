@@ -24,6 +24,9 @@ def main() -> None:
     args = parser.parse_args()
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    # Measured here: time to first audio 56 -> 39 ms at one stream (README,
+    # Performance). Our code never blocks an event loop, which this mode needs.
+    os.environ.setdefault("RAY_SERVE_THROUGHPUT_OPTIMIZED", "1")
     key = os.environ.get("TTS_DEV_API_KEY") or new_key(prefix="dev")
     os.environ["TTS_DEV_API_KEY"] = key
     config = IngressConfig.from_env()
@@ -40,7 +43,7 @@ def main() -> None:
         address="local",
         num_cpus=args.num_cpus,
         include_dashboard=False,
-        runtime_env={"env_vars": {"TTS_DEV_API_KEY": key, "RAY_USAGE_STATS_ENABLED": "0"}},
+        runtime_env={"env_vars": {"TTS_DEV_API_KEY": key}},
     )
     serve.start(http_options={"host": args.host, "port": args.port})
     serve.run(build_app(), name="speech", route_prefix="/")

@@ -38,6 +38,9 @@ class IngressConfig(BaseModel):
     price_per_request_deci_micros: int = Field(0, ge=0)
     dev_api_key: str | None = None
     dev_starting_balance_deci_micros: int = Field(100_000_000, ge=0)
+    max_active_requests: int = Field(
+        96, gt=0, description="Speech requests and sessions one replica serves at once."
+    )
     ws_max_message_bytes: int = Field(65_536, gt=0)
     ws_max_buffered_chars: int = Field(8_192, gt=0)
     hold_lease_s: float = Field(

@@ -25,11 +25,13 @@ from deployments.messages import (
 )
 from deployments.synthesis.voices import VOICE_ID_PATTERN, VoiceConfig
 from serve_app.accounts import ApiKey
+from serve_app.admission import Admission, Ticket
 from serve_app.billing import Bill, Meter
 from serve_app.catalog import Catalog
 from serve_app.errors import InvalidRequest, NotFound
+from serve_app.metrics import Metrics
 from serve_app.pipeline import Pipeline
-from serve_app.protocol import NormalizeRequest, SpeechRequest, VoiceOptions
+from serve_app.protocol import NormalizeRequest, RequestUsage, SpeechRequest, VoiceOptions
 from serve_app.settings import QUALITY_MP3_KBPS, SAMPLE_RATES, IngressConfig
 
 _VOICE_ID = re.compile(VOICE_ID_PATTERN)
@@ -61,6 +63,7 @@ class SpeechJob:
     text: NormalisedText
     bill: Bill
     received_at: float
+    ticket: Ticket
 
     @property
     def job(self) -> EncodeJob:
@@ -85,9 +88,13 @@ class SpeechService:
         catalog: Callable[[], Awaitable[Catalog]],
         meter: Meter,
         config: IngressConfig,
+        admission: Admission,
+        metrics: Metrics,
     ) -> None:
         self.pipeline = pipeline
         self.meter = meter
+        self.admission = admission
+        self.metrics = metrics
         self._catalog = catalog
         self._config = config
 
@@ -176,21 +183,27 @@ class SpeechService:
     async def prepare(
         self, request: SpeechRequest, key: ApiKey, request_id: str, received_at: float
     ) -> SpeechJob:
-        """Validate ``request``, normalise its text and hold its worst-case cost."""
-        voicing = await self.choose(request, request.stream)
-        text = self.check_text(request.input)
-        normalised = await self.normalise(text, voicing)
-        if not normalised.segments:
-            raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
-        bill = await self.meter.hold(key.project_id, len(text))
-        return SpeechJob(request_id, voicing, normalised, bill, received_at)
+        """Admit ``request`` (503 past capacity), validate it, normalise its text and
+        hold its worst-case cost. The job must end with :meth:`finish`."""
+        ticket = self.admission.enter()
+        try:
+            voicing = await self.choose(request, request.stream)
+            text = self.check_text(request.input)
+            normalised = await self.normalise(text, voicing)
+            if not normalised.segments:
+                raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
+            bill = await self.meter.hold(key.project_id, len(text))
+        except BaseException:
+            ticket.release()
+            raise
+        return SpeechJob(request_id, voicing, normalised, bill, received_at, ticket)
 
-    async def open(self, speech: SpeechJob) -> AsyncIterator[EncodedChunk]:
+    async def open(self, speech: SpeechJob, transport: str) -> AsyncIterator[EncodedChunk]:
         """The job's encoded audio, its first chunk already in hand.
 
         Awaiting this raises :class:`ServiceError` if synthesis fails before any
-        audio exists (the hold is then released), so the caller can still answer
-        with an HTTP error.
+        audio exists (the job is then finished: nothing is charged), so the caller
+        can still answer with an HTTP error.
         """
         stream = self.pipeline.encode(speech.job)
         try:
@@ -198,9 +211,28 @@ class SpeechService:
         except StopAsyncIteration:
             first = None
         except BaseException:
-            await self.meter.settle(speech.bill)
+            await self.finish(speech)
             raise
+        self.metrics.first_audio(
+            elapsed_ms(speech.received_at), transport, speech.voicing.output.format
+        )
         return _prepend(first, stream)
+
+    async def finish(self, speech: SpeechJob) -> RequestUsage:
+        """Settle the bill for what was delivered and free the request's place."""
+        try:
+            usage = await self.meter.settle(speech.bill)
+        finally:
+            speech.ticket.release()
+        params = speech.voicing.params
+        self.metrics.finished(
+            params.voice,
+            params.language,
+            usage.characters,
+            usage.audio_ms / 1000,
+            elapsed_ms(speech.received_at) / 1000,
+        )
+        return usage
 
 
 def with_alignment(voicing: Voicing, output: OutputParams) -> Voicing:

@@ -9,9 +9,11 @@ from typing import Any
 from deployments.normaliser.policy import LanguagePolicy
 from deployments.synthesis.voices import VoiceRegistry
 from serve_app.accounts import AccountStore, Usage, ensure_dev_project
+from serve_app.admission import Admission
 from serve_app.auth import Authenticator
 from serve_app.billing import Meter
 from serve_app.catalog import Catalog
+from serve_app.metrics import Metrics, NullMetrics
 from serve_app.pipeline import Pipeline
 from serve_app.settings import IngressConfig
 from serve_app.speech import SpeechService
@@ -26,7 +28,9 @@ class IngressState:
     stand-ins with the same surface, for tests without Ray).
     """
 
-    def __init__(self, config: IngressConfig, normaliser: Any, encoder: Any) -> None:
+    def __init__(
+        self, config: IngressConfig, normaliser: Any, encoder: Any, metrics: Metrics | None = None
+    ) -> None:
         self.config = config
         self.registry = VoiceRegistry.from_file(config.voices_path)
         self.policy = LanguagePolicy.from_file(config.language_policy_path)
@@ -38,7 +42,11 @@ class IngressState:
         self.pipeline = Pipeline(normaliser, encoder)
         self.auth = Authenticator(self.store)
         self.meter = Meter(self.store, config)
-        self.speech = SpeechService(self.pipeline, self.catalog, self.meter, config)
+        self.metrics: Metrics = metrics or NullMetrics()
+        self.admission = Admission(config.max_active_requests)
+        self.speech = SpeechService(
+            self.pipeline, self.catalog, self.meter, config, self.admission, self.metrics
+        )
         self._catalog: Catalog | None = None
         self._catalog_lock = asyncio.Lock()
 

@@ -23,6 +23,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from deployments.encoding.writers import Writer, make_writer
 from deployments.messages import EncodedChunk, EncodeJob, SynthesisJob
 from serve_app.accounts import ApiKey
+from serve_app.admission import Ticket
 from serve_app.billing import Bill
 from serve_app.errors import (
     AuthenticationFailed,
@@ -39,7 +40,7 @@ from serve_app.protocol import (
     WsInputMessage,
     WsQuery,
 )
-from serve_app.speech import Voicing, with_alignment
+from serve_app.speech import Voicing, elapsed_ms, with_alignment
 from serve_app.state import IngressState
 from serve_app.text_buffer import Piece, TextBuffer
 
@@ -61,6 +62,7 @@ class StreamInputSession:
         self._audio: asyncio.Queue[tuple[Piece, EncodedChunk] | None] = asyncio.Queue(maxsize=8)
         self._bill: Bill | None = None
         self._close_reason = ""
+        self._started = websocket.scope["state"]["received_at"]
 
     async def run(self) -> None:
         """Serve the session to its end. Every way out settles what was delivered,
@@ -68,7 +70,9 @@ class StreamInputSession:
         await self._ws.accept()
         error: ServiceError | None = None
         client_left = False
+        ticket: Ticket | None = None
         try:
+            ticket = self._state.admission.enter()
             first = await self._open()
             if first is None:
                 self._close_reason = "inactivity timeout"
@@ -82,8 +86,17 @@ class StreamInputSession:
             logger.exception("stream-input session %s failed", self._request_id)
             error = InternalError()
         finally:
+            if ticket is not None:
+                ticket.release()
             if self._bill is not None:
-                await self._state.meter.settle(self._bill)
+                usage = await self._state.meter.settle(self._bill)
+                self._state.metrics.finished(
+                    self._voicing.params.voice,
+                    self._voicing.params.language,
+                    usage.characters,
+                    usage.audio_ms / 1000,
+                    elapsed_ms(self._started) / 1000,
+                )
         if error is not None:
             await self._fail(error)
         elif not client_left:
@@ -197,17 +210,24 @@ class StreamInputSession:
         while (item := await self._audio.get()) is not None:
             chunk = item[1]
             pending.append(item)
-            data = writer.write(_pcm_to_float(chunk.data)) if fmt == "mp3" else chunk.data
+            if fmt == "mp3":
+                data = await asyncio.to_thread(writer.write, _pcm_to_float(chunk.data))
+            else:
+                data = chunk.data
             if data:
                 await self._send_audio(index, data, chunk)
                 index += 1
                 await self._delivered(pending)
-        tail = writer.finish()
+        tail = await asyncio.to_thread(writer.finish)
         if tail:
             await self._send_audio(index, tail, None)
         await self._delivered(pending)
 
     async def _send_audio(self, index: int, data: bytes, chunk: EncodedChunk | None) -> None:
+        if index == 0:
+            self._state.metrics.first_audio(
+                elapsed_ms(self._started), "websocket", self._query.response_format
+            )
         alignment = chunk.alignment.as_wire() if chunk and chunk.alignment else None
         message = WsAudioMessage(
             audio=base64.b64encode(data).decode("ascii"), index=index, alignment=alignment
@@ -256,6 +276,7 @@ class StreamInputSession:
     async def _fail(self, error: ServiceError) -> None:
         """Send the error frame, then close: 1008 for the client's fault, 1011 for ours."""
         code = POLICY_VIOLATION if error.status < 500 else SERVER_ERROR
+        self._state.metrics.rejected(error.code)
         try:
             await self._ws.send_text(json.dumps(error.body(self._request_id)))
             await self._ws.close(code, error.code)

@@ -42,4 +42,5 @@ AudioEncoderDeployment = serve.deployment(
     name="AudioEncoder",
     ray_actor_options={"num_cpus": 0.25},
     max_ongoing_requests=128,
+    max_queued_requests=64,
 )(AudioEncoderReplica)

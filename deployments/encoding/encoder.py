@@ -43,7 +43,7 @@ async def encode_stream(
             pending_samples, pending_alignment = 0, None
     if session is None:
         return
-    data, samples = session.finish()
+    data, samples = await asyncio.to_thread(session.finish)
     pending_samples += samples
     if data or pending_samples:
         yield EncodedChunk(data, session.sample_rate, pending_samples, end_char, pending_alignment)

@@ -24,4 +24,5 @@ TextNormaliserDeployment = serve.deployment(
     name="TextNormaliser",
     ray_actor_options={"num_cpus": 0.25},
     max_ongoing_requests=64,
+    max_queued_requests=256,
 )(TextNormaliserReplica)

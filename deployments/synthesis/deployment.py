@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+import functools
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -10,23 +10,28 @@ from ray import serve
 
 from deployments.messages import AudioChunk, SynthesisJob
 from deployments.synthesis.engine import CancelToken, EngineInfo
+from deployments.synthesis.scheduler import SegmentScheduler
 from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
 
 
 class SynthesiserReplica:
     def __init__(self, config: SynthesiserConfig | dict[str, Any] | None = None) -> None:
-        self._synthesiser = Synthesiser.from_config(SynthesiserConfig.model_validate(config or {}))
+        parsed = SynthesiserConfig.model_validate(config or {})
+        self._synthesiser = Synthesiser.from_config(parsed)
+        self._scheduler = SegmentScheduler(parsed.workers)
 
     async def synthesize(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]:
         """Yield one :class:`AudioChunk` per segment of ``job``, in order.
 
-        Engine calls run in a worker thread. Raises ``EngineError`` when a segment
-        cannot be spoken; when the caller stops reading, synthesis stops.
+        Engine calls run on the scheduler's threads, a stream's first segment ahead
+        of other streams' later ones. Raises ``EngineError`` when a segment cannot
+        be spoken; when the caller stops reading, synthesis stops.
         """
         cancel = CancelToken()
         try:
-            for segment in job.segments:
-                yield await asyncio.to_thread(self._synthesiser.speak, segment, job.params, cancel)
+            for i, segment in enumerate(job.segments):
+                speak = functools.partial(self._synthesiser.speak, segment, job.params, cancel)
+                yield await self._scheduler.run(speak, first=i == 0)
         finally:
             cancel.cancel()
 
@@ -38,6 +43,7 @@ class SynthesiserReplica:
 SynthesiserDeployment = serve.deployment(
     name="Synthesiser",
     ray_actor_options={"num_cpus": 0.5},
-    max_ongoing_requests=64,
+    max_ongoing_requests=128,
+    max_queued_requests=64,
     health_check_period_s=10,
 )(SynthesiserReplica)

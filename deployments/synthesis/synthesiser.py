@@ -23,6 +23,7 @@ class SynthesiserConfig(BaseModel):
 
     voices_path: str = str(CONFIGS / "voices.yaml")
     engines: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    workers: int = Field(default=1, ge=1, description="Engine calls run at once (1 for eSpeak).")
 
     @field_validator("voices_path")
     @classmethod

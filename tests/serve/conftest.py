@@ -34,6 +34,7 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    os.environ.setdefault("RAY_SERVE_THROUGHPUT_OPTIMIZED", "1")  # as make run serves
     import ray
     from ray import serve
 

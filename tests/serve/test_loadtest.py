@@ -1,4 +1,4 @@
-"""Locust's CLI against the running service: a short, bounded run with no failures."""
+"""Locust's CLI against the running service: short, bounded runs on loopback."""
 
 from __future__ import annotations
 
@@ -16,10 +16,8 @@ pytestmark = pytest.mark.serve
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_locust_run_records_time_to_first_audio(service: Service, tmp_path: Path) -> None:
-    prefix = tmp_path / "load"
-    env = {**os.environ, "TTS_API_KEY": service.key}
-    result = subprocess.run(
+def locust(service: Service, prefix: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [
             sys.executable,
             "-m",
@@ -34,23 +32,37 @@ def test_locust_run_records_time_to_first_audio(service: Service, tmp_path: Path
             "-r",
             "4",
             "-t",
-            "6s",
+            "5s",
             "--csv",
             str(prefix),
             "--only-summary",
             "--stop-timeout",
-            "5",
+            "10",
+            *extra,
         ],
         cwd=ROOT,
-        env=env,
+        env={**os.environ, "TTS_API_KEY": service.key},
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
-    assert result.returncode == 0, result.stderr[-2000:]
-    with open(f"{prefix}_stats.csv", newline="") as f:
+
+
+def test_locust_records_time_to_first_audio_for_every_transport(
+    service: Service, tmp_path: Path
+) -> None:
+    result = locust(service, tmp_path / "load", "--max-fail-ratio", "0")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    with open(tmp_path / "load_stats.csv", newline="") as f:
         rows = {(r["Type"], r["Name"]): r for r in csv.DictReader(f)}
-    ttfa = [r for (kind, _), r in rows.items() if kind == "TTFA"]
-    assert ttfa and all(int(r["Request Count"]) > 0 for r in ttfa)
+    ttfa = {name for kind, name in rows if kind == "TTFA"}
+    assert ttfa, rows.keys()
+    assert all(int(rows[("TTFA", name)]["Request Count"]) > 0 for name in ttfa)
     assert int(rows[("", "Aggregated")]["Failure Count"]) == 0
+
+
+def test_a_broken_threshold_fails_the_run(service: Service, tmp_path: Path) -> None:
+    result = locust(service, tmp_path / "strict", "--max-ttfa-p95-ms", "0.001")
+    assert result.returncode == 1
+    assert "THRESHOLD FAILED" in result.stdout + result.stderr

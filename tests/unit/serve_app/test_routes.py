@@ -2,12 +2,15 @@
 
 import base64
 import json
+from pathlib import Path
 
 import httpx
 import pytest
 
+from serve_app.routes import create_app
 from serve_app.state import IngressState
 from tests.conftest import SPEC_HEADERS, decode, pcm_seconds
+from tests.unit.serve_app.conftest import DEV_KEY, make_state
 
 HI = "नमस्ते, आप कैसे हैं? मैं ठीक हूँ।"
 
@@ -300,3 +303,20 @@ async def test_audio_follows_the_normalised_text(
     assert abs(len(written.content) - len(words.content)) < 0.02 * len(words.content)
     romanised = await speak(client, auth, input="aap kaise hain", stream=False)
     assert romanised.headers["x-service-representation"] == "devanagari"
+
+
+async def test_past_capacity_the_answer_is_503_with_retry_after(tmp_path: Path) -> None:
+    state = make_state(tmp_path, max_active_requests=1)
+    auth = {"Authorization": f"Bearer {DEV_KEY}"}
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        busy = state.admission.enter()
+        refused = await client.post("/v1/audio/speech", headers=auth, json={"input": HI})
+        busy.release()
+        admitted = await client.post("/v1/audio/speech", headers=auth, json={"input": HI})
+    assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
+    assert refused.json()["error"]["code"] == "overloaded"
+    assert refused.json()["error"]["type"] == "overloaded_error"
+    assert admitted.status_code == 200 and state.admission.active == 0
+    project = state.store.find_project("dev")
+    assert state.store.usage(project).requests == 1  # the refused one cost nothing
