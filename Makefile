@@ -1,5 +1,6 @@
 # make run   - install into .venv (if needed) and serve on 127.0.0.1:$(PORT)
 # make test  - install, lint (ruff, mypy), run the whole test suite
+# make bench - time to first audio and throughput, service vs engine (not in CI)
 # make fuzz  - a long property-based fuzz run of the text normaliser (not in CI)
 VENV ?= .venv
 PYTHON ?= python3
@@ -8,7 +9,7 @@ PORT ?= 8000
 export RAY_USAGE_STATS_ENABLED := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install run test lint unit serve-tests fuzz clean
+.PHONY: install run test lint unit serve-tests fuzz bench clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +34,10 @@ unit: install
 
 serve-tests: install
 	$(PY) -m pytest tests/serve
+
+# Not part of `make test`: time to first audio and throughput at 1/4/16/64 streams.
+bench: install
+	$(PY) -m loadtest.bench
 
 # Not part of `make test`: a long property-based fuzz run of the text normaliser.
 fuzz: install

@@ -21,6 +21,10 @@ def main() -> None:
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--num-cpus", type=float, default=None)
+    parser.add_argument(
+        "--metrics-port", type=int, default=int(os.environ.get("METRICS_PORT", "8080")),
+        help="Prometheus metrics (Ray's, Serve's and ours) at http://127.0.0.1:PORT/metrics",
+    )
     args = parser.parse_args()
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -43,12 +47,14 @@ def main() -> None:
         address="local",
         num_cpus=args.num_cpus,
         include_dashboard=False,
+        _metrics_export_port=args.metrics_port,
         runtime_env={"env_vars": {"TTS_DEV_API_KEY": key}},
     )
     serve.start(http_options={"host": args.host, "port": args.port})
     serve.run(build_app(), name="speech", route_prefix="/")
     url = f"http://{args.host}:{args.port}"
-    print(f"\nSpeech service ready at {url}\nAPI key: {key}\n", flush=True)
+    print(f"\nSpeech service ready at {url}\nAPI key: {key}", flush=True)
+    print(f"Metrics (Prometheus): http://127.0.0.1:{args.metrics_port}/metrics\n", flush=True)
     print(
         f"  curl -sS {url}/v1/audio/speech -H 'Authorization: Bearer {key}' \\\n"
         "    -H 'Content-Type: application/json' \\\n"

@@ -19,6 +19,7 @@ class Service:
     url: str
     key: str
     database_url: str
+    metrics_url: str
 
     @property
     def auth(self) -> dict[str, str]:
@@ -41,11 +42,13 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     from serve_app.app import build_app
 
     database = Path(tmp_path_factory.mktemp("ledger")) / "ledger.sqlite3"
+    metrics_port = free_port()
     ray.init(
         address="local",
         num_cpus=2,
         include_dashboard=False,
         log_to_driver=False,
+        _metrics_export_port=metrics_port,
         runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}},
     )
     port = free_port()
@@ -54,7 +57,12 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     app = build_app({"ingress": {"database_url": database_url, "dev_api_key": KEY}})
     serve.run(app, name="speech", route_prefix="/")
     try:
-        yield Service(f"http://127.0.0.1:{port}", KEY, database_url)
+        yield Service(
+            f"http://127.0.0.1:{port}",
+            KEY,
+            database_url,
+            f"http://127.0.0.1:{metrics_port}/metrics",
+        )
     finally:
         serve.shutdown()
         ray.shutdown()
