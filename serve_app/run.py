@@ -22,7 +22,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--num-cpus", type=float, default=None)
     parser.add_argument(
-        "--metrics-port", type=int, default=int(os.environ.get("METRICS_PORT", "8080")),
+        "--metrics-port",
+        type=int,
+        default=int(os.environ.get("METRICS_PORT", "8080")),
         help="Prometheus metrics (Ray's, Serve's and ours) at http://127.0.0.1:PORT/metrics",
     )
     args = parser.parse_args()
