@@ -32,11 +32,27 @@ class Catalog:
         self.registry = registry
         self.policy = policy
         self.engines = {info.name: info for info in engines}
+        loaded = {voice for info in engines for voice in info.voices}
+        self._voices = {v.id: v for v in registry.all() if v.id in loaded}
+
+    def voice(self, voice_id: str) -> VoiceConfig | None:
+        """A registered voice that is loaded on the synthesisers, or None."""
+        return self._voices.get(voice_id)
+
+    def public_voices(self) -> list[VoiceConfig]:
+        return [v for v in self._voices.values() if v.public]
+
+    def engine_of(self, voice: VoiceConfig) -> EngineInfo:
+        return self.engines[voice.engine]
 
     def voice_languages(self, voice: VoiceConfig) -> list[str]:
-        """Policy languages that the engine of ``voice`` speaks, the voice's own first."""
-        spoken = set(self.engines[voice.engine].languages)
+        """Policy languages ``voice`` speaks, its own first. A multilingual engine's voice
+        (eSpeak) speaks every language of its engine; others speak their own."""
+        engine = self.engine_of(voice)
+        spoken = set(engine.languages)
         own = [code for code in voice.languages if code in spoken]
+        if not engine.multilingual_voices:
+            return own
         return own + sorted(c for c in self.policy.languages if c in spoken and c not in own)
 
     def languages(self) -> list[str]:
@@ -50,7 +66,7 @@ class Catalog:
         return sorted({lora for info in self.engines.values() for lora in info.loras})
 
     def default_sample_rate(self) -> int:
-        default = self.registry.get("default")
+        default = self.voice("default") or self.registry.get("default")
         assert default is not None
         return default.sample_rate
 
@@ -60,7 +76,7 @@ class Catalog:
         )
 
     def voices(self) -> dict[str, Any]:
-        records = [v.public_record(self.engines[v.engine].modes) for v in self.registry.public()]
+        records = [v.public_record(self.engines[v.engine].modes) for v in self.public_voices()]
         return {"object": "list", "data": records}
 
     def readiness(self) -> dict[str, Any]:
@@ -69,13 +85,19 @@ class Catalog:
             "model": self.config.model_id,
             "sample_rate": self.default_sample_rate(),
             "languages": self.languages(),
-            "voices": [v.id for v in self.registry.public()],
+            "voices": [v.id for v in self.public_voices()],
             "loras": self.loras(),
             "stream_formats": list(STREAM_FORMATS),
             "modes": self.modes(),
             "language_policy_version": self.policy.version,
             "engines": [
-                {"name": i.name, "device": i.device, "sample_rate": i.sample_rate}
+                {
+                    "name": i.name,
+                    "device": i.device,
+                    "sample_rate": i.sample_rate,
+                    "voices": list(i.voices),
+                    "controls": list(i.controls),
+                }
                 for i in self.engines.values()
             ],
         }

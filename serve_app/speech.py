@@ -126,9 +126,14 @@ class SpeechService:
             )
         if not _VOICE_ID.match(options.voice):
             raise InvalidRequest("invalid_value", "That is not a valid voice id.", "voice")
-        voice = catalog.registry.get(options.voice)
+        voice = catalog.voice(options.voice)
         if voice is None:
             raise NotFound("voice_not_found", f"No voice '{options.voice}'.", "voice")
+        controls = catalog.engine_of(voice).controls
+        if options.pitch != 0.0 and "pitch" not in controls:
+            raise InvalidRequest(
+                "unsupported_feature", f"Voice '{voice.id}' cannot change its pitch.", "pitch"
+            )
         language = catalog.policy.canonical(options.language)
         spoken = catalog.voice_languages(voice)
         if language is None or language not in spoken:

@@ -15,6 +15,10 @@ class EngineError(RuntimeError):
     """An engine could not speak a segment (bad voice parameters, a failed library call)."""
 
 
+class EngineUnavailable(EngineError):
+    """The engine, or a voice's model, is not installed on this machine."""
+
+
 @dataclass(frozen=True)
 class EngineInfo:
     """What a loaded engine can do, as /ready and /v1/capabilities report it."""
@@ -23,8 +27,11 @@ class EngineInfo:
     languages: tuple[str, ...]
     sample_rate: int
     device: str
+    voices: tuple[str, ...] = ()
     modes: tuple[str, ...] = ("preset",)
     loras: tuple[str, ...] = ()
+    controls: tuple[str, ...] = ("speed", "pitch")
+    multilingual_voices: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -45,10 +52,15 @@ class CancelToken:
 class Engine(Protocol):
     """A speech engine. Implementations know nothing of HTTP or Ray.
 
-    ``synthesize`` is blocking and may be called from any thread; it yields float32
-    mono chunks at ``info().sample_rate`` in order and stops early once ``cancel``
-    is set. It raises :class:`EngineError` when the segment cannot be spoken.
+    ``add_voice`` prepares a registered voice (loads its model) and returns its
+    native sample rate; it raises :class:`EngineUnavailable` when the model is not
+    installed and :class:`EngineError` when the voice is wrong. ``synthesize`` is
+    blocking and may be called from any thread; it yields float32 mono chunks at
+    the voice's rate in order and stops early once ``cancel`` is set. It raises
+    :class:`EngineError` when the segment cannot be spoken.
     """
+
+    def add_voice(self, voice: VoiceConfig) -> int: ...
 
     def info(self) -> EngineInfo: ...
 
@@ -67,7 +79,18 @@ def _load_espeak(options: dict[str, Any]) -> Engine:
     return EspeakEngine.load(options)
 
 
-ENGINE_LOADERS: dict[str, Callable[[dict[str, Any]], Engine]] = {"espeak": _load_espeak}
+def _load_piper(options: dict[str, Any]) -> Engine:
+    try:
+        from deployments.synthesis.piper import PiperEngine
+    except ImportError as e:
+        raise EngineUnavailable(f"the piper engine needs piper-tts installed ({e})") from e
+    return PiperEngine.load(options)
+
+
+ENGINE_LOADERS: dict[str, Callable[[dict[str, Any]], Engine]] = {
+    "espeak": _load_espeak,
+    "piper": _load_piper,
+}
 
 
 def load_engine(name: str, options: dict[str, Any] | None = None) -> Engine:

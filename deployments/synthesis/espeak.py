@@ -40,10 +40,18 @@ class EspeakEngine:
         self._library = library
         self._shipped = {name.lower() for name in languages()}
         self._language_voices = {k.lower(): v for k, v in language_voices.items()}
+        self._voices: list[str] = []
 
     @classmethod
     def load(cls, options: dict[str, Any]) -> EspeakEngine:
         return cls(espeak_library(), dict(options.get("language_voices", {})))
+
+    def add_voice(self, voice: VoiceConfig) -> int:
+        for language in voice.languages:
+            if self._voice_name(language).lower() not in self._shipped:
+                raise EngineError(f"eSpeak NG has no language {language!r} for voice {voice.id!r}")
+        self._voices.append(voice.id)
+        return self._library.sample_rate
 
     def info(self) -> EngineInfo:
         codes = {name for name in self._shipped if "-" not in name}
@@ -53,6 +61,8 @@ class EspeakEngine:
             languages=tuple(sorted(codes)),
             sample_rate=self._library.sample_rate,
             device="cpu",
+            voices=tuple(self._voices),
+            multilingual_voices=True,
         )
 
     def _voice_name(self, language: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +11,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.alignment import char_alignment
-from deployments.synthesis.engine import CancelToken, Engine, EngineError, EngineInfo, load_engine
-from deployments.synthesis.voices import VoiceRegistry
+from deployments.synthesis.engine import (
+    CancelToken,
+    Engine,
+    EngineError,
+    EngineInfo,
+    EngineUnavailable,
+    load_engine,
+)
+from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
+
+logger = logging.getLogger("deployments")
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
@@ -33,22 +43,43 @@ class SynthesiserConfig(BaseModel):
 
 
 class Synthesiser:
-    """Loads one engine per engine name used by the registry and speaks segments."""
+    """The registry's voices on their engines; speaks segments.
+
+    Every voice is prepared at start. A voice marked ``optional`` whose engine or
+    model is not installed is left out with a warning; any other failure stops
+    the start, so a misconfigured voice is never found by a user.
+    """
 
     def __init__(self, registry: VoiceRegistry, engines: dict[str, Engine]) -> None:
         self.registry = registry
         self._engines = engines
+        self._voices: dict[str, VoiceConfig] = {}
         for voice in registry.all():
-            rate = engines[voice.engine].info().sample_rate
+            try:
+                engine = engines.get(voice.engine)
+                if engine is None:
+                    raise EngineUnavailable(f"engine {voice.engine!r} is not loaded")
+                rate = engine.add_voice(voice)
+            except EngineUnavailable as e:
+                if not voice.optional:
+                    raise
+                logger.warning("voice %s left out: %s", voice.id, e)
+                continue
             if voice.sample_rate != rate:
                 raise ValueError(
                     f"voice {voice.id!r} says {voice.sample_rate} Hz, its engine gives {rate} Hz"
                 )
+            self._voices[voice.id] = voice
 
     @classmethod
     def from_config(cls, config: SynthesiserConfig) -> Synthesiser:
         registry = VoiceRegistry.from_file(config.voices_path)
-        engines = {name: load_engine(name, config.engines.get(name)) for name in registry.engines()}
+        engines: dict[str, Engine] = {}
+        for name in registry.engines():
+            try:
+                engines[name] = load_engine(name, config.engines.get(name))
+            except EngineUnavailable as e:
+                logger.warning("engine %s not loaded: %s", name, e)
         return cls(registry, engines)
 
     def engine_info(self) -> list[EngineInfo]:
@@ -61,9 +92,9 @@ class Synthesiser:
 
         Raises :class:`EngineError` for an unknown voice or a failed synthesis.
         """
-        voice = self.registry.get(params.voice)
+        voice = self._voices.get(params.voice)
         if voice is None:
-            raise EngineError(f"voice {params.voice!r} is not registered")
+            raise EngineError(f"voice {params.voice!r} is not loaded")
         engine = self._engines[voice.engine]
         chunks = list(engine.synthesize(segment, voice, params, cancel))
         samples = np.concatenate([c.samples for c in chunks]) if chunks else np.zeros(0, np.float32)

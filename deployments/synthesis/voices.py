@@ -23,6 +23,11 @@ class VoiceConfig(BaseModel):
     gender: Literal["female", "male", "neutral"]
     sample_rate: int
     public: bool = True
+    optional: bool = Field(
+        default=False,
+        description="Skip this voice (with a warning) when its engine or model is not "
+        "installed, instead of refusing to start.",
+    )
     params: dict[str, Any] = Field(default_factory=dict)
 
     @property

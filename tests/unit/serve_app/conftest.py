@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -50,8 +51,14 @@ class _LocalMethod:
         return await result if inspect.isawaitable(result) else result
 
 
+@functools.cache
+def _synthesiser() -> SynthesiserReplica:
+    """One synthesiser for the whole run: loading the Piper voice takes seconds."""
+    return SynthesiserReplica()
+
+
 def make_state(tmp_path: Path, **settings: Any) -> IngressState:
-    synthesiser = LocalHandle(SynthesiserReplica())
+    synthesiser = LocalHandle(_synthesiser())
     encoder = LocalHandle(AudioEncoderReplica(synthesiser))
     normaliser = LocalHandle(TextNormaliserReplica())
     settings.setdefault("database_url", str(tmp_path / "ledger.sqlite3"))

