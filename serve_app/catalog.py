@@ -7,7 +7,8 @@ from typing import Any
 from deployments.encoding.writers import STREAMABLE_FORMATS, content_type
 from deployments.normaliser.policy import LanguagePolicy
 from deployments.synthesis.engine import EngineInfo
-from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
+from deployments.synthesis.synthesiser import SynthesiserInfo
+from deployments.synthesis.voices import VoiceConfig
 from serve_app.protocol import ModelEntry, ModelList
 from serve_app.settings import QUALITY_MP3_KBPS, SAMPLE_RATES, IngressConfig
 
@@ -24,16 +25,13 @@ class Catalog:
     def __init__(
         self,
         config: IngressConfig,
-        registry: VoiceRegistry,
         policy: LanguagePolicy,
-        engines: list[EngineInfo],
+        loaded: SynthesiserInfo,
     ) -> None:
         self.config = config
-        self.registry = registry
         self.policy = policy
-        self.engines = {info.name: info for info in engines}
-        loaded = {voice for info in engines for voice in info.voices}
-        self._voices = {v.id: v for v in registry.all() if v.id in loaded}
+        self.engines = {info.name: info for info in loaded.engines}
+        self._voices = {v.id: v for v in loaded.voices}
 
     def voice(self, voice_id: str) -> VoiceConfig | None:
         """A registered voice that is loaded on the synthesisers, or None."""
@@ -66,8 +64,9 @@ class Catalog:
         return sorted({lora for info in self.engines.values() for lora in info.loras})
 
     def default_sample_rate(self) -> int:
-        default = self.voice("default") or self.registry.get("default")
-        assert default is not None
+        default = self.voice("default")
+        if default is None:
+            raise ValueError("no voice 'default' is loaded")
         return default.sample_rate
 
     def models(self) -> ModelList:

@@ -9,7 +9,7 @@ from typing import Any
 from ray.serve.exceptions import BackPressureError
 
 from deployments.messages import EncodedChunk, EncodeJob, NormalisedText
-from deployments.synthesis.engine import EngineInfo
+from deployments.synthesis.synthesiser import SynthesiserInfo
 from serve_app.errors import InternalError, Overloaded, ServiceError
 
 logger = logging.getLogger("serve_app")
@@ -48,9 +48,10 @@ class Pipeline:
             raise service_error(e) from e
         return result
 
-    async def engines(self) -> list[EngineInfo]:
+    async def synthesisers(self) -> SynthesiserInfo:
+        """What the synthesisers have loaded: engines and voices."""
         try:
-            result: list[EngineInfo] = await self._encoder.info.remote()
+            result: SynthesiserInfo = await self._encoder.info.remote()
         except Exception as e:
             raise service_error(e) from e
         return result

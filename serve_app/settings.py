@@ -26,7 +26,6 @@ class IngressConfig(BaseModel):
 
     model_id: str = "service-v1"
     model_owner: str = "service"
-    voices_path: str = str(CONFIGS / "voices.yaml")
     language_policy_path: str = str(CONFIGS / "language_policy.yaml")
     database_url: str = Field(
         "sqlite:///var/ledger.sqlite3",

@@ -7,7 +7,6 @@ import logging
 from typing import Any
 
 from deployments.normaliser.policy import LanguagePolicy
-from deployments.synthesis.voices import VoiceRegistry
 from serve_app.accounts import AccountStore, Usage, ensure_dev_project
 from serve_app.admission import Admission
 from serve_app.auth import Authenticator
@@ -32,7 +31,6 @@ class IngressState:
         self, config: IngressConfig, normaliser: Any, encoder: Any, metrics: Metrics | None = None
     ) -> None:
         self.config = config
-        self.registry = VoiceRegistry.from_file(config.voices_path)
         self.policy = LanguagePolicy.from_file(config.language_policy_path)
         self.store = AccountStore.open(config.database_url)
         if config.dev_api_key:
@@ -61,8 +59,8 @@ class IngressState:
 
     async def refresh_catalog(self) -> Catalog:
         """Ask the pipeline what is loaded now (raises ``ServiceError`` if it cannot answer)."""
-        engines = await self.pipeline.engines()
-        self._catalog = Catalog(self.config, self.registry, self.policy, engines)
+        loaded = await self.pipeline.synthesisers()
+        self._catalog = Catalog(self.config, self.policy, loaded)
         return self._catalog
 
     async def usage(self, project_id: str) -> Usage:

@@ -14,7 +14,7 @@ from ray.serve.handle import DeploymentHandle
 
 from deployments.encoding.encoder import encode_stream
 from deployments.messages import EncodedChunk, EncodeJob
-from deployments.synthesis.engine import EngineInfo
+from deployments.synthesis.synthesiser import SynthesiserInfo
 
 
 class AudioEncoderReplica:
@@ -32,9 +32,9 @@ class AudioEncoderReplica:
         async for encoded in encode_stream(chunks, job):
             yield encoded
 
-    async def info(self) -> list[EngineInfo]:
-        """The Synthesiser's engines (see ``SynthesiserDeployment.info``)."""
-        result: list[EngineInfo] = await self._synthesiser.info.remote()
+    async def info(self) -> SynthesiserInfo:
+        """What the Synthesiser has loaded (see ``SynthesiserReplica.info``)."""
+        result: SynthesiserInfo = await self._synthesiser.info.remote()
         return result
 
 

@@ -9,9 +9,9 @@ from typing import Any
 from ray import serve
 
 from deployments.messages import AudioChunk, SynthesisJob
-from deployments.synthesis.engine import CancelToken, EngineInfo
+from deployments.synthesis.engine import CancelToken
 from deployments.synthesis.scheduler import SegmentScheduler
-from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
+from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig, SynthesiserInfo
 
 
 class SynthesiserReplica:
@@ -35,9 +35,9 @@ class SynthesiserReplica:
         finally:
             cancel.cancel()
 
-    def info(self) -> list[EngineInfo]:
-        """The loaded engines: languages, sample rate, device, modes, LoRAs."""
-        return self._synthesiser.engine_info()
+    def info(self) -> SynthesiserInfo:
+        """The loaded engines (languages, rates, devices, modes, LoRAs) and voices."""
+        return self._synthesiser.info()
 
 
 SynthesiserDeployment = serve.deployment(

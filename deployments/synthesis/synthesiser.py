@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,14 @@ class SynthesiserConfig(BaseModel):
     def _from_project_root(cls, value: str) -> str:
         """A relative path is taken from the project root, wherever the replica runs."""
         return str(CONFIGS.parent / value)
+
+
+@dataclass(frozen=True)
+class SynthesiserInfo:
+    """What a Synthesiser has loaded: its engines and the voices ready to speak."""
+
+    engines: tuple[EngineInfo, ...]
+    voices: tuple[VoiceConfig, ...]
 
 
 class Synthesiser:
@@ -82,8 +91,11 @@ class Synthesiser:
                 logger.warning("engine %s not loaded: %s", name, e)
         return cls(registry, engines)
 
-    def engine_info(self) -> list[EngineInfo]:
-        return [engine.info() for engine in self._engines.values()]
+    def info(self) -> SynthesiserInfo:
+        return SynthesiserInfo(
+            engines=tuple(engine.info() for engine in self._engines.values()),
+            voices=tuple(self._voices.values()),
+        )
 
     def speak(
         self, segment: Segment, params: SynthesisParams, cancel: CancelToken | None = None

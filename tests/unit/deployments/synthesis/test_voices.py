@@ -51,5 +51,5 @@ def test_synthesiser_checks_sample_rate_against_engine(tmp_path: Path) -> None:
         Synthesiser.from_config(SynthesiserConfig(voices_path=str(path)))
     registry = VoiceRegistry([VoiceConfig(**voice())])
     assert (
-        Synthesiser(registry, {"espeak": load_engine("espeak")}).engine_info()[0].name == "espeak"
+        Synthesiser(registry, {"espeak": load_engine("espeak")}).info().engines[0].name == "espeak"
     )
