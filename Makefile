@@ -13,7 +13,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -c constraints.txt -e '.[dev,piper]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[dev,piper,vits]'
 	touch $@
 
 install: $(VENV)/.installed

@@ -96,6 +96,7 @@ class Catalog:
                     "sample_rate": i.sample_rate,
                     "voices": list(i.voices),
                     "controls": list(i.controls),
+                    **({"stats": i.extra} if i.extra else {}),
                 }
                 for i in self.engines.values()
             ],

@@ -8,7 +8,7 @@ from typing import Any
 
 from ray import serve
 
-from deployments.messages import AudioChunk, SynthesisJob
+from deployments.messages import AudioChunk, Segment, SynthesisJob, SynthesisParams
 from deployments.synthesis.engine import CancelToken
 from deployments.synthesis.scheduler import SegmentScheduler
 from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig, SynthesiserInfo
@@ -19,6 +19,8 @@ class SynthesiserReplica:
         parsed = SynthesiserConfig.model_validate(config or {})
         self._synthesiser = Synthesiser.from_config(parsed)
         self._scheduler = SegmentScheduler(parsed.workers)
+        self._speak_batch.set_max_batch_size(parsed.max_batch_size)
+        self._speak_batch.set_batch_wait_timeout_s(parsed.batch_wait_timeout_s)
 
     async def synthesize(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]:
         """Yield one :class:`AudioChunk` per segment of ``job``, in order.
@@ -28,12 +30,22 @@ class SynthesiserReplica:
         be spoken; when the caller stops reading, synthesis stops.
         """
         cancel = CancelToken()
+        batched = self._synthesiser.batches(job.params.voice)
         try:
             for i, segment in enumerate(job.segments):
+                if batched:
+                    yield await self._speak_batch((segment, job.params))
+                    continue
                 speak = functools.partial(self._synthesiser.speak, segment, job.params, cancel)
                 yield await self._scheduler.run(speak, first=i == 0)
         finally:
             cancel.cancel()
+
+    @serve.batch(max_batch_size=16, batch_wait_timeout_s=0.005)
+    async def _speak_batch(self, items: list[tuple[Segment, SynthesisParams]]) -> list[AudioChunk]:
+        """Segments of concurrent requests to a batching engine, in one forward pass."""
+        call = functools.partial(self._synthesiser.speak_batch, items)
+        return await self._scheduler.run(call, first=True)
 
     def info(self) -> SynthesiserInfo:
         """The loaded engines (languages, rates, devices, modes, LoRAs) and voices."""

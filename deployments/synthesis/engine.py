@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.voices import VoiceConfig
@@ -73,6 +73,15 @@ class Engine(Protocol):
     ) -> Iterator[AudioChunk]: ...
 
 
+@runtime_checkable
+class BatchEngine(Protocol):
+    """An engine that speaks several segments of one voice in one pass."""
+
+    def synthesize_batch(
+        self, items: list[tuple[Segment, SynthesisParams]], voice: VoiceConfig
+    ) -> list[AudioChunk]: ...
+
+
 def _load_espeak(options: dict[str, Any]) -> Engine:
     from deployments.synthesis.espeak import EspeakEngine
 
@@ -87,9 +96,18 @@ def _load_piper(options: dict[str, Any]) -> Engine:
     return PiperEngine.load(options)
 
 
+def _load_vits(options: dict[str, Any]) -> Engine:
+    try:
+        from deployments.synthesis.vits import VitsEngine
+    except ImportError as e:
+        raise EngineUnavailable(f"the vits engine needs torch and transformers ({e})") from e
+    return VitsEngine.load(options)
+
+
 ENGINE_LOADERS: dict[str, Callable[[dict[str, Any]], Engine]] = {
     "espeak": _load_espeak,
     "piper": _load_piper,
+    "vits": _load_vits,
 }
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.alignment import char_alignment
 from deployments.synthesis.engine import (
+    BatchEngine,
     CancelToken,
     Engine,
     EngineError,
@@ -35,6 +36,12 @@ class SynthesiserConfig(BaseModel):
     voices_path: str = str(CONFIGS / "voices.yaml")
     engines: dict[str, dict[str, Any]] = Field(default_factory=dict)
     workers: int = Field(default=1, ge=1, description="Engine calls run at once (1 for eSpeak).")
+    max_batch_size: int = Field(
+        default=16, ge=1, description="Segments per forward pass of a batching engine (vits)."
+    )
+    batch_wait_timeout_s: float = Field(
+        default=0.005, ge=0, description="How long a batch waits to fill before it runs."
+    )
 
     @field_validator("voices_path")
     @classmethod
@@ -96,6 +103,24 @@ class Synthesiser:
             engines=tuple(engine.info() for engine in self._engines.values()),
             voices=tuple(self._voices.values()),
         )
+
+    def batches(self, voice_id: str) -> bool:
+        """Whether the engine of ``voice_id`` speaks several segments in one pass."""
+        voice = self._voices.get(voice_id)
+        return voice is not None and isinstance(self._engines[voice.engine], BatchEngine)
+
+    def speak_batch(self, items: list[tuple[Segment, SynthesisParams]]) -> list[AudioChunk]:
+        """Segments of several requests, grouped by voice into one engine pass each."""
+        results: dict[int, AudioChunk] = {}
+        for voice_id in {params.voice for _, params in items}:
+            voice = self._voices.get(voice_id)
+            engine = self._engines.get(voice.engine) if voice else None
+            if voice is None or not isinstance(engine, BatchEngine):
+                raise EngineError(f"voice {voice_id!r} is not loaded on a batching engine")
+            chosen = [i for i, (_, params) in enumerate(items) if params.voice == voice_id]
+            chunks = engine.synthesize_batch([items[i] for i in chosen], voice)
+            results.update(zip(chosen, chunks, strict=True))
+        return [results[i] for i in range(len(items))]
 
     def speak(
         self, segment: Segment, params: SynthesisParams, cancel: CancelToken | None = None

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 
 KEY = "sk-proj-servetest01-abcdefghijklmnopqrstuvwxyz012345"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,33 @@ class Service:
     @property
     def auth(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
+
+
+def voices_with_vits(root: Path) -> Path:
+    """The shipped voices plus a VITS voice on a tiny random checkpoint (if the vits
+    extra is installed), so the whole graph serves a locally saved checkpoint."""
+    document = yaml.safe_load((ROOT / "configs" / "voices.yaml").read_text())
+    try:
+        from deployments.synthesis.vits import build_random_checkpoint
+    except ImportError:
+        pass
+    else:
+        checkpoint = build_random_checkpoint(root / "tiny-hi-vits")
+        document["voices"].append(
+            {
+                "id": "hi-vits-test",
+                "name": "Hindi VITS (random weights)",
+                "engine": "vits",
+                "languages": ["hi"],
+                "gender": "female",
+                "sample_rate": 16000,
+                "public": False,
+                "params": {"model": str(checkpoint)},
+            }
+        )
+    path = root / "voices.yaml"
+    path.write_text(yaml.safe_dump(document, allow_unicode=True))
+    return path
 
 
 def free_port() -> int:
@@ -54,7 +83,13 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     port = free_port()
     serve.start(http_options={"host": "127.0.0.1", "port": port})
     database_url = f"sqlite:///{database}"
-    app = build_app({"ingress": {"database_url": database_url, "dev_api_key": KEY}})
+    voices = voices_with_vits(Path(tmp_path_factory.mktemp("voices")))
+    app = build_app(
+        {
+            "ingress": {"database_url": database_url, "dev_api_key": KEY},
+            "synthesiser": {"voices_path": str(voices), "batch_wait_timeout_s": 0.02},
+        }
+    )
     serve.run(app, name="speech", route_prefix="/")
     try:
         yield Service(

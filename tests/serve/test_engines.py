@@ -1,0 +1,61 @@
+"""Neural engines through the whole Serve graph: Piper, and VITS with batching."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from tests.conftest import decode, pcm_seconds
+from tests.serve.conftest import Service
+
+pytestmark = pytest.mark.serve
+
+
+def test_piper_voice_is_served_next_to_espeak(service: Service) -> None:
+    pytest.importorskip("piper", reason="the piper extra is not installed")
+    voices = {v["id"]: v for v in httpx.get(service.url + "/v1/voices").json()["data"]}
+    assert voices["en-us-joe"]["engine"] == "piper" and voices["default"]["engine"] == "espeak"
+    response = httpx.post(
+        service.url + "/v1/audio/speech",
+        headers=service.auth,
+        timeout=60,
+        json={
+            "input": "Hello from the neural voice.",
+            "voice": "en-us-joe",
+            "language": "en",
+            "response_format": "mp3",
+        },
+    )
+    samples, rate = decode(response.content)
+    assert response.status_code == 200 and rate == 22050 and samples.size / rate > 0.8
+
+
+def test_a_saved_vits_checkpoint_is_served_with_batching(service: Service) -> None:
+    pytest.importorskip("transformers", reason="the vits extra is not installed")
+
+    async def run() -> list[httpx.Response]:
+        async with httpx.AsyncClient(base_url=service.url, timeout=120) as client:
+            return await asyncio.gather(
+                *(
+                    client.post(
+                        "/v1/audio/speech",
+                        headers=service.auth,
+                        json={
+                            "input": f"यह वाक्य संख्या {i} है।",
+                            "voice": "hi-vits-test",
+                            "stream": False,
+                        },
+                    )
+                    for i in range(8)
+                )
+            )
+
+    responses = asyncio.run(run())
+    assert all(r.status_code == 200 for r in responses), responses[0].text
+    assert all(r.headers["x-service-sample-rate"] == "16000" for r in responses)
+    assert all(pcm_seconds(r.content, 16000) > 0 for r in responses)
+    ready = httpx.get(service.url + "/ready", headers=service.auth).json()
+    vits = next(e for e in ready["engines"] if e["name"] == "vits")
+    assert vits["stats"]["segments"] > vits["stats"]["forward_passes"]  # batches formed
