@@ -6,6 +6,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import ClassVar
 
 # A number as people write it: 1250, 1,250, 1,00,000, 3.14 (ASCII digits by now).
 NUMBER = r"\d+(?:,\d{2,3})*(?:\.\d+)?"
@@ -108,3 +109,135 @@ class DigitsOnlyReader(Reader):
 
     def rules(self) -> list[Rule]:
         return []
+
+
+# Currency signs and abbreviations people write, by ISO code.
+CURRENCY_CODES = {
+    "₹": "inr",
+    "rs": "inr",
+    "rs.": "inr",
+    "inr": "inr",
+    "रु": "inr",
+    "रु.": "inr",
+    "$": "usd",
+    "usd": "usd",
+    "€": "eur",
+    "£": "gbp",
+}
+
+
+class ContextReader(Reader):
+    """Rules shared by languages read in full: phone numbers, dates, times, money,
+    ranges, percentages, fractions, units, ordinals, abbreviations.
+
+    A language supplies its words (the class attributes and the methods that
+    raise ``NotImplementedError``) and may add rules at :meth:`money_rules`,
+    :meth:`fraction_rules`, :meth:`ordinal_rules` and :meth:`word_rules`.
+    """
+
+    plus: str = "plus"
+    to: str = "to"
+    and_: str = "and"
+    money_and = " "  # between rupees and paise
+    currency_names: ClassVar[dict[str, tuple[str, str]]] = {}  # code -> (unit, hundredth)
+    units: ClassVar[dict[str, str]] = {}
+    abbreviations: ClassVar[dict[str, str]] = {}
+    vulgar_fractions: ClassVar[dict[str, str]] = {}
+    after_time = ""  # a regex for a word that already follows times ("बजे")
+
+    def date(self, day: int, month: int, year: int) -> str:
+        raise NotImplementedError
+
+    def time(self, hour: int, minute: int) -> str:
+        raise NotImplementedError
+
+    def money(self, amount: str, code: str) -> str:
+        """``amount`` (as written, with commas) of currency ``code``, hundredths included."""
+        unit, hundredth = self.currency_names[code]
+        whole, _, fraction = amount.partition(".")
+        words = f"{self.number(whole)} {unit}"
+        cents = int((fraction + "00")[:2]) if fraction else 0
+        return words + (f"{self.money_and}{self.cardinal(cents)} {hundredth}" if cents else "")
+
+    def quantity(self, text: str) -> str:
+        """A number before a unit."""
+        return self.number(text)
+
+    def vulgar(self, whole: str | None, symbol: str) -> str:
+        words = self.vulgar_fractions[symbol]
+        return f"{self.cardinal(int(whole))} {self.and_} {words}" if whole else words
+
+    def money_rules(self, currency: str) -> list[Rule]:
+        """Amounts after a currency sign; before ranges, so ``₹10-20`` is money."""
+        return [
+            Rule(
+                re.compile(rf"({currency})\s?({NUMBER})", re.I),
+                lambda m: self.money(m[2], CURRENCY_CODES[m[1].lower()]),
+            )
+        ]
+
+    def amount_rules(self) -> list[Rule]:
+        """Rules after ranges (amounts with the currency written after them)."""
+        return []
+
+    def fraction_rules(self) -> list[Rule]:
+        return []
+
+    def ordinal_rules(self) -> list[Rule]:
+        return []
+
+    def word_rules(self) -> list[Rule]:
+        return []
+
+    def rules(self) -> list[Rule]:
+        currency = alternatives(CURRENCY_CODES)
+        return [
+            Rule(
+                re.compile(r"(\+91[\s-]?)?(?<!\d)([6-9]\d{4})[\s-]?(\d{5})(?!\d)"),
+                lambda m: (
+                    (f"{self.plus} {self.digits('91')}, " if m[1] else "")
+                    + f"{self.digits(m[2])}, {self.digits(m[3])}"
+                ),
+            ),
+            Rule(
+                re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)"),
+                lambda m: self._date(m[3], m[2], m[1]) or m[0],
+            ),
+            Rule(
+                re.compile(r"(?<!\d)(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})(?!\d)"),
+                lambda m: self._date(m[1], m[2], m[3]) or m[0],
+            ),
+            Rule(
+                re.compile(rf"(?<!\d)([01]?\d|2[0-3]):([0-5]\d)(?!\d)({self.after_time})?"),
+                lambda m: self.time(int(m[1]), int(m[2])),
+            ),
+            *self.money_rules(currency),
+            Rule(
+                re.compile(rf"(?<![\w.])({NUMBER})\s?[-–]\s?({NUMBER})(?![\w.])"),
+                lambda m: f"{self.number(m[1])} {self.to} {self.number(m[2])}",
+            ),
+            *self.amount_rules(),
+            Rule(
+                re.compile(rf"(?<!\d)(\d+)?\s?({alternatives(self.vulgar_fractions)})"),
+                lambda m: self.vulgar(m[1], m[2]),
+            ),
+            *self.fraction_rules(),
+            Rule(
+                re.compile(rf"({NUMBER})\s?({alternatives(self.units)})(?![\w])", re.I),
+                lambda m: f"{self.quantity(m[1])} {self.units[m[2].lower()]}",
+            ),
+            *self.ordinal_rules(),
+            Rule(re.compile(alternatives(self.abbreviations)), lambda m: self.abbreviations[m[0]]),
+            *self.word_rules(),
+            Rule(re.compile(r"\s&\s"), lambda m: f" {self.and_} "),
+            *super().rules(),
+        ]
+
+    def _date(self, day: str, month: str, year: str) -> str | None:
+        d, mo = int(day), int(month)
+        if not (1 <= d <= 31 and 1 <= mo <= 12):
+            return None
+        y = int(year)
+        if len(year) == 2:
+            y += 2000 if y < 50 else 1900
+        return self.date(d, mo, y)

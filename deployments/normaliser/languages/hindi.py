@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import re
 
-from deployments.normaliser.languages.base import NUMBER, Reader, Rule, alternatives, parse_number
+from deployments.normaliser.languages.base import (
+    CURRENCY_CODES,
+    NUMBER,
+    ContextReader,
+    Rule,
+    parse_number,
+)
 
 # 0-99 are irregular in Hindi: a table, not a rule.
 ONES = (
@@ -33,19 +39,14 @@ MONTHS = ("जनवरी फ़रवरी मार्च अप्रैल
 ORDINAL_STEMS = {1: "पहल", 2: "दूसर", 3: "तीसर", 4: "चौथ", 6: "छठ"}
 ORDINAL_SUFFIX = re.compile(r"(\d+)\s?(वाँ|वां|वीं|वें|ला|ली|ले|रा|री|रे|था|थी|थे|ठा|ठी|ठे)(?!\w)")
 
-CURRENCIES = {
-    "₹": "रुपये",
-    "rs": "रुपये",
-    "rs.": "रुपये",
-    "inr": "रुपये",
-    "रु": "रुपये",
-    "रु.": "रुपये",
-    "$": "डॉलर",
-    "usd": "डॉलर",
-    "€": "यूरो",
-    "£": "पाउंड",
+CURRENCY_NAMES = {
+    "inr": ("रुपये", "पैसे"),
+    "usd": ("डॉलर", "सेंट"),
+    "eur": ("यूरो", "सेंट"),
+    "gbp": ("पाउंड", "पेंस"),
 }
-SUBUNITS = {"रुपये": "पैसे", "डॉलर": "सेंट", "यूरो": "सेंट", "पाउंड": "पेंस"}
+RUPEES_AFTER = r"\s?(?:रुपये|रुपए|रूपये)"
+UNITS = {"रुपये": "पैसे", "डॉलर": "सेंट", "यूरो": "सेंट", "पाउंड": "पेंस"}
 UNITS = {
     "km/h": "किलोमीटर प्रति घंटा",
     "kmph": "किलोमीटर प्रति घंटा",
@@ -94,10 +95,18 @@ ABBREVIATIONS = {
 FRACTIONS = {"½": "आधा", "¼": "एक चौथाई", "¾": "तीन चौथाई", "⅓": "एक तिहाई", "⅔": "दो तिहाई"}
 
 
-class HindiReader(Reader):
+class HindiReader(ContextReader):
     decimal_word = "दशमलव"
     minus_word = "माइनस"
     percent_word = "प्रतिशत"
+    plus = "प्लस"
+    to = "से"
+    and_ = "और"
+    currency_names = CURRENCY_NAMES
+    units = UNITS
+    abbreviations = ABBREVIATIONS
+    vulgar_fractions = FRACTIONS
+    after_time = r"\s?बजे"
 
     def cardinal(self, n: int) -> str:
         if n < 0:
@@ -131,19 +140,14 @@ class HindiReader(Reader):
         return {0: "आधा", 1: "डेढ़", 2: "ढाई"}.get(whole) or f"साढ़े {self.cardinal(whole)}"
 
     def quantity(self, text: str) -> str:
-        """A number before a unit or currency: x.5 is read as डेढ़, ढाई, साढ़े x."""
+        """Before a unit, x.5 is read as डेढ़, ढाई, साढ़े x."""
         whole, fraction = parse_number(text)
-        if fraction == "5":
-            return self.half_more(whole)
-        return self.number(text)
+        return self.half_more(whole) if fraction == "5" else self.number(text)
 
-    def money(self, amount: str, unit: str) -> str:
-        whole, _, fraction = amount.partition(".")
-        words = f"{self.number(whole)} {unit}"
-        cents = int((fraction + "00")[:2]) if fraction else 0
-        if cents:
-            words += f" {self.cardinal(cents)} {SUBUNITS[unit]}"
-        return words
+    def vulgar(self, whole: str | None, symbol: str) -> str:
+        if symbol == "½" and whole:
+            return self.half_more(int(whole))
+        return super().vulgar(whole, symbol)
 
     def time(self, hour: int, minute: int) -> str:
         spoken = hour % 12 or 12
@@ -158,9 +162,8 @@ class HindiReader(Reader):
             return f"पौने {self.cardinal(following)} बजे"
         return f"{self.cardinal(spoken)} बजकर {self.cardinal(minute)} मिनट"
 
-    def date(self, day: int, month: int, year: int | None) -> str:
-        words = f"{self.cardinal(day)} {MONTHS[month - 1]}"
-        return words + (f" {self.year(year)}" if year is not None else "")
+    def date(self, day: int, month: int, year: int) -> str:
+        return f"{self.cardinal(day)} {MONTHS[month - 1]} {self.year(year)}"
 
     def ordinal(self, n: int, suffix: str) -> str:
         """``n`` with a written ordinal suffix (1ला, 2री, 21वीं): पहला, दूसरी, इक्कीसवीं."""
@@ -169,80 +172,39 @@ class HindiReader(Reader):
             return ORDINAL_STEMS[n] + form
         return self.cardinal(n) + {"ा": "वाँ", "ी": "वीं", "े": "वें"}[form]
 
-    def rules(self) -> list[Rule]:
-        units = alternatives(UNITS)
-        currency = r"₹|Rs\.?|INR|रु\.?|\$|USD|€|£"
+    def money_rules(self, currency: str) -> list[Rule]:
+        # "₹500 रुपये" says the currency twice: read it once.
         return [
             Rule(
-                re.compile(r"(\+91[\s-]?)?(?<!\d)([6-9]\d{4})[\s-]?(\d{5})(?!\d)"),
-                lambda m: (
-                    ("प्लस नौ एक, " if m[1] else "") + f"{self.digits(m[2])}, {self.digits(m[3])}"
-                ),
-            ),
+                re.compile(rf"({currency})\s?({NUMBER})({RUPEES_AFTER})?", re.I),
+                lambda m: self.money(m[2], CURRENCY_CODES[m[1].lower()]),
+            )
+        ]
+
+    def amount_rules(self) -> list[Rule]:
+        return [
             Rule(
-                re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)"),
-                lambda m: self._date(m[3], m[2], m[1]) or m[0],
-            ),
-            Rule(
-                re.compile(r"(?<!\d)(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})(?!\d)"),
-                lambda m: self._date(m[1], m[2], m[3]) or m[0],
-            ),
-            Rule(
-                re.compile(r"(?<!\d)([01]?\d|2[0-3]):([0-5]\d)(?!\d)(\s?बजे)?"),
-                lambda m: self.time(int(m[1]), int(m[2])),
-            ),
-            Rule(
-                re.compile(rf"({currency})\s?({NUMBER})(\s?(?:रुपये|रुपए|रूपये))?", re.I),
-                lambda m: self.money(m[2], CURRENCIES[m[1].lower()]),
-            ),
-            Rule(
-                re.compile(rf"(?<![\w.])({NUMBER})\s?[-–]\s?({NUMBER})(?![\w.])"),
-                lambda m: f"{self.number(m[1])} से {self.number(m[2])}",
-            ),
-            Rule(
-                re.compile(rf"({NUMBER})\s?(?:/-|रुपये|रुपए|रूपये|रु\.?(?!\w))"),
-                lambda m: self.money(m[1], "रुपये"),
-            ),
-            Rule(re.compile(rf"({NUMBER})\s?%"), lambda m: f"{self.number(m[1])} प्रतिशत"),
-            Rule(
-                re.compile(r"(?<!\d)(\d+)?\s?([½¼¾⅓⅔])"),
-                lambda m: self._vulgar(m[1], m[2]),
-            ),
+                re.compile(rf"({NUMBER})(?:\s?/-|{RUPEES_AFTER}|\s?रु\.?(?!\w))"),
+                lambda m: self.money(m[1], "inr"),
+            )
+        ]
+
+    def fraction_rules(self) -> list[Rule]:
+        return [
             Rule(
                 re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])"),
                 lambda m: self._fraction(int(m[1]), int(m[2])),
-            ),
-            Rule(
-                re.compile(rf"({NUMBER})\s?({units})(?![\w])", re.I),
-                lambda m: f"{self.quantity(m[1])} {UNITS[m[2].lower()]}",
-            ),
+            )
+        ]
+
+    def ordinal_rules(self) -> list[Rule]:
+        return [
             Rule(ORDINAL_SUFFIX, lambda m: self.ordinal(int(m[1]), m[2])),
             Rule(
                 re.compile(r"(\d+)(?:st|nd|rd|th)(?![\w])", re.I),
                 lambda m: self.ordinal(int(m[1]), "ा"),
             ),
-            Rule(
-                re.compile(alternatives(ABBREVIATIONS)),
-                lambda m: ABBREVIATIONS[m[0]],
-            ),
-            Rule(re.compile(r"\s&\s"), lambda m: " और "),
-            *super().rules(),
         ]
-
-    def _date(self, day: str, month: str, year: str) -> str | None:
-        d, mo = int(day), int(month)
-        if not (1 <= d <= 31 and 1 <= mo <= 12):
-            return None
-        y = int(year)
-        if len(year) == 2:
-            y += 2000 if y < 50 else 1900
-        return self.date(d, mo, y)
-
-    def _vulgar(self, whole: str | None, symbol: str) -> str:
-        if symbol == "½" and whole:
-            return self.half_more(int(whole))
-        words = FRACTIONS[symbol]
-        return f"{self.cardinal(int(whole))} और {words}" if whole else words
 
     def _fraction(self, numerator: int, denominator: int) -> str:
         if (numerator, denominator) == (1, 2):
