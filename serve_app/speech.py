@@ -171,15 +171,20 @@ class SpeechService:
         return text
 
     async def preview(self, request: NormalizeRequest) -> NormalisedText:
-        """What the voice would be given for ``request`` (no voice, no charge)."""
-        catalog = await self._catalog()
-        language = catalog.policy.canonical(request.language)
-        if language is None:
-            raise InvalidRequest(
-                "unsupported_language", f"Unknown language '{request.language}'.", "language"
-            )
-        text = self.check_text(request.input)
-        return await self.pipeline.normalise(text, language, request.quality)
+        """What the voice would be given for ``request``: no voice, no charge, but
+        admitted like speech (503 past capacity)."""
+        ticket = self.admission.enter()
+        try:
+            catalog = await self._catalog()
+            language = catalog.policy.canonical(request.language)
+            if language is None:
+                raise InvalidRequest(
+                    "unsupported_language", f"Unknown language '{request.language}'.", "language"
+                )
+            text = self.check_text(request.input)
+            return await self.pipeline.normalise(text, language, request.quality)
+        finally:
+            ticket.release()
 
     async def normalise(self, text: str, voicing: Voicing) -> NormalisedText:
         params = voicing.params

@@ -312,7 +312,9 @@ async def test_past_capacity_the_answer_is_503_with_retry_after(tmp_path: Path) 
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
         busy = state.admission.enter()
         refused = await client.post("/v1/audio/speech", headers=auth, json={"input": HI})
+        preview = await client.post("/v1/text/normalize", headers=auth, json={"input": HI})
         busy.release()
+        assert preview.status_code == 503
         admitted = await client.post("/v1/audio/speech", headers=auth, json={"input": HI})
     assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
     assert refused.json()["error"]["code"] == "overloaded"
