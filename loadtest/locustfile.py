@@ -157,6 +157,7 @@ class WebSocketUser(User):
         started = time.perf_counter()
         first: float | None = None
         size = 0
+        error: Exception | None = None
         try:
             ws = websocket.create_connection(
                 url, header=[f"Authorization: Bearer {_api_key()}"], timeout=60
@@ -178,24 +179,16 @@ class WebSocketUser(User):
             finally:
                 ws.close()
         except Exception as e:  # reported to Locust as this request's failure
-            events.request.fire(
-                request_type="WS",
-                name=name,
-                response_time=(time.perf_counter() - started) * 1000.0,
-                response_length=size,
-                exception=e,
-                context={},
-            )
-            return
+            error = e
         events.request.fire(
             request_type="WS",
             name=name,
             response_time=(time.perf_counter() - started) * 1000.0,
             response_length=size,
-            exception=None,
+            exception=error,
             context={},
         )
-        if first is not None:
+        if error is None and first is not None:
             _report_ttfa(name, started, first, size)
 
 

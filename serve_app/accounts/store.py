@@ -306,11 +306,7 @@ class AccountStore:
         """Grow an open hold by ``extra`` (a stream whose text arrives as it goes);
         raises :class:`InsufficientFunds` if the available balance cannot cover it."""
         with self._db.transaction() as tx:
-            hold = tx.one(
-                "SELECT project_id FROM holds WHERE request_id = ? AND state = 'open'"
-                + tx.for_update,
-                (request_id,),
-            )
+            hold = self._open_hold(tx, request_id)
             if hold is None:
                 raise LookupError(f"no open hold {request_id}")
             self._reserve(tx, hold[0], extra)
@@ -318,6 +314,16 @@ class AccountStore:
                 "UPDATE holds SET amount = amount + ?, updated_at = ? WHERE request_id = ?",
                 (extra, time.time(), request_id),
             )
+
+    @staticmethod
+    def _open_hold(tx: Transaction, request_id: str) -> tuple[str, int] | None:
+        """``(project_id, amount)`` of an open hold, locked for this transaction."""
+        row = tx.one(
+            "SELECT project_id, amount FROM holds WHERE request_id = ? AND state = 'open'"
+            + tx.for_update,
+            (request_id,),
+        )
+        return (str(row[0]), int(row[1])) if row else None
 
     def _reserve(self, tx: Transaction, project_id: str, amount: int) -> None:
         """Add ``amount`` to the project's held total if its available balance allows."""
@@ -352,14 +358,10 @@ class AccountStore:
     def _settle(
         self, tx: Transaction, request_id: str, characters: int, audio_ms: int, cost: int
     ) -> bool:
-        row = tx.one(
-            "SELECT project_id, amount FROM holds WHERE request_id = ? AND state = 'open'"
-            + tx.for_update,
-            (request_id,),
-        )
-        if row is None:
+        hold = self._open_hold(tx, request_id)
+        if hold is None:
             return False
-        project_id, amount = row[0], int(row[1])
+        project_id, amount = hold
         project = tx.one("SELECT id FROM projects WHERE id = ?" + tx.for_update, (project_id,))
         assert project is not None
         charge = max(0, min(cost, amount))
@@ -385,18 +387,14 @@ class AccountStore:
     def release(self, request_id: str) -> bool:
         """Drop an open hold without charging (the request delivered nothing)."""
         with self._db.transaction() as tx:
-            row = tx.one(
-                "SELECT project_id, amount FROM holds WHERE request_id = ? AND state = 'open'"
-                + tx.for_update,
-                (request_id,),
-            )
-            if row is None:
+            hold = self._open_hold(tx, request_id)
+            if hold is None:
                 return False
             tx.execute(
                 "UPDATE holds SET state = 'released', updated_at = ? WHERE request_id = ?",
                 (time.time(), request_id),
             )
-            tx.execute("UPDATE projects SET held = held - ? WHERE id = ?", (row[1], row[0]))
+            tx.execute("UPDATE projects SET held = held - ? WHERE id = ?", (hold[1], hold[0]))
             return True
 
     def usage(self, project_id: str) -> Usage:
