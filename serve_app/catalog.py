@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deployments.encoding.writers import STREAMABLE_FORMATS, content_type
+from deployments.encoding.writers import FORMATS, STREAMABLE_FORMATS, content_type
 from deployments.normaliser.policy import LanguagePolicy
 from deployments.synthesis.engine import EngineInfo
 from deployments.synthesis.synthesiser import SynthesiserInfo
@@ -136,7 +136,7 @@ class Catalog:
                     "buffered": True,
                     **({"bitrates_kbps": QUALITY_MP3_KBPS} if fmt == "mp3" else {}),
                 }
-                for fmt in ("pcm", "mp3", "wav")
+                for fmt in FORMATS
             ],
             "sample_rates": list(SAMPLE_RATES),
             "default_sample_rate": self.default_sample_rate(),

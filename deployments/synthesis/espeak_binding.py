@@ -162,12 +162,6 @@ class EspeakLibrary:
             i += 1
         return 1 if self._should_stop() else 0
 
-    def voice_exists(self, name: str) -> bool:
-        with self.lock:
-            ok: bool = self._lib.espeak_SetVoiceByName(name.encode()) == 0
-            self._voice = None
-            return ok
-
     def synthesize(
         self, text: str, voice: VoiceSettings, should_stop: Callable[[], bool] = lambda: False
     ) -> Utterance:

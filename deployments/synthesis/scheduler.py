@@ -47,9 +47,6 @@ class SegmentScheduler:
         for thread in self._threads:
             thread.start()
 
-    def waiting(self) -> int:
-        return self._queue.qsize()
-
     async def run(self, call: Callable[[], T], first: bool) -> T:
         """Run ``call`` on a worker, after every waiting job of higher priority."""
         loop = asyncio.get_running_loop()

@@ -30,10 +30,6 @@ class VoiceConfig(BaseModel):
     )
     params: dict[str, Any] = Field(default_factory=dict)
 
-    @property
-    def primary_language(self) -> str:
-        return self.languages[0]
-
     def public_record(self, modes: tuple[str, ...]) -> dict[str, Any]:
         """The voice as GET /v1/voices shows it."""
         return {

@@ -30,8 +30,8 @@ def test_shipped_registry_has_default_named_voices_and_a_private_one() -> None:
     public = {v.id for v in registry.public()}
     assert "default" in public and len(public) >= 5
     assert ids - public, "at least one voice is not public"
-    assert registry.get("default").primary_language == "hi"
-    genders = {(v.primary_language, v.gender) for v in registry.public()}
+    assert registry.get("default").languages[0] == "hi"
+    genders = {(v.languages[0], v.gender) for v in registry.public()}
     assert {("hi", "female"), ("hi", "male"), ("en", "female"), ("en", "male")} <= genders
 
 
