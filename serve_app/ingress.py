@@ -33,5 +33,8 @@ Ingress = serve.deployment(
     name="Ingress",
     ray_actor_options={"num_cpus": 0.5},
     max_ongoing_requests=256,
-    max_queued_requests=64,
+    # Far above max_active_requests: past capacity our admission answers 503 with
+    # the API's error shape and Retry-After; Ray's own queue limit would answer
+    # first, in plain text, if it were lower (measured: it was, at 64).
+    max_queued_requests=1024,
 )(serve.ingress()(IngressReplica))
