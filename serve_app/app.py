@@ -11,8 +11,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from ray.serve import Application
 
-from deployments.encoding.deployment import AudioEncoderDeployment
-from deployments.normaliser.deployment import TextNormaliserDeployment
 from deployments.synthesis.deployment import SynthesiserDeployment
 from deployments.synthesis.synthesiser import SynthesiserConfig
 from serve_app.ingress import Ingress
@@ -26,12 +24,19 @@ class AppArgs(BaseModel):
 
     ingress: dict[str, Any] = Field(default_factory=dict)
     synthesiser: SynthesiserConfig = Field(default_factory=SynthesiserConfig)
+    synthesiser_in_ingress: bool = Field(
+        default=True,
+        description=(
+            "Run the voices in each ingress replica (CPU voices: no hop before the "
+            "first audio) or on their own Synthesiser deployment (GPU voices, batching)."
+        ),
+    )
 
 
 def build_app(args: AppArgs | dict[str, Any] | None = None) -> Application:
-    """Compose Ingress -> (TextNormaliser, AudioEncoder -> Synthesiser)."""
+    """Compose the Ingress, with the Synthesiser inside it or behind it."""
     parsed = args if isinstance(args, AppArgs) else AppArgs.model_validate(args or {})
-    synthesiser = SynthesiserDeployment.bind(parsed.synthesiser.model_dump())
-    encoder = AudioEncoderDeployment.bind(synthesiser)
-    normaliser = TextNormaliserDeployment.bind()
-    return Ingress.bind(normaliser, encoder, parsed.ingress)
+    config = parsed.synthesiser.model_dump()
+    if parsed.synthesiser_in_ingress:
+        return Ingress.bind(config, parsed.ingress)
+    return Ingress.bind(SynthesiserDeployment.bind(config), parsed.ingress)

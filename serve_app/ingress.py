@@ -8,7 +8,9 @@ from fastapi import FastAPI
 from ray import serve
 from ray.serve.handle import DeploymentHandle
 
+from deployments.synthesis.deployment import SynthesiserReplica
 from serve_app.metrics import ServeMetrics
+from serve_app.pipeline import LocalSynthesis, RemoteSynthesis, Synthesis
 from serve_app.routes import create_app
 from serve_app.settings import IngressConfig
 from serve_app.state import IngressState
@@ -17,13 +19,19 @@ from serve_app.state import IngressState
 class IngressReplica:
     def __init__(
         self,
-        normaliser: DeploymentHandle,
-        encoder: DeploymentHandle,
+        synthesiser: DeploymentHandle | dict[str, Any],
         settings: dict[str, Any] | None = None,
     ) -> None:
-        """``settings``: IngressConfig fields; those left out come from ``TTS_*`` variables."""
+        """``synthesiser``: the Synthesiser deployment's handle, or the
+        ``SynthesiserConfig`` of one to run in this replica. ``settings``:
+        IngressConfig fields; those left out come from ``TTS_*`` variables."""
         config = IngressConfig.from_env(**(settings or {}))
-        self._state = IngressState(config, normaliser, encoder, ServeMetrics())
+        synthesis: Synthesis = (
+            LocalSynthesis(SynthesiserReplica(synthesiser))
+            if isinstance(synthesiser, dict)
+            else RemoteSynthesis(synthesiser)
+        )
+        self._state = IngressState(config, synthesis, ServeMetrics())
 
     def __serve_build_asgi_app__(self) -> FastAPI:
         return create_app(self._state)

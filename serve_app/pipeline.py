@@ -1,14 +1,27 @@
-"""The ingress's view of the deployments behind it, with their failures mapped to ours."""
+"""The speech pipeline as the ingress runs it: normalise and encode here,
+synthesise in this process or on the Synthesiser deployment.
+
+Normalising and encoding are cheap, per-request CPU work, so they run in the
+ingress replica that holds the request: a Ray handle hop costs more CPU than
+either (measured, README "Performance"). Synthesis is where the choice is:
+eSpeak and Piper voices answer in a few milliseconds on a CPU and run best in the
+ingress process too; GPU voices run on their own autoscaled deployment, one
+streaming hop away. Both answer through :class:`Synthesis`.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Protocol
 
 from ray.serve.exceptions import BackPressureError
 
-from deployments.messages import EncodedChunk, EncodeJob, NormalisedText
+from deployments.encoding.encoder import encode_stream
+from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, NormalisedText, SynthesisJob
+from deployments.normaliser.normaliser import TextNormaliser
+from deployments.synthesis.deployment import SynthesiserReplica
 from deployments.synthesis.synthesiser import SynthesiserInfo
 from serve_app.errors import InternalError, Overloaded, ServiceError
 
@@ -16,7 +29,7 @@ logger = logging.getLogger("serve_app")
 
 
 def service_error(exc: BaseException) -> ServiceError:
-    """What the client is told when a deployment call fails."""
+    """What the client is told when a pipeline stage fails."""
     if isinstance(exc, ServiceError):
         return exc
     if isinstance(exc, BackPressureError):
@@ -27,39 +40,70 @@ def service_error(exc: BaseException) -> ServiceError:
     return InternalError()
 
 
+class Synthesis(Protocol):
+    """Where segments become audio."""
+
+    def synthesize(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]: ...
+
+    async def info(self) -> SynthesiserInfo: ...
+
+
+class LocalSynthesis:
+    """A Synthesiser in this process (its engine calls run on its own threads)."""
+
+    def __init__(self, synthesiser: SynthesiserReplica) -> None:
+        self._synthesiser = synthesiser
+
+    def synthesize(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]:
+        return self._synthesiser.synthesize(job)
+
+    async def info(self) -> SynthesiserInfo:
+        return self._synthesiser.info()
+
+
+class RemoteSynthesis:
+    """The Synthesiser deployment behind a Serve ``DeploymentHandle``."""
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+        self._stream = handle.options(stream=True)
+
+    def synthesize(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]:
+        stream: AsyncIterator[AudioChunk] = self._stream.synthesize.remote(job)
+        return stream
+
+    async def info(self) -> SynthesiserInfo:
+        result: SynthesiserInfo = await self._handle.info.remote()
+        return result
+
+
 class Pipeline:
-    """Calls the TextNormaliser and the AudioEncoder through their handles.
+    """Normalise text, synthesise it, encode the audio; failures become :class:`ServiceError`."""
 
-    ``normaliser`` and ``encoder`` are Serve ``DeploymentHandle``s, or any object
-    with the same ``.method.remote()`` and ``.options(stream=True)`` surface.
-    """
-
-    def __init__(self, normaliser: Any, encoder: Any) -> None:
-        self._normaliser = normaliser
-        self._encoder = encoder
-        self._encoder_stream = encoder.options(stream=True)
+    def __init__(self, synthesis: Synthesis) -> None:
+        self._normaliser = TextNormaliser()
+        self._synthesis = synthesis
 
     async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
+        """``text`` cleaned and segmented, off the event loop (a long text takes
+        tens of milliseconds)."""
         try:
-            result: NormalisedText = await self._normaliser.normalise.remote(
-                text, language, quality
-            )
+            return await asyncio.to_thread(self._normaliser.normalise, text, language, quality)
         except Exception as e:
             raise service_error(e) from e
-        return result
 
     async def synthesisers(self) -> SynthesiserInfo:
         """What the synthesisers have loaded: engines and voices."""
         try:
-            result: SynthesiserInfo = await self._encoder.info.remote()
+            return await self._synthesis.info()
         except Exception as e:
             raise service_error(e) from e
-        return result
 
     async def encode(self, job: EncodeJob) -> AsyncIterator[EncodedChunk]:
-        """The encoded audio of ``job``; failures arrive as :class:`ServiceError`."""
+        """The encoded audio of ``job`` as it is synthesised. Closing the stream
+        stops synthesis."""
         try:
-            async for chunk in self._encoder_stream.encode.remote(job):
+            async for chunk in encode_stream(self._synthesis.synthesize(job.synthesis), job):
                 yield chunk
         except ServiceError:
             raise

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 from deployments.normaliser.policy import LanguagePolicy
 from serve_app.accounts import AccountStore, Usage, ensure_dev_project
@@ -13,7 +12,7 @@ from serve_app.auth import Authenticator
 from serve_app.billing import Meter
 from serve_app.catalog import Catalog
 from serve_app.metrics import Metrics, NullMetrics
-from serve_app.pipeline import Pipeline
+from serve_app.pipeline import Pipeline, Synthesis
 from serve_app.settings import IngressConfig
 from serve_app.speech import SpeechService
 
@@ -21,14 +20,10 @@ logger = logging.getLogger("serve_app")
 
 
 class IngressState:
-    """Built once per replica from startup config and the handles of the deployments.
-
-    ``normaliser`` and ``encoder`` are Serve ``DeploymentHandle``s (or in-process
-    stand-ins with the same surface, for tests without Ray).
-    """
+    """Built once per replica from startup config and where synthesis runs."""
 
     def __init__(
-        self, config: IngressConfig, normaliser: Any, encoder: Any, metrics: Metrics | None = None
+        self, config: IngressConfig, synthesis: Synthesis, metrics: Metrics | None = None
     ) -> None:
         self.config = config
         self.policy = LanguagePolicy.from_file(config.language_policy_path)
@@ -37,7 +32,7 @@ class IngressState:
             ensure_dev_project(
                 self.store, config.dev_api_key, config.dev_starting_balance_deci_micros
             )
-        self.pipeline = Pipeline(normaliser, encoder)
+        self.pipeline = Pipeline(synthesis)
         self.auth = Authenticator(self.store)
         self.meter = Meter(self.store, config)
         self.metrics: Metrics = metrics or NullMetrics()

@@ -1,9 +1,8 @@
-"""The ingress app without Ray: the real replicas behind in-process handles."""
+"""The ingress app without Ray: the real Synthesiser in this process."""
 
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -11,44 +10,13 @@ from typing import Any
 import httpx
 import pytest
 
-from deployments.encoding.deployment import AudioEncoderReplica
-from deployments.normaliser.deployment import TextNormaliserReplica
 from deployments.synthesis.deployment import SynthesiserReplica
+from serve_app.pipeline import LocalSynthesis
 from serve_app.routes import create_app
 from serve_app.settings import IngressConfig
 from serve_app.state import IngressState
 
 DEV_KEY = "sk-proj-unittest01-abcdefghijklmnopqrstuvwxyz012345"
-
-
-class LocalHandle:
-    """The surface of a Serve ``DeploymentHandle`` over an object in this process."""
-
-    def __init__(self, target: Any, stream: bool = False) -> None:
-        self._target = target
-        self._stream = stream
-
-    def options(self, stream: bool = False) -> LocalHandle:
-        return LocalHandle(self._target, stream)
-
-    def __getattr__(self, name: str) -> _LocalMethod:
-        return _LocalMethod(getattr(self._target, name), self._stream)
-
-
-class _LocalMethod:
-    def __init__(self, method: Any, stream: bool) -> None:
-        self._method = method
-        self._stream = stream
-
-    def remote(self, *args: Any, **kwargs: Any) -> Any:
-        if self._stream:
-            result: AsyncIterator[Any] = self._method(*args, **kwargs)
-            return result
-        return self._call(*args, **kwargs)
-
-    async def _call(self, *args: Any, **kwargs: Any) -> Any:
-        result = self._method(*args, **kwargs)
-        return await result if inspect.isawaitable(result) else result
 
 
 @functools.cache
@@ -58,12 +26,9 @@ def _synthesiser() -> SynthesiserReplica:
 
 
 def make_state(tmp_path: Path, **settings: Any) -> IngressState:
-    synthesiser = LocalHandle(_synthesiser())
-    encoder = LocalHandle(AudioEncoderReplica(synthesiser))
-    normaliser = LocalHandle(TextNormaliserReplica())
     settings.setdefault("database_url", str(tmp_path / "ledger.sqlite3"))
     config = IngressConfig(dev_api_key=DEV_KEY, **settings)
-    return IngressState(config, normaliser, encoder)
+    return IngressState(config, LocalSynthesis(_synthesiser()))
 
 
 @pytest.fixture
