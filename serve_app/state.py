@@ -59,7 +59,7 @@ class IngressState:
         return self._catalog
 
     async def usage(self, project_id: str) -> Usage:
-        return await asyncio.to_thread(self.store.usage, project_id)
+        return await self.store.call(self.store.usage, project_id)
 
     async def maintain_ledger(self) -> None:
         """Runs for the replica's life: heartbeat this replica's holds, and settle
@@ -67,8 +67,8 @@ class IngressState:
         interval = self.config.hold_lease_s / 3
         while True:
             try:
-                await asyncio.to_thread(self.store.heartbeat)
-                recovered = await asyncio.to_thread(self.store.recover, self.config.hold_lease_s)
+                await self.store.call(self.store.heartbeat)
+                recovered = await self.store.call(self.store.recover, self.config.hold_lease_s)
                 if recovered:
                     logger.warning("settled %d holds left by stopped replicas", recovered)
             except Exception:

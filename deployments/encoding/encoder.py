@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable
+from typing import ParamSpec, TypeVar
 
 from deployments.encoding.session import EncodingSession
 from deployments.messages import AudioChunk, EncodedChunk, EncodeJob
 from deployments.synthesis.alignment import Alignment
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 async def encode_stream(
@@ -33,7 +37,7 @@ async def encode_stream(
                 if pending_alignment is None
                 else pending_alignment.followed_by(chunk.alignment, offset_ms)
             )
-        data, samples = await asyncio.to_thread(session.encode, chunk.samples)
+        data, samples = await _run(session.offload, session.encode, chunk.samples)
         pending_samples += samples
         end_char = segment_ends[chunk.segment]
         if data:
@@ -43,7 +47,15 @@ async def encode_stream(
             pending_samples, pending_alignment = 0, None
     if session is None:
         return
-    data, samples = await asyncio.to_thread(session.finish)
+    data, samples = await _run(session.offload, session.finish)
     pending_samples += samples
     if data or pending_samples:
         yield EncodedChunk(data, session.sample_rate, pending_samples, end_char, pending_alignment)
+
+
+async def _run(offload: bool, call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``call`` on a worker thread if ``offload``, else here: a thread hop costs more
+    than a copy, and the event loop must never wait on real encoding work."""
+    if offload:
+        return await asyncio.to_thread(call, *args, **kwargs)
+    return call(*args, **kwargs)

@@ -25,6 +25,9 @@ class EncodingSession:
             else None
         )
         self._writer = make_writer(output.format, self.sample_rate, output.mp3_bitrate_kbps)
+        # MP3 encoding (~4 ms per second of audio here) and resampling run in C
+        # that releases the GIL: worth a thread. Writing PCM or WAV is a copy.
+        self.offload = output.format == "mp3" or self._resampler is not None
 
     def _prepare(self, samples: np.ndarray, last: bool) -> np.ndarray:
         samples = np.asarray(samples, dtype=np.float32)

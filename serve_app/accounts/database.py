@@ -35,6 +35,7 @@ class Transaction(Protocol):
 class Database(Protocol):
     dialect: str
     serial_key: str
+    connections: int  # transactions that can run at once
 
     def transaction(self) -> AbstractContextManager[Transaction]: ...
 
@@ -67,6 +68,7 @@ class SqliteDatabase:
 
     dialect = "sqlite"
     serial_key = "INTEGER PRIMARY KEY AUTOINCREMENT"
+    connections = 1
 
     def __init__(self, path: str) -> None:
         if path != ":memory:":
@@ -124,6 +126,7 @@ class PostgresDatabase:
     def __init__(self, url: str, max_connections: int = 8) -> None:
         from psycopg_pool import ConnectionPool
 
+        self.connections = max_connections
         self._pool = ConnectionPool(url, min_size=1, max_size=max_connections, open=True)
 
     @contextmanager

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 KEY = "sk-proj-servetest01-abcdefghijklmnopqrstuvwxyz012345"
+SPLIT_MAX_ACTIVE = 2
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -22,6 +23,9 @@ class Service:
     key: str
     database_url: str
     metrics_url: str
+    # The same service with the Synthesiser on its own deployment (as configs/gpu.yaml
+    # runs it) and room for only SPLIT_MAX_ACTIVE requests at once.
+    split_url: str
 
     @property
     def auth(self) -> dict[str, str]:
@@ -65,6 +69,9 @@ def free_port() -> int:
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     os.environ.setdefault("RAY_SERVE_THROUGHPUT_OPTIMIZED", "1")  # as make run serves
+    from serve_app.run import stop_haproxy, use_haproxy
+
+    haproxy = use_haproxy()  # before Ray is imported: it reads these at import
     import ray
     from ray import serve
 
@@ -84,23 +91,31 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     serve.start(http_options={"host": "127.0.0.1", "port": port})
     database_url = f"sqlite:///{database}"
     voices = voices_with_vits(Path(tmp_path_factory.mktemp("voices")))
-    app = build_app(
+    ingress = {"database_url": database_url, "dev_api_key": KEY}
+    synthesiser = {"voices_path": str(voices), "batch_wait_timeout_s": 0.02}
+    app = build_app({"ingress": ingress, "synthesiser": synthesiser})
+    split = build_app(
         {
-            "ingress": {"database_url": database_url, "dev_api_key": KEY},
-            "synthesiser": {"voices_path": str(voices), "batch_wait_timeout_s": 0.02},
+            "ingress": {**ingress, "max_active_requests": SPLIT_MAX_ACTIVE},
+            "synthesiser": synthesiser,
+            "synthesiser_in_ingress": False,
         }
     )
     serve.run(app, name="speech", route_prefix="/")
+    serve.run(split, name="speech-split", route_prefix="/split")
     try:
         yield Service(
             f"http://127.0.0.1:{port}",
             KEY,
             database_url,
             f"http://127.0.0.1:{metrics_port}/metrics",
+            f"http://127.0.0.1:{port}/split",
         )
     finally:
         serve.shutdown()
         ray.shutdown()
+        if haproxy is not None:
+            stop_haproxy(haproxy)
 
 
 @pytest.fixture

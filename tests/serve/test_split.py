@@ -1,0 +1,84 @@
+"""The Synthesiser on its own deployment, one streaming hop from the ingress (the
+shape configs/gpu.yaml runs), and admission past capacity, over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from tests.conftest import decode, pcm_seconds
+from tests.serve.conftest import SPLIT_MAX_ACTIVE, Service
+
+pytestmark = pytest.mark.serve
+
+HI = "नमस्ते, आप कैसे हैं? आज मौसम बहुत अच्छा है।"
+LONG_HI = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(60))
+
+
+def test_both_placements_offer_the_same_voices_and_the_same_audio(service: Service) -> None:
+    voices = [
+        httpx.get(url + "/v1/voices").json()["data"] for url in (service.url, service.split_url)
+    ]
+    assert voices[0] == voices[1]
+    durations = []
+    for url in (service.url, service.split_url):
+        response = httpx.post(
+            url + "/v1/audio/speech",
+            headers=service.auth,
+            timeout=60,
+            json={"input": HI, "response_format": "mp3"},
+        )
+        assert response.status_code == 200, response.text
+        samples, rate = decode(response.content)
+        durations.append(samples.size / rate)
+    assert durations[1] == pytest.approx(durations[0], rel=0.01)
+
+
+def test_batches_form_on_the_synthesiser_deployment(service: Service) -> None:
+    pytest.importorskip("transformers", reason="the vits extra is not installed")
+
+    async def run() -> list[httpx.Response]:
+        async with httpx.AsyncClient(base_url=service.split_url, timeout=120) as client:
+            return await asyncio.gather(
+                *(
+                    client.post(
+                        "/v1/audio/speech",
+                        headers=service.auth,
+                        json={"input": f"वाक्य {i}", "voice": "hi-vits-test", "stream": False},
+                    )
+                    for i in range(SPLIT_MAX_ACTIVE)
+                )
+            )
+
+    responses = asyncio.run(run())
+    assert all(r.status_code == 200 for r in responses), responses[0].text
+    assert all(pcm_seconds(r.content, 16000) > 0 for r in responses)
+
+
+def test_past_capacity_the_answer_is_a_quick_503_with_retry_after(service: Service) -> None:
+    async def run() -> httpx.Response:
+        async with httpx.AsyncClient(base_url=service.split_url, timeout=120) as client:
+            streams = [
+                await client.send(
+                    client.build_request(
+                        "POST", "/v1/audio/speech", headers=service.auth, json={"input": LONG_HI}
+                    ),
+                    stream=True,
+                )
+                for _ in range(SPLIT_MAX_ACTIVE)
+            ]
+            try:
+                assert all(s.status_code == 200 for s in streams)
+                return await client.post(
+                    "/v1/audio/speech", headers=service.auth, json={"input": HI}
+                )
+            finally:
+                for stream in streams:
+                    await stream.aclose()
+
+    refused = asyncio.run(run())
+    assert refused.status_code == 503
+    assert refused.headers["retry-after"] == "1"
+    assert refused.json()["error"]["code"] == "overloaded"
