@@ -107,6 +107,9 @@ def use_haproxy() -> str | None:
     os.environ.setdefault("RAY_SERVE_HAPROXY_SERVER_STATE_FILE", f"{state}/server-state")
     os.environ.setdefault("RAY_SERVE_HAPROXY_STATS_PORT", str(free_port()))
     os.environ.setdefault("RAY_SERVE_HAPROXY_METRICS_PORT", str(free_port()))
+    # Replicas wait this long for HAProxy to stop sending before they exit (30 s by
+    # default, for load balancers of a cluster): on one machine, Ctrl-C stops at once.
+    os.environ.setdefault("RAY_SERVE_DIRECT_INGRESS_MIN_DRAINING_PERIOD_S", "1")
     return state
 
 
