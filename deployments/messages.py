@@ -29,7 +29,7 @@ class Segment:
 
 @dataclass(frozen=True)
 class NormalisedText:
-    """What the TextNormaliser made of a request's input."""
+    """What the normaliser made of a request's input."""
 
     language: str
     representation: str
@@ -84,7 +84,7 @@ class OutputParams:
 
 @dataclass(frozen=True)
 class EncodeJob:
-    """A request for the AudioEncoder: what to synthesise and how to encode it."""
+    """One request's audio: what to synthesise and how to encode it."""
 
     synthesis: SynthesisJob
     output: OutputParams
