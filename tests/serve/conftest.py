@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -67,11 +66,10 @@ def free_port() -> int:
 
 @pytest.fixture(scope="session")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-    os.environ.setdefault("RAY_SERVE_THROUGHPUT_OPTIMIZED", "1")  # as make run serves
-    from serve_app.run import stop_haproxy, use_haproxy
+    from serve_app.run import local_serve_environment, stop_haproxy, use_haproxy
 
-    haproxy = use_haproxy()  # before Ray is imported: it reads these at import
+    local_serve_environment()  # as make run serves; before Ray is imported
+    haproxy = use_haproxy()
     import ray
     from ray import serve
 
