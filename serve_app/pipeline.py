@@ -12,8 +12,9 @@ streaming hop away. Both answer through :class:`Synthesis`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Protocol
 
 from ray.serve.exceptions import BackPressureError
@@ -45,9 +46,9 @@ def service_error(exc: BaseException) -> ServiceError:
 
 
 class Synthesis(Protocol):
-    """Where segments become audio."""
+    """Where segments become audio. Closing a ``synthesize`` stream stops its synthesis."""
 
-    def synthesize(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]: ...
+    def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]: ...
 
     async def info(self) -> SynthesiserInfo: ...
 
@@ -58,7 +59,7 @@ class LocalSynthesis:
     def __init__(self, synthesiser: SynthesiserReplica) -> None:
         self._synthesiser = synthesiser
 
-    def synthesize(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]:
+    def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
         return self._synthesiser.synthesize(job)
 
     async def info(self) -> SynthesiserInfo:
@@ -72,9 +73,13 @@ class RemoteSynthesis:
         self._handle = handle
         self._stream = handle.options(stream=True)
 
-    def synthesize(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]:
-        stream: AsyncIterator[AudioChunk] = self._stream.synthesize.remote(job)
-        return stream
+    async def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
+        stream = self._stream.synthesize.remote(job)
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            stream.cancel()  # the replica stops speaking segments nobody will read
 
     async def info(self) -> SynthesiserInfo:
         result: SynthesiserInfo = await self._handle.info.remote()
@@ -109,8 +114,9 @@ class Pipeline:
         """The encoded audio of ``job`` as it is synthesised. Closing the stream
         stops synthesis."""
         try:
-            async for chunk in encode_stream(self._synthesis.synthesize(job.synthesis), job):
-                yield chunk
+            async with contextlib.aclosing(self._synthesis.synthesize(job.synthesis)) as audio:
+                async for chunk in encode_stream(audio, job):
+                    yield chunk
         except ServiceError:
             raise
         except Exception as e:

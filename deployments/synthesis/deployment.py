@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from ray import serve
@@ -22,7 +22,7 @@ class SynthesiserReplica:
         self._speak_batch.set_max_batch_size(parsed.max_batch_size)
         self._speak_batch.set_batch_wait_timeout_s(parsed.batch_wait_timeout_s)
 
-    async def synthesize(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]:
+    async def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
         """Yield one :class:`AudioChunk` per segment of ``job``, in order.
 
         Engine calls run on the scheduler's threads, a stream's first segment ahead

@@ -4,6 +4,7 @@ shape configs/gpu.yaml runs), and admission past capacity, over real HTTP."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import httpx
 import pytest
@@ -82,3 +83,26 @@ def test_past_capacity_the_answer_is_a_quick_503_with_retry_after(service: Servi
     assert refused.status_code == 503
     assert refused.headers["retry-after"] == "1"
     assert refused.json()["error"]["code"] == "overloaded"
+
+
+def test_an_abandoned_stream_is_billed_for_what_was_delivered(service: Service) -> None:
+    def usage() -> dict[str, int]:
+        body = httpx.get(service.split_url + "/v1/account/usage", headers=service.auth).json()
+        result: dict[str, int] = body["usage"]
+        return result
+
+    before = usage()
+    with (
+        httpx.Client(base_url=service.split_url, timeout=60) as client,
+        client.stream(
+            "POST", "/v1/audio/speech", headers=service.auth, json={"input": LONG_HI}
+        ) as response,
+    ):
+        next(response.iter_raw())
+    for _ in range(100):  # settled once the ingress sees the disconnect
+        after = usage()
+        if after["requests"] == before["requests"] + 1:
+            break
+        time.sleep(0.1)
+    assert after["requests"] == before["requests"] + 1
+    assert 0 < after["characters"] - before["characters"] < len(LONG_HI)
