@@ -19,7 +19,6 @@ import asyncio
 import os
 import platform
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,8 @@ from pathlib import Path
 
 import aiohttp
 import httpx
+
+from serve_app.run import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SHORT_HINDI = "नमस्ते, आप कैसे हैं? मैं ठीक हूँ।"
@@ -169,12 +170,6 @@ def table(results: list[LevelResult], direct_ms: float, baseline: list[LevelResu
 
 def throughput(result: LevelResult) -> float:
     return result.audio_s / result.wall_s if result.wall_s else 0.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def measure(

@@ -1,4 +1,4 @@
-"""The Ingress deployment: FastAPI behind Serve's proxy, a thin shim over ``routes``."""
+"""The Ingress deployment: FastAPI behind HAProxy or Serve's proxy, a thin shim over ``routes``."""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import socket
+import asyncio
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,15 +59,9 @@ def voices_with_vits(root: Path) -> Path:
     return path
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    from serve_app.run import local_serve_environment, stop_haproxy, use_haproxy
+    from serve_app.run import free_port, local_serve_environment, stop_haproxy, use_haproxy
 
     local_serve_environment()  # as make run serves; before Ray is imported
     haproxy = use_haproxy()
@@ -120,3 +115,34 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
 def client(service: Service) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=service.url, timeout=60) as c:
         yield c
+
+
+def speak_together(
+    base_url: str, auth: dict[str, str], bodies: list[dict[str, object]]
+) -> list[httpx.Response]:
+    """POST /v1/audio/speech with every body at once (so a batching engine can batch them)."""
+
+    async def run() -> list[httpx.Response]:
+        async with httpx.AsyncClient(base_url=base_url, timeout=120) as client:
+            return await asyncio.gather(
+                *(client.post("/v1/audio/speech", headers=auth, json=body) for body in bodies)
+            )
+
+    return asyncio.run(run())
+
+
+def usage(base_url: str, auth: dict[str, str]) -> dict[str, int]:
+    """The caller's project usage (GET /v1/account/usage)."""
+    result: dict[str, int] = httpx.get(base_url + "/v1/account/usage", headers=auth).json()["usage"]
+    return result
+
+
+def usage_after(base_url: str, auth: dict[str, str], requests: int) -> dict[str, int]:
+    """Usage once ``requests`` requests are settled: a stream is settled when the
+    ingress sees its end, a moment after the client has gone."""
+    for _ in range(100):
+        current = usage(base_url, auth)
+        if current["requests"] >= requests:
+            return current
+        time.sleep(0.1)
+    return current

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import httpx
 import pytest
 
 from tests.conftest import decode, pcm_seconds
-from tests.serve.conftest import Service
+from tests.serve.conftest import Service, speak_together
 
 pytestmark = pytest.mark.serve
 
@@ -35,24 +33,11 @@ def test_piper_voice_is_served_next_to_espeak(service: Service) -> None:
 def test_a_saved_vits_checkpoint_is_served_with_batching(service: Service) -> None:
     pytest.importorskip("transformers", reason="the vits extra is not installed")
 
-    async def run() -> list[httpx.Response]:
-        async with httpx.AsyncClient(base_url=service.url, timeout=120) as client:
-            return await asyncio.gather(
-                *(
-                    client.post(
-                        "/v1/audio/speech",
-                        headers=service.auth,
-                        json={
-                            "input": f"यह वाक्य संख्या {i} है।",
-                            "voice": "hi-vits-test",
-                            "stream": False,
-                        },
-                    )
-                    for i in range(8)
-                )
-            )
-
-    responses = asyncio.run(run())
+    bodies: list[dict[str, object]] = [
+        {"input": f"यह वाक्य संख्या {i} है।", "voice": "hi-vits-test", "stream": False}
+        for i in range(8)
+    ]
+    responses = speak_together(service.url, service.auth, bodies)
     assert all(r.status_code == 200 for r in responses), responses[0].text
     assert all(r.headers["x-service-sample-rate"] == "16000" for r in responses)
     assert all(pcm_seconds(r.content, 16000) > 0 for r in responses)

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.conftest import SPEC_HEADERS, decode, pcm_seconds
-from tests.serve.conftest import Service
+from tests.serve.conftest import Service, usage, usage_after
 
 pytestmark = pytest.mark.serve
 
@@ -20,11 +20,6 @@ LONG_HI = " ".join(f"यह वाक्य संख्या {i} है, औ�
 
 def speech(client: httpx.Client, service: Service, **body: object) -> httpx.Response:
     return client.post("/v1/audio/speech", headers=service.auth, json={"input": HI, **body})
-
-
-def usage(client: httpx.Client, service: Service) -> dict[str, int]:
-    result: dict[str, int] = client.get("/v1/account/usage", headers=service.auth).json()["usage"]
-    return result
 
 
 def test_discovery_endpoints(client: httpx.Client, service: Service) -> None:
@@ -46,7 +41,7 @@ def test_discovery_endpoints(client: httpx.Client, service: Service) -> None:
     assert {f["format"] for f in caps["audio_formats"]} == {"pcm", "mp3", "wav"}
     voices = client.get("/v1/voices").json()["data"]
     assert "default" in {v["id"] for v in voices}
-    assert set(usage(client, service)) == {
+    assert set(usage(service.url, service.auth)) == {
         "requests",
         "characters",
         "audio_ms",
@@ -126,16 +121,12 @@ def test_audio_arrives_before_a_long_text_is_synthesised(
 def test_abandoned_stream_is_billed_only_for_what_was_delivered(
     client: httpx.Client, service: Service
 ) -> None:
-    before = usage(client, service)
+    before = usage(service.url, service.auth)
     with client.stream(
         "POST", "/v1/audio/speech", headers=service.auth, json={"input": LONG_HI}
     ) as response:
         next(response.iter_raw())
-    for _ in range(100):  # settlement happens as the server notices the disconnect
-        after = usage(client, service)
-        if after["requests"] == before["requests"] + 1:
-            break
-        time.sleep(0.1)
+    after = usage_after(service.url, service.auth, before["requests"] + 1)
     assert after["requests"] == before["requests"] + 1
     assert 0 < after["characters"] - before["characters"] < len(LONG_HI)
 

@@ -4,13 +4,12 @@ shape configs/gpu.yaml runs), and admission past capacity, over real HTTP."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 import httpx
 import pytest
 
 from tests.conftest import decode, pcm_seconds
-from tests.serve.conftest import SPLIT_MAX_ACTIVE, Service
+from tests.serve.conftest import SPLIT_MAX_ACTIVE, Service, speak_together, usage, usage_after
 
 pytestmark = pytest.mark.serve
 
@@ -40,25 +39,18 @@ def test_both_placements_offer_the_same_voices_and_the_same_audio(service: Servi
 def test_batches_form_on_the_synthesiser_deployment(service: Service) -> None:
     pytest.importorskip("transformers", reason="the vits extra is not installed")
 
-    async def run() -> list[httpx.Response]:
-        async with httpx.AsyncClient(base_url=service.split_url, timeout=120) as client:
-            return await asyncio.gather(
-                *(
-                    client.post(
-                        "/v1/audio/speech",
-                        headers=service.auth,
-                        json={"input": f"वाक्य {i}", "voice": "hi-vits-test", "stream": False},
-                    )
-                    for i in range(SPLIT_MAX_ACTIVE)
-                )
-            )
-
-    responses = asyncio.run(run())
+    bodies: list[dict[str, object]] = [
+        {"input": f"वाक्य {i}", "voice": "hi-vits-test", "stream": False}
+        for i in range(SPLIT_MAX_ACTIVE)
+    ]
+    responses = speak_together(service.split_url, service.auth, bodies)
     assert all(r.status_code == 200 for r in responses), responses[0].text
     assert all(pcm_seconds(r.content, 16000) > 0 for r in responses)
 
 
 def test_past_capacity_the_answer_is_a_quick_503_with_retry_after(service: Service) -> None:
+    before = usage(service.split_url, service.auth)
+
     async def run() -> httpx.Response:
         async with httpx.AsyncClient(base_url=service.split_url, timeout=120) as client:
             streams = [
@@ -83,15 +75,12 @@ def test_past_capacity_the_answer_is_a_quick_503_with_retry_after(service: Servi
     assert refused.status_code == 503
     assert refused.headers["retry-after"] == "1"
     assert refused.json()["error"]["code"] == "overloaded"
+    settled = usage_after(service.split_url, service.auth, before["requests"] + SPLIT_MAX_ACTIVE)
+    assert settled["requests"] == before["requests"] + SPLIT_MAX_ACTIVE  # the 503 is free
 
 
 def test_an_abandoned_stream_is_billed_for_what_was_delivered(service: Service) -> None:
-    def usage() -> dict[str, int]:
-        body = httpx.get(service.split_url + "/v1/account/usage", headers=service.auth).json()
-        result: dict[str, int] = body["usage"]
-        return result
-
-    before = usage()
+    before = usage(service.split_url, service.auth)
     with (
         httpx.Client(base_url=service.split_url, timeout=60) as client,
         client.stream(
@@ -99,10 +88,6 @@ def test_an_abandoned_stream_is_billed_for_what_was_delivered(service: Service) 
         ) as response,
     ):
         next(response.iter_raw())
-    for _ in range(100):  # settled once the ingress sees the disconnect
-        after = usage()
-        if after["requests"] == before["requests"] + 1:
-            break
-        time.sleep(0.1)
+    after = usage_after(service.split_url, service.auth, before["requests"] + 1)
     assert after["requests"] == before["requests"] + 1
     assert 0 < after["characters"] - before["characters"] < len(LONG_HI)
