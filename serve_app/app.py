@@ -24,6 +24,16 @@ class AppArgs(BaseModel):
 
     ingress: dict[str, Any] = Field(default_factory=dict)
     synthesiser: SynthesiserConfig = Field(default_factory=SynthesiserConfig)
+    ingress_replicas: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "Ingress replicas (make run: one per core). Each is a process with its own "
+            "interpreter lock and, with synthesiser_in_ingress, its own CPU voices "
+            "(README Performance). Left out: the Serve config's deployments section "
+            "decides (num_replicas or autoscaling_config), else one."
+        ),
+    )
     synthesiser_in_ingress: bool = Field(
         default=True,
         description=(
@@ -37,6 +47,9 @@ def build_app(args: AppArgs | dict[str, Any] | None = None) -> Application:
     """Compose the Ingress, with the Synthesiser inside it or behind it."""
     parsed = args if isinstance(args, AppArgs) else AppArgs.model_validate(args or {})
     config = parsed.synthesiser.model_dump()
+    ingress = Ingress
+    if parsed.ingress_replicas is not None:
+        ingress = Ingress.options(num_replicas=parsed.ingress_replicas)
     if parsed.synthesiser_in_ingress:
-        return Ingress.bind(config, parsed.ingress)
-    return Ingress.bind(SynthesiserDeployment.bind(config), parsed.ingress)
+        return ingress.bind(config, parsed.ingress)
+    return ingress.bind(SynthesiserDeployment.bind(config), parsed.ingress)

@@ -86,7 +86,9 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     voices = voices_with_vits(Path(tmp_path_factory.mktemp("voices")))
     ingress = {"database_url": database_url, "dev_api_key": KEY}
     synthesiser = {"voices_path": str(voices), "batch_wait_timeout_s": 0.02}
-    app = build_app({"ingress": ingress, "synthesiser": synthesiser})
+    # Two ingress replicas, as make run serves on two cores: requests spread over
+    # processes that share one ledger.
+    app = build_app({"ingress": ingress, "synthesiser": synthesiser, "ingress_replicas": 2})
     split = build_app(
         {
             "ingress": {**ingress, "max_active_requests": SPLIT_MAX_ACTIVE},

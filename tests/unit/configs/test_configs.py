@@ -2,6 +2,7 @@
 
 import importlib
 import json
+import os
 from pathlib import Path
 
 import jsonschema
@@ -58,3 +59,13 @@ def test_cluster_yaml_validates_against_the_autoscaler_schema() -> None:
     jsonschema.validate(cluster, schema)
     assert cluster["available_node_types"]["head"]["resources"] == {"CPU": 0}
     assert cluster["available_node_types"]["gpu_worker"]["max_workers"] > 1
+
+
+def test_ingress_replicas_are_one_per_core_for_make_run_and_configurable() -> None:
+    from serve_app.app import build_app
+    from serve_app.run import MAX_DEFAULT_REPLICAS, default_replicas
+
+    assert 1 <= default_replicas() <= min(os.cpu_count() or 1, MAX_DEFAULT_REPLICAS)
+    built = build_app({"ingress_replicas": 3})._bound_deployment
+    assert built.name == "Ingress" and built.num_replicas == 3
+    assert build_app()._bound_deployment.num_replicas == 1  # else the Serve config decides
