@@ -30,7 +30,7 @@ from pathlib import Path
 import aiohttp
 import httpx
 
-from serve_app.run import free_port
+from serve_app.run import default_replicas, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SHORT_HINDI = "नमस्ते, आप कैसे हैं? मैं ठीक हूँ।"
@@ -238,6 +238,9 @@ def main() -> None:
         f"Engine direct (normalise + synthesise the first segment, in process): "
         f"{direct:.1f} ms median"
     )
+    replicas = os.environ.get("TTS_INGRESS_REPLICAS") or default_replicas()
+    if args.url is None:
+        print(f"Service: make run, {replicas} ingress replicas (TTS_INGRESS_REPLICAS)")
     print("Baseline: one process serving each request whole (loadtest/baseline.py)\n")
     print(table(service, direct, baseline))
 

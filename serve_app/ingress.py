@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from fastapi import FastAPI
@@ -32,6 +33,11 @@ class IngressReplica:
             else RemoteSynthesis(synthesiser)
         )
         self._state = IngressState(config, synthesis, ServeMetrics())
+        # What is loaded by now (Ray, FastAPI, the voices) lives as long as the
+        # replica: keep it out of the garbage collector's full passes, which
+        # otherwise walk it again and again under load (py-spy at 64 streams:
+        # 5.3% -> 3.3% of the interpreter's time in the collector).
+        gc.freeze()
 
     def __serve_build_asgi_app__(self) -> FastAPI:
         return create_app(self._state)

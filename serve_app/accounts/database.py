@@ -36,8 +36,15 @@ class Database(Protocol):
     dialect: str
     serial_key: str
     connections: int  # transactions that can run at once
+    max_group: int  # transactions that one commit may carry (see ``group``)
 
     def transaction(self) -> AbstractContextManager[Transaction]: ...
+
+    def group(self) -> AbstractContextManager[None]:
+        """Transactions this thread opens inside the block commit together at its
+        end (one disk flush for all), each still all-or-nothing on its own: one
+        that raises is rolled back alone. If the commit fails, none is kept."""
+        ...
 
     def close(self) -> None: ...
 
@@ -63,18 +70,23 @@ class SqliteDatabase:
     """One connection per process, WAL mode, full fsync at commit.
 
     Writers take the database lock at ``BEGIN IMMEDIATE``, so a read-then-write
-    inside a transaction cannot race another process's write.
+    inside a transaction cannot race another process's write. The flush at each
+    commit is what a busy ledger waits for (measured: at 64 streams it doubled
+    the median time to first audio), so concurrent requests' transactions share
+    commits through :meth:`group`, each in its own savepoint.
     """
 
     dialect = "sqlite"
     serial_key = "INTEGER PRIMARY KEY AUTOINCREMENT"
     connections = 1
+    max_group = 64
 
     def __init__(self, path: str) -> None:
         if path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # the thread holding a group opens transactions in it
+        self._grouped = False  # read and written with the lock held
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
@@ -84,6 +96,16 @@ class SqliteDatabase:
     @contextmanager
     def transaction(self) -> Iterator[_SqliteTransaction]:
         with self._lock:
+            if self._grouped:
+                self._db.execute("SAVEPOINT tx")
+                try:
+                    yield _SqliteTransaction(self._db)
+                except BaseException:
+                    self._db.execute("ROLLBACK TO tx")
+                    self._db.execute("RELEASE tx")
+                    raise
+                self._db.execute("RELEASE tx")
+                return
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 yield _SqliteTransaction(self._db)
@@ -91,6 +113,21 @@ class SqliteDatabase:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    @contextmanager
+    def group(self) -> Iterator[None]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._grouped = True
+            try:
+                yield
+                self._grouped = False
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._grouped = False
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
 
     def close(self) -> None:
         with self._lock:
@@ -122,6 +159,7 @@ class PostgresDatabase:
 
     dialect = "postgresql"
     serial_key = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+    max_group = 1  # the pool's connections commit in parallel; PostgreSQL groups flushes
 
     def __init__(self, url: str, max_connections: int = 8) -> None:
         from psycopg_pool import ConnectionPool
@@ -133,6 +171,10 @@ class PostgresDatabase:
     def transaction(self) -> Iterator[_PostgresTransaction]:
         with self._pool.connection() as connection, connection.transaction():
             yield _PostgresTransaction(connection.cursor())
+
+    @contextmanager
+    def group(self) -> Iterator[None]:
+        yield  # each transaction commits on its own connection
 
     def close(self) -> None:
         self._pool.close()

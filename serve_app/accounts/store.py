@@ -11,16 +11,15 @@ heartbeating are settled by any other process at their last recorded progress.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import secrets
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import ParamSpec, TypeVar
 
+from serve_app.accounts.committer import GroupCommitter
 from serve_app.accounts.database import Database, Transaction, open_database
 from serve_app.accounts.keys import (
     DUMMY_DIGEST,
@@ -149,7 +148,7 @@ class AccountStore:
     def __init__(self, db: Database) -> None:
         self._db = db
         self.owner = f"{uuid.uuid4().hex[:12]}"
-        self._executor = ThreadPoolExecutor(db.connections, thread_name_prefix="ledger")
+        self._committer = GroupCommitter(db)
         with db.transaction() as tx:
             for statement in _schema(db.serial_key):
                 tx.execute(statement)
@@ -170,15 +169,14 @@ class AccountStore:
 
     async def call(self, method: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run a blocking method of this store from async code, on the store's own
-        threads (as many as the database runs transactions at once): ledger work
-        waits for the database, not behind other blocking work of the process."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor, functools.partial(method, *args, **kwargs)
-        )
+        threads (as many as the database runs transactions at once), committed
+        together with the other calls waiting at that moment (``GroupCommitter``):
+        ledger work waits for the database, not behind other blocking work of the
+        process, and concurrent requests share the database's disk flushes."""
+        return await self._committer.run(functools.partial(method, *args, **kwargs))
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True)
+        self._committer.close()
         self._db.close()
 
     # -- projects and keys -------------------------------------------------------
