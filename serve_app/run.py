@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument(
         "--replicas",
         type=int,
-        default=int(os.environ.get("TTS_INGRESS_REPLICAS", "0")) or default_replicas(),
+        default=os.environ.get("TTS_INGRESS_REPLICAS") or default_replicas(),
         help="ingress replicas, each speaking with its own CPU voices "
         f"(default: one per core, at most {MAX_DEFAULT_REPLICAS})",
     )
@@ -50,6 +50,8 @@ def main() -> None:
         "(the fastest path, README Performance); serve: Ray Serve's Python proxy",
     )
     args = parser.parse_args()
+    if args.replicas < 1:
+        parser.error("--replicas (TTS_INGRESS_REPLICAS) must be at least 1")
 
     local_serve_environment()
     haproxy = use_haproxy() if args.proxy == "haproxy" else None
@@ -99,7 +101,7 @@ def main() -> None:
 
 def default_replicas() -> int:
     """One ingress replica per core: a replica's Python runs on one core at a time
-    (measured on 2 cores: 2 replicas serve ~1.4x the streams of one, README
+    (measured on 2 cores: 2 replicas produce ~1.5x the audio of one, README
     Performance). Capped because the embedded SQLite ledger takes one writer at a
     time; past that, PostgreSQL and a Serve config."""
     return max(1, min(os.cpu_count() or 1, MAX_DEFAULT_REPLICAS))
