@@ -41,9 +41,12 @@ class Database(Protocol):
     def transaction(self) -> AbstractContextManager[Transaction]: ...
 
     def group(self) -> AbstractContextManager[None]:
-        """Transactions this thread opens inside the block commit together at its
-        end (one disk flush for all), each still all-or-nothing on its own: one
-        that raises is rolled back alone. If the commit fails, none is kept."""
+        """A block whose transactions (opened by this thread) may share one commit.
+
+        SQLite: they commit together at the block's end (one disk flush for all),
+        each still all-or-nothing on its own (one that raises is rolled back
+        alone); if that commit fails, none is kept. PostgreSQL: each commits as it
+        ends, as outside a group (``max_group`` is 1)."""
         ...
 
     def close(self) -> None: ...
