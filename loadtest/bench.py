@@ -9,7 +9,12 @@ shows the serving overhead, and against a single-process server that answers
 each request whole (``loadtest/baseline.py``), the plain way to serve a TTS
 engine. Prints a Markdown table with the machine it ran on.
 
-    python -m loadtest.bench [--duration 10] [--levels 1,4,16,64] [--text "..."]
+Those streams send their next request as soon as one ends, so from a few streams
+up the machine is always busy (closed loop: it shows capacity). A second table
+sends requests at fixed rates instead (open loop, ``--rates``), as independent
+callers do: first-audio times at a given load, below and past saturation.
+
+    python -m loadtest.bench [--duration 10] [--levels 1,4,16,64] [--rates 20,40,80]
 """
 
 from __future__ import annotations
@@ -40,7 +45,8 @@ SAMPLE_RATE = 22050
 
 @dataclass
 class LevelResult:
-    streams: int
+    streams: int  # concurrent streams (closed loop), or 0 at a fixed rate
+    rate: float = 0.0  # requests per second sent (open loop)
     ttfa_ms: list[float] = field(default_factory=list)
     total_ms: list[float] = field(default_factory=list)
     audio_s: float = 0.0
@@ -136,6 +142,26 @@ async def run_level(url: str, text: str, streams: int, duration_s: float) -> Lev
     return result
 
 
+async def run_rate(url: str, text: str, rate: float, duration_s: float) -> LevelResult:
+    """Requests started every 1/``rate`` seconds for ``duration_s``, whether or not
+    earlier ones have finished."""
+    result = LevelResult(0, rate)
+    async with aiohttp.ClientSession(
+        url,
+        connector=aiohttp.TCPConnector(limit=0),  # no client-side queue
+        timeout=aiohttp.ClientTimeout(total=120),
+    ) as client:
+        await one_request(client, text, LevelResult(1))  # warm the path
+        started = time.perf_counter()
+        requests: list[asyncio.Task[None]] = []
+        while len(requests) < rate * duration_s:
+            requests.append(asyncio.create_task(one_request(client, text, result)))
+            await asyncio.sleep(max(0.0, started + len(requests) / rate - time.perf_counter()))
+        await asyncio.gather(*requests)
+        result.wall_s = time.perf_counter() - started
+    return result
+
+
 def wait_ready(url: str, timeout_s: float = 180) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -168,19 +194,41 @@ def table(results: list[LevelResult], direct_ms: float, baseline: list[LevelResu
     return "\n".join(lines)
 
 
+def rate_table(results: list[LevelResult], baseline: list[LevelResult]) -> str:
+    lines = [
+        "| requests/s sent | requests | TTFA p50 ms | TTFA p95 ms | TTFA p99 ms | errors "
+        "| baseline TTFA p50 / p95 / p99 ms | baseline errors |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r, b in zip(results, baseline, strict=True):
+        lines.append(
+            f"| {r.rate:g} | {len(r.ttfa_ms) + r.errors} | {percentile(r.ttfa_ms, 0.5):.1f} "
+            f"| {percentile(r.ttfa_ms, 0.95):.1f} | {percentile(r.ttfa_ms, 0.99):.1f} "
+            f"| {r.errors} | {percentile(b.ttfa_ms, 0.5):.1f} / {percentile(b.ttfa_ms, 0.95):.1f}"
+            f" / {percentile(b.ttfa_ms, 0.99):.1f} | {b.errors} |"
+        )
+    return "\n".join(lines)
+
+
 def throughput(result: LevelResult) -> float:
     return result.audio_s / result.wall_s if result.wall_s else 0.0
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What to send: the text, closed-loop stream counts, open-loop rates, seconds each."""
+
+    text: str
+    levels: list[int]
+    rates: list[float]
+    duration: float
+
+
 def measure(
-    url: str | None,
-    command: list[str],
-    env: dict[str, str],
-    text: str,
-    levels: list[int],
-    duration: float,
-) -> list[LevelResult]:
-    """Every level against ``url``, or against ``command`` started on a free port."""
+    url: str | None, command: list[str], env: dict[str, str], plan: Plan
+) -> tuple[list[LevelResult], list[LevelResult]]:
+    """Every level, then every rate, against ``url`` or against ``command`` started
+    on a free port."""
     server = None
     if url is None:
         port = free_port()
@@ -195,7 +243,9 @@ def measure(
         url = f"http://127.0.0.1:{port}"
     try:
         wait_ready(url)
-        return [asyncio.run(run_level(url, text, n, duration)) for n in levels]
+        levels = [asyncio.run(run_level(url, plan.text, n, plan.duration)) for n in plan.levels]
+        rates = [asyncio.run(run_rate(url, plan.text, r, plan.duration)) for r in plan.rates]
+        return levels, rates
     finally:
         if server is not None:
             os.killpg(server.pid, signal.SIGINT)
@@ -208,11 +258,17 @@ def measure(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--duration", type=float, default=10.0, help="seconds per level")
-    parser.add_argument("--levels", default="1,4,16,64")
+    parser.add_argument("--levels", default="1,4,16,64", help="concurrent streams (closed loop)")
+    parser.add_argument("--rates", default="20,40,80,120", help="requests/s (open loop)")
     parser.add_argument("--text", default=SHORT_HINDI)
     parser.add_argument("--url", help="measure a running service instead of starting one")
     args = parser.parse_args()
-    levels = [int(n) for n in args.levels.split(",")]
+    plan = Plan(
+        args.text,
+        [int(n) for n in args.levels.split(",") if n],
+        [float(r) for r in args.rates.split(",") if r],
+        args.duration,
+    )
 
     direct = engine_direct_ms(args.text)
     with tempfile.TemporaryDirectory() as ledger:
@@ -221,17 +277,8 @@ def main() -> None:
             "TTS_DATABASE_URL": f"sqlite:///{ledger}/ledger.sqlite3",  # a fresh balance
             "RAY_USAGE_STATS_ENABLED": "0",
         }
-        service = measure(
-            args.url,
-            [sys.executable, "-m", "serve_app.run"],
-            service_env,
-            args.text,
-            levels,
-            args.duration,
-        )
-    baseline = measure(
-        None, [sys.executable, "-m", "loadtest.baseline"], {}, args.text, levels, args.duration
-    )
+        service = measure(args.url, [sys.executable, "-m", "serve_app.run"], service_env, plan)
+    baseline = measure(None, [sys.executable, "-m", "loadtest.baseline"], {}, plan)
     print(f"\nMachine: {machine()}")
     print(f"Text: {args.text!r} ({len(args.text)} characters), raw PCM, voice default")
     print(
@@ -242,7 +289,11 @@ def main() -> None:
     if args.url is None:
         print(f"Service: make run, {replicas} ingress replicas (TTS_INGRESS_REPLICAS)")
     print("Baseline: one process serving each request whole (loadtest/baseline.py)\n")
-    print(table(service, direct, baseline))
+    print("Concurrent streams, each sending its next request when one ends (closed loop):\n")
+    print(table(service[0], direct, baseline[0]))
+    if plan.rates:
+        print("\nRequests sent at a fixed rate (open loop):\n")
+        print(rate_table(service[1], baseline[1]))
 
 
 if __name__ == "__main__":
