@@ -14,7 +14,7 @@ up the machine is always busy (closed loop: it shows capacity). A second table
 sends requests at fixed rates instead (open loop, ``--rates``), as independent
 callers do: first-audio times at a given load, below and past saturation.
 
-    python -m loadtest.bench [--duration 10] [--levels 1,4,16,64] [--rates 20,40,80]
+    python -m loadtest.bench [--duration 10] [--levels 1,4,16,64] [--rates 20,40,80,120]
 """
 
 from __future__ import annotations
