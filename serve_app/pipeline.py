@@ -5,7 +5,8 @@ Normalising and encoding are cheap, per-request CPU work, so they run in the
 ingress replica that holds the request: a Ray handle hop costs more CPU than
 either (measured, README "Performance"). Synthesis is where the choice is: CPU
 voices (eSpeak, Piper) run best in the ingress process too; GPU voices run on
-their own autoscaled deployment, one streaming hop away. Both answer through :class:`Synthesis`.
+their own autoscaled deployment, one streaming hop away. Both answer through
+:class:`Synthesis`.
 """
 
 from __future__ import annotations

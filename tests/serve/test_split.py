@@ -36,7 +36,9 @@ def test_both_placements_offer_the_same_voices_and_the_same_audio(service: Servi
     assert durations[1] == pytest.approx(durations[0], rel=0.01)
 
 
-def test_batches_form_on_the_synthesiser_deployment(service: Service) -> None:
+def test_concurrent_requests_to_a_batching_voice_are_spoken_by_the_synthesiser_deployment(
+    service: Service,
+) -> None:
     pytest.importorskip("transformers", reason="the vits extra is not installed")
 
     bodies: list[dict[str, object]] = [
