@@ -11,9 +11,10 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: install run test lint unit serve-tests fuzz bench clean
 
-$(VENV)/.installed: pyproject.toml constraints.txt
+$(VENV)/.installed: pyproject.toml constraints.txt deployments/synthesis/data/kokoro_voices.sha256
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -c constraints.txt -e '.[dev,piper,vits]'
+	$(PY) -m deployments.synthesis.kokoro_assets
 	touch $@
 
 install: $(VENV)/.installed

@@ -1,9 +1,10 @@
 """The comparison server of ``make bench``: one process that serves each request whole.
 
 What a plain TTS server does: a FastAPI endpoint that normalises the text,
-synthesises all of it with the same eSpeak voice and answers with the complete
-raw PCM. No accounts, no streaming, no Ray. The bench measures it with the same
-client as the service, so "time to first audio" here is the whole synthesis.
+synthesises all of it with the eSpeak voice the bench asks the service for
+(``hi-espeak-aditi``) and answers with the complete raw PCM. No accounts, no
+streaming, no Ray. The bench measures it with the same client as the service,
+so "time to first audio" here is the whole synthesis.
 
     python -m loadtest.baseline --port 8200
 """
@@ -20,7 +21,11 @@ from pydantic import BaseModel
 from deployments.encoding.writers import to_int16
 from deployments.messages import SynthesisParams
 from deployments.normaliser.normaliser import TextNormaliser
-from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
+from deployments.synthesis.engine import load_engine
+from deployments.synthesis.synthesiser import CONFIGS, Synthesiser
+from deployments.synthesis.voices import VoiceRegistry
+
+ESPEAK_VOICE = "hi-espeak-aditi"
 
 
 class SpeechBody(BaseModel):
@@ -28,7 +33,10 @@ class SpeechBody(BaseModel):
 
 
 def create_app() -> FastAPI:
-    synthesiser = Synthesiser.from_config(SynthesiserConfig())
+    voice = VoiceRegistry.from_file(CONFIGS / "voices.yaml").get(ESPEAK_VOICE)
+    assert voice is not None, f"configs/voices.yaml has no {ESPEAK_VOICE}"
+    registry = VoiceRegistry([voice.model_copy(update={"id": "default"})])
+    synthesiser = Synthesiser(registry, {"espeak": load_engine("espeak")})
     normaliser = TextNormaliser()
     params = SynthesisParams("default", "hi")
     app = FastAPI()

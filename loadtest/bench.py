@@ -1,20 +1,25 @@
 """``make bench``: time to first audio and throughput, through the service and without it.
 
-Starts the service with the embedded default (``python -m serve_app.run``) on a
-free port, then for 1, 4, 16 and 64 concurrent streams sends raw-PCM speech
-requests for a short Hindi sentence and measures, per request, the time to the
-first audio byte and to the last. The same first-audio time is measured against
-the engine called in this process (normaliser + eSpeak, no serving), so the table
-shows the serving overhead, and against a single-process server that answers
-each request whole (``loadtest/baseline.py``), the plain way to serve a TTS
-engine. Prints a Markdown table with the machine it ran on.
+Starts the service as ``make run`` does (``python -m serve_app.run``) on a free
+port and measures two voices, each against the plain way to serve its engine,
+per request the time to the first audio byte and to the last, raw PCM:
+
+- neural: the default voice (Kokoro-82M) at 1, 2, 4 and 8 concurrent streams,
+  against a single-process server that speaks each request sentence by sentence
+  with one ONNX session (``loadtest/kokoro_baseline.py``);
+- eSpeak (``hi-espeak-aditi``) at 1, 4, 16 and 64 streams, against a
+  single-process server that answers each request whole (``loadtest/baseline.py``),
+  and against the engine called in this process (normaliser + eSpeak, no
+  serving), so the table shows the serving overhead.
 
 Those streams send their next request as soon as one ends, so from a few streams
-up the machine is always busy (closed loop: it shows capacity). A second table
-sends requests at fixed rates instead (open loop, ``--rates``), as independent
-callers do: first-audio times at a given load, below and past saturation.
+up the machine is always busy (closed loop: it shows capacity). A third table
+sends eSpeak requests at fixed rates instead (open loop, ``--rates``), as
+independent callers do: first-audio times at a given load, below and past
+saturation. Prints Markdown tables with the machine they ran on.
 
-    python -m loadtest.bench [--duration 10] [--levels 1,4,16,64] [--rates 20,40,80,120]
+    python -m loadtest.bench [--duration 10] [--neural-levels 1,2,4,8]
+                             [--levels 1,4,16,64] [--rates 20,40,80,120]
 """
 
 from __future__ import annotations
@@ -39,8 +44,9 @@ from serve_app.run import default_replicas, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SHORT_HINDI = "नमस्ते, आप कैसे हैं? मैं ठीक हूँ।"
+NEURAL_HINDI = "नमस्ते, आज मौसम बहुत अच्छा है।"
 KEY = "sk-proj-bench0000-" + "b" * 32
-SAMPLE_RATE = 22050
+ESPEAK_VOICE = "hi-espeak-aditi"
 
 
 @dataclass
@@ -73,12 +79,17 @@ def machine() -> str:
 
 
 def engine_direct_ms(text: str, repeats: int = 50) -> float:
-    """Median time to the first segment's audio with the engine in this process."""
+    """Median time to the first segment's audio with the eSpeak engine in this process."""
     from deployments.messages import SynthesisParams
     from deployments.normaliser.normaliser import TextNormaliser
-    from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
+    from deployments.synthesis.engine import load_engine
+    from deployments.synthesis.synthesiser import CONFIGS, Synthesiser
+    from deployments.synthesis.voices import VoiceRegistry
 
-    synthesiser = Synthesiser.from_config(SynthesiserConfig())
+    voice = VoiceRegistry.from_file(CONFIGS / "voices.yaml").get(ESPEAK_VOICE)
+    assert voice is not None
+    registry = VoiceRegistry([voice.model_copy(update={"id": "default"})])
+    synthesiser = Synthesiser(registry, {"espeak": load_engine("espeak")})
     normaliser = TextNormaliser()
     params = SynthesisParams("default", "hi")
     times = []
@@ -90,13 +101,26 @@ def engine_direct_ms(text: str, repeats: int = 50) -> float:
     return statistics.median(times)
 
 
-async def one_request(client: aiohttp.ClientSession, text: str, result: LevelResult) -> None:
+@dataclass(frozen=True)
+class Request:
+    """What every request of a run sends: the text, the voice (None: the default)
+    and the sample rate its raw PCM comes at."""
+
+    text: str
+    voice: str | None = None
+    sample_rate: int = 24000
+
+    def body(self) -> dict[str, str]:
+        return {"input": self.text, **({"voice": self.voice} if self.voice else {})}
+
+
+async def one_request(client: aiohttp.ClientSession, request: Request, result: LevelResult) -> None:
     started = time.perf_counter()
     first: float | None = None
     size = 0
     try:
         async with client.post(
-            "/v1/audio/speech", json={"input": text}, headers={"Authorization": f"Bearer {KEY}"}
+            "/v1/audio/speech", json=request.body(), headers={"Authorization": f"Bearer {KEY}"}
         ) as response:
             if response.status != 200:
                 await response.read()
@@ -115,10 +139,10 @@ async def one_request(client: aiohttp.ClientSession, text: str, result: LevelRes
         return
     result.ttfa_ms.append((first - started) * 1000)
     result.total_ms.append((done - started) * 1000)
-    result.audio_s += size / 2 / SAMPLE_RATE
+    result.audio_s += size / 2 / request.sample_rate
 
 
-async def run_level(url: str, text: str, streams: int, duration_s: float) -> LevelResult:
+async def run_level(url: str, request: Request, streams: int, duration_s: float) -> LevelResult:
     result = LevelResult(streams)
     # aiohttp, not httpx: at 64 streams httpx's connection pool took the client
     # process to 100% of a core for seconds at a time, and the "time to first
@@ -129,12 +153,12 @@ async def run_level(url: str, text: str, streams: int, duration_s: float) -> Lev
         connector=aiohttp.TCPConnector(limit=streams + 4),
         timeout=aiohttp.ClientTimeout(total=120),
     ) as client:
-        await one_request(client, text, LevelResult(1))  # warm the path
+        await one_request(client, request, LevelResult(1))  # warm the path
         deadline = time.perf_counter() + duration_s
 
         async def worker() -> None:
             while time.perf_counter() < deadline:
-                await one_request(client, text, result)
+                await one_request(client, request, result)
 
         started = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(streams)))
@@ -142,7 +166,7 @@ async def run_level(url: str, text: str, streams: int, duration_s: float) -> Lev
     return result
 
 
-async def run_rate(url: str, text: str, rate: float, duration_s: float) -> LevelResult:
+async def run_rate(url: str, request: Request, rate: float, duration_s: float) -> LevelResult:
     """Requests started every 1/``rate`` seconds for ``duration_s``, whether or not
     earlier ones have finished."""
     result = LevelResult(0, rate)
@@ -151,11 +175,11 @@ async def run_rate(url: str, text: str, rate: float, duration_s: float) -> Level
         connector=aiohttp.TCPConnector(limit=0),  # no client-side queue
         timeout=aiohttp.ClientTimeout(total=120),
     ) as client:
-        await one_request(client, text, LevelResult(1))  # warm the path
+        await one_request(client, request, LevelResult(1))  # warm the path
         started = time.perf_counter()
         requests: list[asyncio.Task[None]] = []
         while len(requests) < rate * duration_s:
-            requests.append(asyncio.create_task(one_request(client, text, result)))
+            requests.append(asyncio.create_task(one_request(client, request, result)))
             await asyncio.sleep(max(0.0, started + len(requests) / rate - time.perf_counter()))
         await asyncio.gather(*requests)
         result.wall_s = time.perf_counter() - started
@@ -214,21 +238,44 @@ def throughput(result: LevelResult) -> float:
     return result.audio_s / result.wall_s if result.wall_s else 0.0
 
 
+def neural_table(results: list[LevelResult], baseline: list[LevelResult]) -> str:
+    lines = [
+        "| streams | requests | TTFA p50 ms | TTFA p95 ms | audio s / wall s | requests / s "
+        "| errors | baseline TTFA p50 / p95 ms | baseline audio s / wall s "
+        "| baseline requests / s | p50 / p95 / throughput vs baseline |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r, b in zip(results, baseline, strict=True):
+        p50, p95 = percentile(r.ttfa_ms, 0.5), percentile(r.ttfa_ms, 0.95)
+        b50, b95 = percentile(b.ttfa_ms, 0.5), percentile(b.ttfa_ms, 0.95)
+        lines.append(
+            f"| {r.streams} | {len(r.ttfa_ms)} | {p50:.0f} | {p95:.0f} | {throughput(r):.2f} "
+            f"| {requests_per_s(r):.2f} | {r.errors + b.errors} | {b50:.0f} / {b95:.0f} "
+            f"| {throughput(b):.2f} | {requests_per_s(b):.2f} "
+            f"| {p50 / b50:.2f} / {p95 / b95:.2f} / {throughput(r) / throughput(b):.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def requests_per_s(result: LevelResult) -> float:
+    return len(result.ttfa_ms) / result.wall_s if result.wall_s else 0.0
+
+
 @dataclass(frozen=True)
 class Plan:
-    """What to send: the text, closed-loop stream counts, open-loop rates, seconds each."""
+    """What to send: the request, closed-loop stream counts, open-loop rates, seconds each."""
 
-    text: str
+    request: Request
     levels: list[int]
     rates: list[float]
     duration: float
 
 
 def measure(
-    url: str | None, command: list[str], env: dict[str, str], plan: Plan
-) -> tuple[list[LevelResult], list[LevelResult]]:
-    """Every level, then every rate, against ``url`` or against ``command`` started
-    on a free port."""
+    url: str | None, command: list[str], env: dict[str, str], plans: list[Plan]
+) -> list[tuple[list[LevelResult], list[LevelResult]]]:
+    """Every level, then every rate, of each plan against ``url`` or against
+    ``command`` started on a free port."""
     server = None
     if url is None:
         port = free_port()
@@ -243,9 +290,14 @@ def measure(
         url = f"http://127.0.0.1:{port}"
     try:
         wait_ready(url)
-        levels = [asyncio.run(run_level(url, plan.text, n, plan.duration)) for n in plan.levels]
-        rates = [asyncio.run(run_rate(url, plan.text, r, plan.duration)) for r in plan.rates]
-        return levels, rates
+        results = []
+        for plan in plans:
+            levels = [
+                asyncio.run(run_level(url, plan.request, n, plan.duration)) for n in plan.levels
+            ]
+            rates = [asyncio.run(run_rate(url, plan.request, r, plan.duration)) for r in plan.rates]
+            results.append((levels, rates))
+        return results
     finally:
         if server is not None:
             os.killpg(server.pid, signal.SIGINT)
@@ -255,45 +307,78 @@ def measure(
                 os.killpg(server.pid, signal.SIGKILL)
 
 
+def numbers(values: str) -> list[float]:
+    return [float(v) for v in values.split(",") if v]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--duration", type=float, default=10.0, help="seconds per level")
-    parser.add_argument("--levels", default="1,4,16,64", help="concurrent streams (closed loop)")
-    parser.add_argument("--rates", default="20,40,80,120", help="requests/s (open loop)")
-    parser.add_argument("--text", default=SHORT_HINDI)
+    parser.add_argument("--neural-levels", default="1,2,4,8", help="default voice: streams")
+    parser.add_argument("--neural-text", default=NEURAL_HINDI)
+    parser.add_argument("--levels", default="1,4,16,64", help="eSpeak: streams (closed loop)")
+    parser.add_argument("--rates", default="20,40,80,120", help="eSpeak: requests/s (open loop)")
+    parser.add_argument("--text", default=SHORT_HINDI, help="eSpeak's text")
     parser.add_argument("--url", help="measure a running service instead of starting one")
     args = parser.parse_args()
-    plan = Plan(
-        args.text,
-        [int(n) for n in args.levels.split(",") if n],
-        [float(r) for r in args.rates.split(",") if r],
+    neural = Plan(
+        Request(args.neural_text, None, 24000),
+        [int(n) for n in numbers(args.neural_levels)],
+        [],
         args.duration,
     )
+    espeak = Plan(
+        Request(args.text, ESPEAK_VOICE, 22050),
+        [int(n) for n in numbers(args.levels)],
+        numbers(args.rates),
+        args.duration,
+    )
+    plans = [plan for plan in (neural, espeak) if plan.levels or plan.rates]
 
-    direct = engine_direct_ms(args.text)
+    direct = engine_direct_ms(args.text) if espeak in plans else float("nan")
     with tempfile.TemporaryDirectory() as ledger:
         service_env = {
             "TTS_DEV_API_KEY": KEY,
             "TTS_DATABASE_URL": f"sqlite:///{ledger}/ledger.sqlite3",  # a fresh balance
             "RAY_USAGE_STATS_ENABLED": "0",
         }
-        service = measure(args.url, [sys.executable, "-m", "serve_app.run"], service_env, plan)
-    baseline = measure(None, [sys.executable, "-m", "loadtest.baseline"], {}, plan)
+        service = measure(args.url, [sys.executable, "-m", "serve_app.run"], service_env, plans)
+    baselines = {
+        id(neural): [sys.executable, "-m", "loadtest.kokoro_baseline"],
+        id(espeak): [sys.executable, "-m", "loadtest.baseline"],
+    }
+    baseline = [measure(None, baselines[id(plan)], {}, [plan])[0] for plan in plans]
     print(f"\nMachine: {machine()}")
-    print(f"Text: {args.text!r} ({len(args.text)} characters), raw PCM, voice default")
-    print(
-        f"Engine direct (normalise + synthesise the first segment, in process): "
-        f"{direct:.1f} ms median"
-    )
     replicas = os.environ.get("TTS_INGRESS_REPLICAS") or default_replicas()
     if args.url is None:
-        print(f"Service: make run, {replicas} ingress replicas (TTS_INGRESS_REPLICAS)")
-    print("Baseline: one process serving each request whole (loadtest/baseline.py)\n")
-    print("Concurrent streams, each sending its next request when one ends (closed loop):\n")
-    print(table(service[0], direct, baseline[0]))
-    if plan.rates:
-        print("\nRequests sent at a fixed rate (open loop):\n")
-        print(rate_table(service[1], baseline[1]))
+        print(
+            f"Service: make run ({replicas} ingress replicas, the voices on one Synthesiser "
+            "replica)"
+        )
+    for plan, ours, theirs in zip(plans, service, baseline, strict=True):
+        if plan is neural:
+            print(f"\n## Neural: the default voice (Kokoro-82M), {plan.request.text!r}, raw PCM\n")
+            print(
+                "Baseline: one process, one ONNX session, each request spoken sentence by "
+                "sentence (loadtest/kokoro_baseline.py).\n"
+            )
+            print("Concurrent streams, each sending its next request when one ends:\n")
+            print(neural_table(ours[0], theirs[0]))
+            continue
+        print(f"\n## eSpeak ({ESPEAK_VOICE}), {plan.request.text!r}, raw PCM\n")
+        print(
+            f"Engine direct (normalise + synthesise the first segment, in process): "
+            f"{direct:.1f} ms median"
+        )
+        print("Baseline: one process serving each request whole (loadtest/baseline.py)\n")
+        if plan.levels:
+            print(
+                "Concurrent streams, each sending its next request when one ends (closed loop):\n"
+            )
+            print(table(ours[0], direct, theirs[0]))
+        if plan.rates:
+            print("\nRequests sent at a fixed rate (open loop):\n")
+            print(rate_table(ours[1], theirs[1]))
 
 
 if __name__ == "__main__":

@@ -35,16 +35,18 @@ class AppArgs(BaseModel):
         ),
     )
     synthesiser_in_ingress: bool = Field(
-        default=True,
+        default=False,
         description=(
-            "Run the voices in each ingress replica (CPU voices: no hop before the "
-            "first audio) or on their own Synthesiser deployment (GPU voices, batching)."
+            "Run the voices inside each ingress replica (a folded placement for "
+            "CPU-only eSpeak serving: no hop before the first audio) instead of on the "
+            "Synthesiser deployment (the default: neural voices in their own "
+            "processes, off the ingress's event loop; GPU voices; batching)."
         ),
     )
 
 
 def build_app(args: AppArgs | dict[str, Any] | None = None) -> Application:
-    """Compose the Ingress, with the Synthesiser inside it or behind it."""
+    """Compose the Ingress, with the Synthesiser behind it (default) or inside it."""
     parsed = args if isinstance(args, AppArgs) else AppArgs.model_validate(args or {})
     config = parsed.synthesiser.model_dump()
     ingress = Ingress

@@ -53,6 +53,20 @@ class Catalog:
             return own
         return own + sorted(c for c in self.policy.languages if c in spoken and c not in own)
 
+    def voice_for_language(self, language: str, preferred: VoiceConfig) -> VoiceConfig:
+        """``preferred`` if it speaks ``language``; else the first public voice whose own
+        language it is, else the first that speaks it; else ``preferred``."""
+        if language in self.voice_languages(preferred):
+            return preferred
+        public = self.public_voices()
+        for voice in public:
+            if voice.languages[0] == language and language in self.voice_languages(voice):
+                return voice
+        for voice in public:
+            if language in self.voice_languages(voice):
+                return voice
+        return preferred
+
     def languages(self) -> list[str]:
         spoken = {code for info in self.engines.values() for code in info.languages}
         return [code for code in self.policy.languages if code in spoken]
@@ -96,6 +110,7 @@ class Catalog:
                     "sample_rate": i.sample_rate,
                     "voices": list(i.voices),
                     "controls": list(i.controls),
+                    "alignment": i.alignment,
                     **({"stats": i.extra} if i.extra else {}),
                 }
                 for i in self.engines.values()
@@ -118,7 +133,12 @@ class Catalog:
                     "path": "/v1/audio/speech/stream-input/{voice_id}",
                     "protocol": "elevenlabs-stream-input",
                     "formats": list(STREAMABLE_FORMATS),
+                    # Character timings come from engines that time words (eSpeak);
+                    # other voices send "alignment": null.
                     "alignment": "characters",
+                    "alignment_engines": sorted(
+                        name for name, info in self.engines.items() if info.alignment
+                    ),
                 },
                 "stream_formats": list(STREAM_FORMATS),
                 "default_stream_format": "audio",

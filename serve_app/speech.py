@@ -129,12 +129,10 @@ class SpeechService:
         voice = catalog.voice(options.voice)
         if voice is None:
             raise NotFound("voice_not_found", f"No voice '{options.voice}'.", "voice")
-        controls = catalog.engine_of(voice).controls
-        if options.pitch != 0.0 and "pitch" not in controls:
-            raise InvalidRequest(
-                "unsupported_feature", f"Voice '{voice.id}' cannot change its pitch.", "pitch"
-            )
         language = catalog.policy.canonical(options.language)
+        if language is not None and "voice" not in options.model_fields_set:
+            # No voice asked for: the default, or the language's own voice.
+            voice = catalog.voice_for_language(language, voice)
         spoken = catalog.voice_languages(voice)
         if language is None or language not in spoken:
             raise InvalidRequest(
@@ -142,6 +140,14 @@ class SpeechService:
                 f"Voice '{voice.id}' does not speak '{options.language}'. "
                 f"It speaks: {', '.join(spoken)}.",
                 "language",
+            )
+        controls = catalog.engine_of(voice).controls
+        if options.pitch != 0.0 and "pitch" not in controls:
+            raise InvalidRequest(
+                "unsupported_feature",
+                f"Voice '{voice.id}' cannot change its pitch "
+                f"(its engine, {voice.engine}, offers: {', '.join(controls)}).",
+                "pitch",
             )
         params = SynthesisParams(
             voice=voice.id,

@@ -18,7 +18,11 @@ class SynthesiserReplica:
     def __init__(self, config: SynthesiserConfig | dict[str, Any] | None = None) -> None:
         parsed = SynthesiserConfig.model_validate(config or {})
         self._synthesiser = Synthesiser.from_config(parsed)
-        self._scheduler = SegmentScheduler(parsed.workers)
+        # One queue per engine: a slow neural call never holds up an eSpeak segment.
+        self._schedulers = {
+            info.name: SegmentScheduler(max(info.concurrency, parsed.workers))
+            for info in self._synthesiser.info().engines
+        }
         self._speak_batch.set_max_batch_size(parsed.max_batch_size)
         self._speak_batch.set_batch_wait_timeout_s(parsed.batch_wait_timeout_s)
 
@@ -31,13 +35,17 @@ class SynthesiserReplica:
         """
         cancel = CancelToken()
         batched = self._synthesiser.batches(job.params.voice)
+        scheduler = self._schedulers.get(self._synthesiser.engine_name(job.params.voice) or "")
         try:
             for i, segment in enumerate(job.segments):
                 if batched:
                     yield await self._speak_batch((segment, job.params))
                     continue
                 speak = functools.partial(self._synthesiser.speak, segment, job.params, cancel)
-                yield await self._scheduler.run(speak, first=i == 0)
+                if scheduler is None:
+                    yield speak()  # an unknown voice: speak raises EngineError
+                    continue
+                yield await scheduler.run(speak, first=i == 0)
         finally:
             cancel.cancel()
 
@@ -45,7 +53,8 @@ class SynthesiserReplica:
     async def _speak_batch(self, items: list[tuple[Segment, SynthesisParams]]) -> list[AudioChunk]:
         """Segments of concurrent requests to a batching engine, in one forward pass."""
         call = functools.partial(self._synthesiser.speak_batch, items)
-        return await self._scheduler.run(call, first=True)
+        engine = self._synthesiser.engine_name(items[0][1].voice) or ""
+        return await self._schedulers[engine].run(call, first=True)
 
     def info(self) -> SynthesiserInfo:
         """The loaded engines (languages, rates, devices, modes, LoRAs) and voices."""

@@ -32,6 +32,8 @@ class EngineInfo:
     loras: tuple[str, ...] = ()
     controls: tuple[str, ...] = ("speed", "pitch")
     multilingual_voices: bool = False
+    concurrency: int = 1  # engine calls that may run at once in one process
+    alignment: bool = False  # whether its chunks carry word timings
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -96,6 +98,12 @@ def _load_piper(options: dict[str, Any]) -> Engine:
     return PiperEngine.load(options)
 
 
+def _load_kokoro(options: dict[str, Any]) -> Engine:
+    from deployments.synthesis.kokoro import KokoroEngine
+
+    return KokoroEngine.load(options)
+
+
 def _load_vits(options: dict[str, Any]) -> Engine:
     try:
         from deployments.synthesis.vits import VitsEngine
@@ -106,6 +114,7 @@ def _load_vits(options: dict[str, Any]) -> Engine:
 
 ENGINE_LOADERS: dict[str, Callable[[dict[str, Any]], Engine]] = {
     "espeak": _load_espeak,
+    "kokoro": _load_kokoro,
     "piper": _load_piper,
     "vits": _load_vits,
 }

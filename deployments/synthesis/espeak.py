@@ -63,6 +63,7 @@ class EspeakEngine:
             device="cpu",
             voices=tuple(self._voices),
             multilingual_voices=True,
+            alignment=True,
         )
 
     def _voice_name(self, language: str) -> str:

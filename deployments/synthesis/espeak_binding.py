@@ -5,8 +5,9 @@ libespeak-ng keeps its state in process globals, so a process has exactly one
 that object's lock: unlocked concurrent calls corrupt the heap.
 
 Only the part of ``speak_lib.h`` the service needs is bound: initialisation in
-synchronous mode, voice and parameter selection, and ``espeak_Synth`` with a
-callback that copies the samples out while they are valid.
+synchronous mode, voice and parameter selection, ``espeak_Synth`` with a
+callback that copies the samples out while they are valid, and
+``espeak_TextToPhonemes`` (IPA, for the neural voices that read phonemes).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ EVENT_WORD = 1
 EVENT_SENTENCE = 2
 
 BUFFER_MS = 100
+
+PHONEMES_IPA = 0x02
+PHONEMES_TIE = 0x80  # bits 8-23 hold the tie character within multi-letter phonemes
 
 
 class _EventId(ctypes.Union):
@@ -139,6 +143,12 @@ class EspeakLibrary:
             ctypes.c_void_p,
         )
         lib.espeak_Synth.restype = ctypes.c_int
+        lib.espeak_TextToPhonemes.argtypes = (
+            ctypes.POINTER(ctypes.c_void_p),
+            ctypes.c_int,
+            ctypes.c_int,
+        )
+        lib.espeak_TextToPhonemes.restype = ctypes.c_char_p
 
     def _on_audio(
         self,
@@ -187,6 +197,26 @@ class EspeakLibrary:
         if status != 0 and not should_stop():
             raise EspeakError(f"espeak_Synth failed with status {status}")
         return utterance
+
+    def text_to_phonemes(self, text: str, voice_name: str, tie: str = "^") -> list[str]:
+        """IPA phonemes of ``text`` in eSpeak's voice ``voice_name``, one string per
+        clause eSpeak found, with stress marks and ``tie`` joining the letters of
+        multi-letter phonemes. Language switches show as ``(en)`` .. ``(hi)``.
+
+        Raises :class:`EspeakError` for an unknown voice.
+        """
+        data = ctypes.create_string_buffer(text.encode("utf-8") + b"\0")
+        cursor = ctypes.c_void_p(ctypes.addressof(data))
+        mode = PHONEMES_IPA | PHONEMES_TIE | (ord(tie) << 8)
+        clauses = []
+        with self.lock:
+            self._select(VoiceSettings(voice_name))
+            # Each call translates one clause and moves the cursor past it (NULL at the end).
+            while cursor.value:
+                result = self._lib.espeak_TextToPhonemes(ctypes.byref(cursor), CHARS_UTF8, mode)
+                if result:
+                    clauses.append(result.decode("utf-8", errors="replace"))
+        return clauses
 
     def _select(self, voice: VoiceSettings) -> None:
         if voice == self._voice:

@@ -35,7 +35,12 @@ class SynthesiserConfig(BaseModel):
 
     voices_path: str = str(CONFIGS / "voices.yaml")
     engines: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    workers: int = Field(default=1, ge=1, description="Engine calls run at once (1 for eSpeak).")
+    workers: int = Field(
+        default=1,
+        ge=1,
+        description="Engine calls run at once per engine, for engines that do not say "
+        "themselves (eSpeak: 1; kokoro: its parallel_calls option).",
+    )
     max_batch_size: int = Field(
         default=16, ge=1, description="Segments per forward pass of a batching engine (vits)."
     )
@@ -103,6 +108,11 @@ class Synthesiser:
             engines=tuple(engine.info() for engine in self._engines.values()),
             voices=tuple(self._voices.values()),
         )
+
+    def engine_name(self, voice_id: str) -> str | None:
+        """The engine that speaks ``voice_id``, if it is loaded."""
+        voice = self._voices.get(voice_id)
+        return voice.engine if voice is not None else None
 
     def batches(self, voice_id: str) -> bool:
         """Whether the engine of ``voice_id`` speaks several segments in one pass."""

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 KEY = "sk-proj-servetest01-abcdefghijklmnopqrstuvwxyz012345"
-SPLIT_MAX_ACTIVE = 2
+FOLDED_MAX_ACTIVE = 2
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -23,9 +23,10 @@ class Service:
     key: str
     database_url: str
     metrics_url: str
-    # The same service with the Synthesiser on its own deployment (as configs/gpu.yaml
-    # runs it) and room for only SPLIT_MAX_ACTIVE requests at once.
-    split_url: str
+    # The same service with the voices folded into the ingress replica (the placement
+    # option for CPU-only eSpeak serving) and room for only FOLDED_MAX_ACTIVE
+    # requests at once.
+    folded_url: str
 
     @property
     def auth(self) -> dict[str, str]:
@@ -86,25 +87,25 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     voices = voices_with_vits(Path(tmp_path_factory.mktemp("voices")))
     ingress = {"database_url": database_url, "dev_api_key": KEY}
     synthesiser = {"voices_path": str(voices), "batch_wait_timeout_s": 0.02}
-    # Two ingress replicas, as make run serves on two cores: requests spread over
-    # processes that share one ledger.
+    # As make run serves on two cores: two ingress replicas that share one ledger,
+    # the voices on the Synthesiser deployment.
     app = build_app({"ingress": ingress, "synthesiser": synthesiser, "ingress_replicas": 2})
-    split = build_app(
+    folded = build_app(
         {
-            "ingress": {**ingress, "max_active_requests": SPLIT_MAX_ACTIVE},
+            "ingress": {**ingress, "max_active_requests": FOLDED_MAX_ACTIVE},
             "synthesiser": synthesiser,
-            "synthesiser_in_ingress": False,
+            "synthesiser_in_ingress": True,
         }
     )
     serve.run(app, name="speech", route_prefix="/")
-    serve.run(split, name="speech-split", route_prefix="/split")
+    serve.run(folded, name="speech-folded", route_prefix="/folded")
     try:
         yield Service(
             f"http://127.0.0.1:{port}",
             KEY,
             database_url,
             f"http://127.0.0.1:{metrics_port}/metrics",
-            f"http://127.0.0.1:{port}/split",
+            f"http://127.0.0.1:{port}/folded",
         )
     finally:
         serve.shutdown()

@@ -11,10 +11,11 @@ from tests.serve.conftest import Service, speak_together
 pytestmark = pytest.mark.serve
 
 
-def test_piper_voice_is_served_next_to_espeak(service: Service) -> None:
+def test_piper_voice_is_served_next_to_kokoro_and_espeak(service: Service) -> None:
     pytest.importorskip("piper", reason="the piper extra is not installed")
     voices = {v["id"]: v for v in httpx.get(service.url + "/v1/voices").json()["data"]}
-    assert voices["en-us-joe"]["engine"] == "piper" and voices["default"]["engine"] == "espeak"
+    assert voices["en-us-joe"]["engine"] == "piper" and voices["default"]["engine"] == "kokoro"
+    assert voices["hi-espeak-aditi"]["engine"] == "espeak"
     response = httpx.post(
         service.url + "/v1/audio/speech",
         headers=service.auth,

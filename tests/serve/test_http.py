@@ -52,13 +52,13 @@ def test_discovery_endpoints(client: httpx.Client, service: Service) -> None:
 def test_raw_pcm_stream_with_every_header(client: httpx.Client, service: Service) -> None:
     response = speech(client, service)
     assert response.status_code == 200
-    assert response.headers["content-type"] == "audio/L16;rate=22050;channels=1"
+    assert response.headers["content-type"] == "audio/L16;rate=24000;channels=1"
     assert response.headers["transfer-encoding"] == "chunked"
     for header in SPEC_HEADERS:
         assert response.headers[header], header
     assert response.headers.get_list("x-request-id") == [response.headers["x-request-id"]]
     assert response.headers["cache-control"] == "no-store"
-    assert 1.5 < pcm_seconds(response.content, 22050) < 8
+    assert 1.5 < pcm_seconds(response.content, 24000) < 8
 
 
 def test_streamed_mp3_and_buffered_wav_decode_to_the_same_duration(
@@ -70,7 +70,7 @@ def test_streamed_mp3_and_buffered_wav_decode_to_the_same_duration(
     assert (mp3.headers["content-type"], wav.headers["content-type"]) == ("audio/mpeg", "audio/wav")
     assert int(wav.headers["content-length"]) == len(wav.content)
     assert "x-service-generation-ms" in wav.headers and "x-service-generation-ms" in pcm.headers
-    seconds = pcm_seconds(pcm.content, 22050)
+    seconds = pcm_seconds(pcm.content, 24000)
     wav_samples, wav_rate = decode(wav.content)
     mp3_samples, mp3_rate = decode(mp3.content)
     assert abs(wav_samples.size / wav_rate - seconds) < 0.05 * seconds

@@ -1,5 +1,6 @@
-"""The Synthesiser on its own deployment, one streaming hop from the ingress (the
-shape configs/gpu.yaml runs), and admission past capacity, over real HTTP."""
+"""Both placements of the voices: on the Synthesiser deployment, one streaming hop
+from the ingress (make run, configs/local.yaml and configs/gpu.yaml), and folded
+into the ingress replica; and admission past capacity, over real HTTP."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import httpx
 import pytest
 
 from tests.conftest import decode, pcm_seconds
-from tests.serve.conftest import SPLIT_MAX_ACTIVE, Service, speak_together, usage, usage_after
+from tests.serve.conftest import FOLDED_MAX_ACTIVE, Service, speak_together, usage, usage_after
 
 pytestmark = pytest.mark.serve
 
@@ -19,16 +20,16 @@ LONG_HI = " ".join(f"यह वाक्य संख्या {i} है, औ�
 
 def test_both_placements_offer_the_same_voices_and_the_same_audio(service: Service) -> None:
     voices = [
-        httpx.get(url + "/v1/voices").json()["data"] for url in (service.url, service.split_url)
+        httpx.get(url + "/v1/voices").json()["data"] for url in (service.url, service.folded_url)
     ]
     assert voices[0] == voices[1]
     durations = []
-    for url in (service.url, service.split_url):
+    for url in (service.url, service.folded_url):
         response = httpx.post(
             url + "/v1/audio/speech",
             headers=service.auth,
             timeout=60,
-            json={"input": HI, "response_format": "mp3"},
+            json={"input": HI, "response_format": "mp3", "voice": "hi-espeak-aditi"},
         )
         assert response.status_code == 200, response.text
         samples, rate = decode(response.content)
@@ -43,18 +44,18 @@ def test_concurrent_requests_to_a_batching_voice_are_spoken_by_the_synthesiser_d
 
     bodies: list[dict[str, object]] = [
         {"input": f"वाक्य {i}", "voice": "hi-vits-test", "stream": False}
-        for i in range(SPLIT_MAX_ACTIVE)
+        for i in range(FOLDED_MAX_ACTIVE)
     ]
-    responses = speak_together(service.split_url, service.auth, bodies)
+    responses = speak_together(service.url, service.auth, bodies)
     assert all(r.status_code == 200 for r in responses), responses[0].text
     assert all(pcm_seconds(r.content, 16000) > 0 for r in responses)
 
 
 def test_past_capacity_the_answer_is_a_quick_503_with_retry_after(service: Service) -> None:
-    before = usage(service.split_url, service.auth)
+    before = usage(service.folded_url, service.auth)
 
     async def run() -> httpx.Response:
-        async with httpx.AsyncClient(base_url=service.split_url, timeout=120) as client:
+        async with httpx.AsyncClient(base_url=service.folded_url, timeout=120) as client:
             streams = [
                 await client.send(
                     client.build_request(
@@ -62,7 +63,7 @@ def test_past_capacity_the_answer_is_a_quick_503_with_retry_after(service: Servi
                     ),
                     stream=True,
                 )
-                for _ in range(SPLIT_MAX_ACTIVE)
+                for _ in range(FOLDED_MAX_ACTIVE)
             ]
             try:
                 assert all(s.status_code == 200 for s in streams)
@@ -77,19 +78,19 @@ def test_past_capacity_the_answer_is_a_quick_503_with_retry_after(service: Servi
     assert refused.status_code == 503
     assert refused.headers["retry-after"] == "1"
     assert refused.json()["error"]["code"] == "overloaded"
-    settled = usage_after(service.split_url, service.auth, before["requests"] + SPLIT_MAX_ACTIVE)
-    assert settled["requests"] == before["requests"] + SPLIT_MAX_ACTIVE  # the 503 is free
+    settled = usage_after(service.folded_url, service.auth, before["requests"] + FOLDED_MAX_ACTIVE)
+    assert settled["requests"] == before["requests"] + FOLDED_MAX_ACTIVE  # the 503 is free
 
 
 def test_an_abandoned_stream_is_billed_for_what_was_delivered(service: Service) -> None:
-    before = usage(service.split_url, service.auth)
+    before = usage(service.folded_url, service.auth)
     with (
-        httpx.Client(base_url=service.split_url, timeout=60) as client,
+        httpx.Client(base_url=service.folded_url, timeout=60) as client,
         client.stream(
             "POST", "/v1/audio/speech", headers=service.auth, json={"input": LONG_HI}
         ) as response,
     ):
         next(response.iter_raw())
-    after = usage_after(service.split_url, service.auth, before["requests"] + 1)
+    after = usage_after(service.folded_url, service.auth, before["requests"] + 1)
     assert after["requests"] == before["requests"] + 1
     assert 0 < after["characters"] - before["characters"] < len(LONG_HI)

@@ -49,7 +49,21 @@ def test_the_gpu_config_puts_synthesis_on_gpus_and_autoscales() -> None:
         scaling = deployment.autoscaling_config
         assert scaling and scaling["min_replicas"] >= 1 and scaling["max_replicas"] > 1
     voices = VoiceRegistry.from_file(ROOT / "configs" / "voices.gpu.yaml")
-    assert {v.engine for v in voices.all()} == {"espeak", "vits", "piper"}
+    assert {v.engine for v in voices.all()} == {"kokoro", "espeak", "vits", "piper"}
+    assert voices.get("default").engine == "kokoro"
+    app_args = AppArgs.model_validate(config.applications[0].args)
+    assert app_args.synthesiser.engines["kokoro"]["device"] == "cuda"
+
+
+def test_the_local_config_puts_the_neural_default_on_its_own_deployment() -> None:
+    config = ServeDeploySchema.model_validate(
+        yaml.safe_load((ROOT / "configs" / "local.yaml").read_text())
+    )
+    app = config.applications[0]
+    assert not AppArgs.model_validate(app.args).synthesiser_in_ingress
+    assert {d.name for d in app.deployments} == {"Ingress", "Synthesiser"}
+    voices = VoiceRegistry.from_file(ROOT / "configs" / "voices.yaml")
+    assert voices.get("default").engine == "kokoro" and voices.get("default").languages == ("hi",)
 
 
 def test_cluster_yaml_validates_against_the_autoscaler_schema() -> None:

@@ -10,10 +10,10 @@ import pytest
 import uvicorn
 
 from loadtest.baseline import create_app
-from loadtest.bench import rate_table, run_level, run_rate, table
+from loadtest.bench import Request, rate_table, run_level, run_rate, table
 from serve_app.run import free_port
 
-TEXT = "नमस्ते, आप कैसे हैं?"
+REQUEST = Request("नमस्ते, आप कैसे हैं?", None, 22050)
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def baseline_url() -> Iterator[str]:
 
 
 async def test_closed_loop_streams_and_their_table(baseline_url: str) -> None:
-    result = await run_level(baseline_url, TEXT, streams=2, duration_s=0.5)
+    result = await run_level(baseline_url, REQUEST, streams=2, duration_s=0.5)
     assert result.errors == 0 and len(result.ttfa_ms) >= 2 and result.audio_s > 0
     assert all(
         0 < first <= total for first, total in zip(result.ttfa_ms, result.total_ms, strict=True)
@@ -43,7 +43,7 @@ async def test_closed_loop_streams_and_their_table(baseline_url: str) -> None:
 
 
 async def test_open_loop_sends_at_the_rate_whatever_the_answers(baseline_url: str) -> None:
-    result = await run_rate(baseline_url, TEXT, rate=20, duration_s=0.5)
+    result = await run_rate(baseline_url, REQUEST, rate=20, duration_s=0.5)
     assert result.errors == 0 and len(result.ttfa_ms) == 10
     assert result.wall_s >= 0.45  # the last request left after ~0.45 s
     rows = rate_table([result], [result]).splitlines()

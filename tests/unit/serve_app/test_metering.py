@@ -29,7 +29,7 @@ async def test_usage_equals_what_the_client_received(tmp_path: Path, database_ur
     received_ms = 0
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
         raw = await client.post("/v1/audio/speech", headers=auth, json={"input": TEXTS[0]})
-        received_ms += int(pcm_seconds(raw.content, 22050) * 1000)
+        received_ms += int(pcm_seconds(raw.content, 24000) * 1000)
 
         sse = await client.post(
             "/v1/audio/speech", headers=auth, json={"input": TEXTS[1], "stream_format": "sse"}
@@ -38,7 +38,7 @@ async def test_usage_equals_what_the_client_received(tmp_path: Path, database_ur
             json.loads(line[6:]) for line in sse.text.splitlines() if line.startswith("data:")
         ]
         audio = b"".join(base64.b64decode(e["delta"]) for e in events[:-1])
-        assert events[-1]["usage"]["audio_ms"] == int(pcm_seconds(audio, 22050) * 1000)
+        assert events[-1]["usage"]["audio_ms"] == int(pcm_seconds(audio, 24000) * 1000)
         received_ms += events[-1]["usage"]["audio_ms"]
 
         wav = await client.post(

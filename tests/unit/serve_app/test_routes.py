@@ -25,7 +25,7 @@ async def test_health_is_public_and_ready_needs_a_key(
     assert (await client.get("/health")).json() == {"status": "ok"}
     assert (await client.get("/ready")).status_code == 401
     ready = (await client.get("/ready", headers=auth)).json()
-    assert ready["model"] == "service-v1" and ready["sample_rate"] == 22050
+    assert ready["model"] == "service-v1" and ready["sample_rate"] == 24000
     assert "hi" in ready["languages"] and "default" in ready["voices"]
     assert ready["loras"] == [] and ready["stream_formats"] == ["audio", "sse"]
     assert ready["modes"] == ["preset"] and ready["language_policy_version"]
@@ -36,14 +36,14 @@ async def test_defaults_stream_raw_pcm_with_every_header(
 ) -> None:
     response = await client.post("/v1/audio/speech", headers=auth, json={"input": HI})
     assert response.status_code == 200
-    assert response.headers["content-type"] == "audio/L16;rate=22050;channels=1"
+    assert response.headers["content-type"] == "audio/L16;rate=24000;channels=1"
     for header in SPEC_HEADERS:
         assert response.headers[header]
     assert response.headers["x-service-language"] == "hi"
     assert response.headers["x-service-representation"] == "devanagari"
     assert response.headers["x-service-quality"] == "balanced"
     assert response.headers["cache-control"] == "no-store"
-    assert 1.0 < pcm_seconds(response.content, 22050) < 6.0
+    assert 1.0 < pcm_seconds(response.content, 24000) < 6.0
 
 
 async def test_buffered_wav_and_mp3(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
@@ -54,7 +54,7 @@ async def test_buffered_wav_and_mp3(client: httpx.AsyncClient, auth: dict[str, s
     samples, rate = decode(wav.content)
     mp3 = await speak(client, auth, response_format="mp3")
     mp3_samples, mp3_rate = decode(mp3.content)
-    assert rate == mp3_rate == 22050
+    assert rate == mp3_rate == 24000
     assert abs(samples.size / rate - mp3_samples.size / mp3_rate) < 0.15
 
 
@@ -81,7 +81,7 @@ async def test_sse_events(client: httpx.AsyncClient, auth: dict[str, str]) -> No
         },
     }
     audio = b"".join(base64.b64decode(d["delta"]) for d in deltas)
-    assert abs(pcm_seconds(audio, 22050) * 1000 - done["usage"]["audio_ms"]) <= 1
+    assert abs(pcm_seconds(audio, 24000) * 1000 - done["usage"]["audio_ms"]) <= 1
 
 
 async def test_controls_change_the_audio(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
@@ -92,7 +92,7 @@ async def test_controls_change_the_audio(client: httpx.AsyncClient, auth: dict[s
     assert resampled.headers["content-type"] == "audio/L16;rate=8000;channels=1"
     assert resampled.headers["x-service-sample-rate"] == "8000"
     assert resampled.headers["x-service-quality"] == "high"
-    assert abs(pcm_seconds(resampled.content, 8000) - pcm_seconds(normal.content, 22050)) < 0.25
+    assert abs(pcm_seconds(resampled.content, 8000) - pcm_seconds(normal.content, 24000)) < 0.25
     quiet = await speak(client, auth, stream=False, volume=0.0)
     assert set(quiet.content) == {0}
 
@@ -127,7 +127,7 @@ async def test_usage_counts_what_was_delivered(
     assert response.headers["x-service-cost-deci-micros"] == str(150 * len(HI))
     after = (await client.get("/v1/account/usage", headers=auth)).json()
     assert after["usage"]["requests"] == 1 and after["usage"]["characters"] == len(HI)
-    assert after["usage"]["audio_ms"] == round(pcm_seconds(response.content, 22050) * 1000)
+    assert after["usage"]["audio_ms"] == round(pcm_seconds(response.content, 24000) * 1000)
     assert after["balance_deci_micros"] == 100_000_000 - 150 * len(HI)
 
 
@@ -340,3 +340,45 @@ async def test_the_neural_voice_through_the_service(
     assert pitch.json()["error"]["code"] == "unsupported_feature"
     hindi = await client.post("/v1/audio/speech", headers=auth, json={**body, "language": "hi"})
     assert hindi.json()["error"]["code"] == "unsupported_language"
+
+
+async def test_the_default_voice_is_kokoro_hindi_and_it_cannot_change_pitch(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    voices = {v["id"]: v for v in (await client.get("/v1/voices")).json()["data"]}
+    assert voices["default"] == {
+        "id": "default",
+        "name": voices["default"]["name"],
+        "languages": ["hi"],
+        "gender": "female",
+        "sample_rate": 24000,
+        "engine": "kokoro",
+        "modes": ["preset"],
+    }
+    assert voices["hi-espeak-aditi"]["engine"] == "espeak"  # the eSpeak Hindi voice stays
+    pitch = await speak(client, auth, pitch=0.3)
+    assert pitch.status_code == 400 and pitch.json()["error"]["code"] == "unsupported_feature"
+    assert pitch.json()["error"]["param"] == "pitch"
+    espeak_pitch = await speak(client, auth, pitch=0.3, voice="hi-espeak-aditi", stream=False)
+    assert espeak_pitch.status_code == 200
+    ready = (await client.get("/ready", headers=auth)).json()
+    kokoro = next(e for e in ready["engines"] if e["name"] == "kokoro")
+    assert (kokoro["sample_rate"], kokoro["controls"], kokoro["alignment"]) == (
+        24000,
+        ["speed"],
+        False,
+    )
+    caps = (await client.get("/v1/capabilities", headers=auth)).json()
+    assert caps["streaming"]["websocket"]["alignment_engines"] == ["espeak"]
+
+
+async def test_without_a_voice_each_language_gets_its_own(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    english = await speak(client, auth, input="Your order has shipped.", language="en")
+    assert english.status_code == 200 and english.headers["x-service-language"] == "en"
+    assert english.headers["x-service-sample-rate"] == "24000"  # the Kokoro English voice
+    bengali = await speak(client, auth, input="আপনি কেমন আছেন?", language="bn", stream=False)
+    assert bengali.status_code == 200 and bengali.headers["x-service-sample-rate"] == "22050"
+    named = await speak(client, auth, input="Hello.", language="en", voice="default")
+    assert named.status_code == 400 and named.json()["error"]["code"] == "unsupported_language"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -21,8 +22,9 @@ def client(tmp_path: Path) -> TestClient:
     return TestClient(create_app(make_state(tmp_path)))
 
 
-def test_a_conversation(client: TestClient) -> None:
-    with client.websocket_connect(URL, headers={"Authorization": f"Bearer {DEV_KEY}"}) as ws:
+def converse(client: TestClient, url: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A session that sends a sentence word by word: the audio messages and the final one."""
+    with client.websocket_connect(url, headers={"Authorization": f"Bearer {DEV_KEY}"}) as ws:
         ws.send_json({"text": " ", "generation_config": {"chunk_length_schedule": [50]}})
         for word in ["नमस्ते", "दोस्तों,", "आज", "का", "मौसम", "सुहाना", "है।"]:
             ws.send_json({"text": word + " "})
@@ -30,9 +32,21 @@ def test_a_conversation(client: TestClient) -> None:
         messages = []
         while not (message := ws.receive_json()).get("isFinal"):
             messages.append(message)
+    return messages, message
+
+
+def test_a_conversation_with_the_neural_default(client: TestClient) -> None:
+    messages, final = converse(client, URL)
     pcm = b"".join(base64.b64decode(m["audio"]) for m in messages)
     assert [m["index"] for m in messages] == list(range(len(messages))) and len(messages) >= 2
-    assert message["usage"]["audio_ms"] == int(pcm_seconds(pcm, 22050) * 1000)
+    assert final["usage"]["audio_ms"] == int(pcm_seconds(pcm, 24000) * 1000)
+    assert all(m["alignment"] is None for m in messages)  # Kokoro gives no timings
+
+
+def test_an_espeak_voice_aligns_characters(client: TestClient) -> None:
+    messages, final = converse(client, URL.replace("/default", "/hi-espeak-aditi"))
+    pcm = b"".join(base64.b64decode(m["audio"]) for m in messages)
+    assert final["usage"]["audio_ms"] == int(pcm_seconds(pcm, 22050) * 1000)
     assert all(m["alignment"]["chars"] for m in messages)
 
 

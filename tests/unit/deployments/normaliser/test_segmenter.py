@@ -27,6 +27,7 @@ def test_long_first_sentence_is_cut_at_its_first_clause() -> None:
     ]
     assert texts(LONG_FIRST, "high")[0].endswith("होगा।")
     assert texts("छोटा, वाक्य।", "balanced") == ["छोटा, वाक्य।"]
+    assert texts("नमस्ते, आज मौसम बहुत अच्छा है।", "balanced") == ["नमस्ते,", "आज मौसम बहुत अच्छा है।"]
     assert texts("छोटा, वाक्य।", "fast") == ["छोटा,", "वाक्य।"]
 
 

@@ -1,0 +1,266 @@
+"""The ``kokoro`` engine: Kokoro-82M (int8 ONNX export) through ONNX Runtime.
+
+A neural voice at 24 kHz: text becomes phonemes through eSpeak NG
+(:mod:`kokoro_phonemes`), phonemes become audio in one model call per piece of
+at most ``max_tokens`` symbols (cut at sentence, then clause, then word ends),
+so a long text never holds the engine in one call and a cancelled stream stops
+between pieces. Every output opens with ~0.45 s of near-silence and closes with
+~0.4 s: the opening is trimmed and the close cut to a pause that suits the
+punctuation, and a soft limiter keeps peaks below full scale (two voices clip).
+
+The export takes one text per call (its batch dimension is fixed at 1), so
+concurrency is several calls on one session from ``parallel_calls`` threads: one
+on CPU, where one call already uses every core given to ONNX Runtime; more on
+a GPU.
+
+Voice ``params``: ``style`` (the voice's name in kokoro-js, e.g. ``hf_alpha``),
+``phonemes`` (eSpeak voice for its language: ``hi``, ``en-us``, ``en-gb``),
+``speed`` (the voice's own pace, default 1.0). Engine options: ``device``
+(``cpu`` or ``cuda``: the CUDA execution provider when onnxruntime has it and a
+GPU is there), ``threads`` (ONNX Runtime intra-op threads; default the cores
+this process may use), ``parallel_calls``, ``max_tokens`` (per model call,
+at most 510), ``voices_dir`` (default: where the install step put them).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from deployments.messages import AudioChunk, Segment, SynthesisParams
+from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, EngineUnavailable
+from deployments.synthesis.espeak_binding import EspeakError, espeak_library
+from deployments.synthesis.kokoro_assets import default_voices_dir, load_model_bytes, load_style
+from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer
+from deployments.synthesis.voices import VoiceConfig
+
+logger = logging.getLogger("deployments")
+
+SAMPLE_RATE = 24_000
+MODEL_MAX_TOKENS = 510
+PHONEME_VOICES = {"hi": "hi", "en": "en-us"}
+
+# Trimming: samples above this are speech; keep a little before the first one.
+SILENCE_THRESHOLD = 0.01
+LEAD_S = 0.02
+# Pause left after a piece, by how its text ends.
+PAUSE_S = {"sentence": 0.30, "clause": 0.15, "word": 0.05}
+SENTENCE_MARKS = frozenset(".!?…")
+CLAUSE_MARKS = frozenset(",;:—")
+# Soft limiter: transparent below the knee, approaching (never reaching) 1.0 above it.
+LIMITER_KNEE = 0.9
+
+_BREAKS = (
+    re.compile(r"(?<=[.!?…])\s+"),
+    re.compile(r"(?<=[,;:—])\s+"),
+    re.compile(r"\s+"),
+)
+
+
+def soft_limit(audio: np.ndarray, knee: float = LIMITER_KNEE) -> np.ndarray:
+    """``audio`` with peaks above ``knee`` bent smoothly below full scale."""
+    magnitude = np.abs(audio)
+    if magnitude.size == 0 or magnitude.max() <= knee:
+        return audio
+    headroom = 1.0 - knee
+    bent = knee + headroom * np.tanh((magnitude - knee) / headroom)
+    limited = np.where(magnitude > knee, np.sign(audio) * bent, audio)
+    return limited.astype(np.float32)
+
+
+def trim(audio: np.ndarray, pause_s: float) -> np.ndarray:
+    """``audio`` without the model's opening silence, its closing silence cut to ``pause_s``."""
+    loud = np.flatnonzero(np.abs(audio) > SILENCE_THRESHOLD)
+    if loud.size == 0:
+        return audio[:0]
+    start = max(0, int(loud[0]) - int(LEAD_S * SAMPLE_RATE))
+    end = min(audio.size, int(loud[-1]) + 1 + int(pause_s * SAMPLE_RATE))
+    return audio[start:end]
+
+
+def pause_after(phonemes: str) -> float:
+    last = phonemes.rstrip()[-1:]
+    if last in SENTENCE_MARKS:
+        return PAUSE_S["sentence"]
+    if last in CLAUSE_MARKS:
+        return PAUSE_S["clause"]
+    return PAUSE_S["word"]
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class KokoroEngine:
+    """Kokoro voices: one ONNX session, a style table per voice."""
+
+    def __init__(
+        self,
+        session: Any,
+        device: str,
+        threads: int,
+        parallel_calls: int,
+        max_tokens: int,
+        voices_dir: Path,
+    ) -> None:
+        self._session = session
+        self.device = device
+        self.threads = threads
+        self.parallel_calls = parallel_calls
+        self.max_tokens = max_tokens
+        self._voices_dir = voices_dir
+        self._phonemizer = KokoroPhonemizer(espeak_library())
+        self._styles: dict[str, np.ndarray] = {}
+        self._languages: set[str] = set()
+        self._calls = 0
+        self._count_lock = threading.Lock()
+
+    @classmethod
+    def load(cls, options: dict[str, Any]) -> KokoroEngine:
+        try:
+            import onnxruntime
+        except ImportError as e:
+            raise EngineUnavailable("the kokoro engine needs the PyPI package onnxruntime") from e
+        model = load_model_bytes()
+        device = str(options.get("device", "cpu"))
+        providers = ["CPUExecutionProvider"]
+        if device.startswith("cuda"):
+            if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+                providers.insert(0, "CUDAExecutionProvider")
+            else:
+                logger.warning(
+                    "kokoro: CUDA asked for, but onnxruntime here has no CUDA provider "
+                    "(install onnxruntime-gpu); running on CPU"
+                )
+                device = "cpu"
+        threads = int(options.get("threads") or _cores())
+        session_options = onnxruntime.SessionOptions()
+        session_options.intra_op_num_threads = threads
+        session_options.inter_op_num_threads = 1
+        try:
+            session = onnxruntime.InferenceSession(
+                model, sess_options=session_options, providers=providers
+            )
+        except Exception as e:
+            raise EngineError(f"ONNX Runtime could not load the Kokoro model: {e}") from e
+        if device.startswith("cuda") and "CUDAExecutionProvider" not in session.get_providers():
+            logger.warning("kokoro: the CUDA provider did not start; running on CPU")
+            device = "cpu"
+        default_parallel = 1 if device == "cpu" else 4
+        max_tokens = int(options.get("max_tokens", 200))
+        if not 16 <= max_tokens <= MODEL_MAX_TOKENS:
+            raise EngineError(f"kokoro max_tokens must be 16..{MODEL_MAX_TOKENS}")
+        return cls(
+            session,
+            device,
+            threads,
+            int(options.get("parallel_calls", default_parallel)),
+            max_tokens,
+            Path(options.get("voices_dir") or default_voices_dir()),
+        )
+
+    def add_voice(self, voice: VoiceConfig) -> int:
+        name = voice.params.get("style")
+        if not name:
+            raise EngineError(f"kokoro voice {voice.id!r} needs params.style (e.g. hf_alpha)")
+        if voice.languages[0] not in PHONEME_VOICES and "phonemes" not in voice.params:
+            raise EngineError(f"kokoro voice {voice.id!r}: no phonemes for {voice.languages[0]!r}")
+        self._styles[voice.id] = load_style(str(name), self._voices_dir)
+        self._languages.update(voice.languages)
+        if self._calls == 0:  # the first run of a session is several times slower
+            self._run(self._phonemizer.tokens("ɹˈɛdi."), self._styles[voice.id], 1.0)
+        return SAMPLE_RATE
+
+    def info(self) -> EngineInfo:
+        return EngineInfo(
+            name="kokoro",
+            languages=tuple(sorted(self._languages)),
+            sample_rate=SAMPLE_RATE,
+            device=self.device,
+            voices=tuple(self._styles),
+            controls=("speed",),
+            concurrency=self.parallel_calls,
+            extra={"model_calls": self._calls, "threads": self.threads},
+        )
+
+    def phonemes(self, text: str, voice: VoiceConfig, language: str) -> str:
+        """What the model is given for ``text`` (Kokoro phonemes with punctuation)."""
+        phoneme_set = str(voice.params.get("phonemes") or PHONEME_VOICES.get(language, "hi"))
+        try:
+            return self._phonemizer.phonemes(text, phoneme_set)
+        except EspeakError as e:
+            raise EngineError(str(e)) from e
+
+    def pieces(self, phonemes: str, level: int = 0) -> list[str]:
+        """``phonemes`` cut into pieces of at most ``max_tokens`` symbols, at sentence
+        ends first, then clause ends, then word ends."""
+        limit = self.max_tokens
+        if len(self._phonemizer.tokens(phonemes)) <= limit:
+            return [phonemes] if phonemes.strip() else []
+        if level == len(_BREAKS):
+            return [phonemes[i : i + limit] for i in range(0, len(phonemes), limit)]
+        pieces: list[str] = []
+        current = ""
+        for part in _BREAKS[level].split(phonemes):
+            joined = f"{current} {part}".strip()
+            if len(self._phonemizer.tokens(joined)) <= limit:
+                current = joined
+                continue
+            if current:
+                pieces.append(current)
+            current = ""
+            if len(self._phonemizer.tokens(part)) <= limit:
+                current = part
+            else:
+                pieces.extend(self.pieces(part, level + 1))
+        if current:
+            pieces.append(current)
+        return pieces
+
+    def synthesize(
+        self,
+        segment: Segment,
+        voice: VoiceConfig,
+        params: SynthesisParams,
+        cancel: CancelToken | None = None,
+    ) -> Iterator[AudioChunk]:
+        style = self._styles.get(voice.id)
+        if style is None:
+            raise EngineError(f"kokoro voice {voice.id!r} is not loaded")
+        speed = params.speed * float(voice.params.get("speed", 1.0))
+        for piece in self.pieces(self.phonemes(segment.text, voice, params.language)):
+            if cancel is not None and cancel.cancelled:
+                return
+            tokens = self._phonemizer.tokens(piece)
+            if not tokens:
+                continue
+            audio = self._run(tokens, style, speed)
+            audio = soft_limit(trim(audio, pause_after(piece)))
+            if audio.size:
+                yield AudioChunk(samples=audio, sample_rate=SAMPLE_RATE, segment=segment.index)
+
+    def _run(self, tokens: list[int], style: np.ndarray, speed: float) -> np.ndarray:
+        """One model call: one text (the export's batch dimension is fixed at 1)."""
+        row = style[min(len(tokens), MODEL_MAX_TOKENS) - 1]
+        feed = {
+            "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
+            "style": row.reshape(1, -1),
+            "speed": np.array([speed], dtype=np.float32),
+        }
+        try:
+            audio = self._session.run(None, feed)[0]
+        except Exception as e:
+            raise EngineError(f"the Kokoro model failed: {e}") from e
+        with self._count_lock:
+            self._calls += 1
+        return np.asarray(audio, dtype=np.float32).reshape(-1)

