@@ -36,9 +36,10 @@ unit: install
 serve-tests: install
 	$(PY) -m pytest tests/serve
 
-# Not part of `make test`: time to first audio and throughput at 1/4/16/64 streams.
+# Not part of `make test`: time to first audio and throughput, Kokoro at 1/2/4/8
+# streams and eSpeak at 1/4/16/64 streams and fixed rates (BENCH_ARGS: see --help).
 bench: install
-	$(PY) -m loadtest.bench
+	$(PY) -m loadtest.bench $(BENCH_ARGS)
 
 # Not part of `make test`: a long property-based fuzz run of the text normaliser.
 fuzz: install

@@ -37,6 +37,13 @@ def main() -> None:
         f"(default: one per core, at most {MAX_DEFAULT_REPLICAS})",
     )
     parser.add_argument(
+        "--voices-in-ingress",
+        action="store_true",
+        default=os.environ.get("TTS_VOICES_IN_INGRESS", "") not in ("", "0"),
+        help="run the voices inside each ingress replica instead of on the Synthesiser "
+        "deployment (fastest for CPU-only eSpeak serving; TTS_VOICES_IN_INGRESS=1)",
+    )
+    parser.add_argument(
         "--metrics-port",
         type=int,
         default=int(os.environ.get("METRICS_PORT", "8080")),
@@ -77,9 +84,15 @@ def main() -> None:
         runtime_env={"env_vars": {"TTS_DEV_API_KEY": key}},
     )
     serve.start(http_options={"host": args.host, "port": args.port})
-    serve.run(build_app({"ingress_replicas": args.replicas}), name="speech", route_prefix="/")
+    app_args = {"ingress_replicas": args.replicas, "synthesiser_in_ingress": args.voices_in_ingress}
+    serve.run(build_app(app_args), name="speech", route_prefix="/")
     url = f"http://{args.host}:{args.port}"
-    print(f"\nSpeech service ready at {url} ({args.replicas} ingress replicas)", flush=True)
+    placement = "in each" if args.voices_in_ingress else "on the Synthesiser, behind the"
+    print(
+        f"\nSpeech service ready at {url} ({args.replicas} ingress replicas, the voices "
+        f"{placement} ingress)",
+        flush=True,
+    )
     print(f"API key: {key}", flush=True)
     print(f"Metrics (Prometheus): http://127.0.0.1:{args.metrics_port}/metrics\n", flush=True)
     print(

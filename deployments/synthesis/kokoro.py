@@ -28,6 +28,7 @@ import logging
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,8 @@ class KokoroEngine:
         self._styles: dict[str, np.ndarray] = {}
         self._languages: set[str] = set()
         self._calls = 0
+        self._model_s = 0.0
+        self._audio_s = 0.0
         self._count_lock = threading.Lock()
 
     @classmethod
@@ -190,7 +193,13 @@ class KokoroEngine:
             voices=tuple(self._styles),
             controls=("speed",),
             concurrency=self.parallel_calls,
-            extra={"model_calls": self._calls, "threads": self.threads},
+            extra={
+                "model_calls": self._calls,
+                "model_seconds": round(self._model_s, 3),
+                "audio_seconds": round(self._audio_s, 3),
+                "threads": self.threads,
+                "parallel_calls": self.parallel_calls,
+            },
         )
 
     def phonemes(self, text: str, voice: VoiceConfig, language: str) -> str:
@@ -257,10 +266,13 @@ class KokoroEngine:
             "style": row.reshape(1, -1),
             "speed": np.array([speed], dtype=np.float32),
         }
+        started = time.perf_counter()
         try:
-            audio = self._session.run(None, feed)[0]
+            audio = np.asarray(self._session.run(None, feed)[0], dtype=np.float32).reshape(-1)
         except Exception as e:
             raise EngineError(f"the Kokoro model failed: {e}") from e
         with self._count_lock:
             self._calls += 1
-        return np.asarray(audio, dtype=np.float32).reshape(-1)
+            self._model_s += time.perf_counter() - started
+            self._audio_s += audio.size / SAMPLE_RATE
+        return audio

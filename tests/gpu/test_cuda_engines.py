@@ -72,3 +72,36 @@ def test_piper_on_cuda_when_onnxruntime_has_it() -> None:
         engine.synthesize(Segment(0, text, 0, len(text)), voice, SynthesisParams("joe", "en"))
     )
     assert chunks and chunks[0].samples.size > 0
+
+
+def test_kokoro_on_the_cuda_provider_serves_parallel_calls() -> None:
+    onnxruntime = pytest.importorskip("onnxruntime")
+    if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
+        pytest.skip("onnxruntime here has no CUDA provider (install onnxruntime-gpu)")
+    from concurrent.futures import ThreadPoolExecutor
+
+    from deployments.messages import Segment, SynthesisParams
+    from deployments.synthesis.engine import load_engine
+    from deployments.synthesis.synthesiser import CONFIGS
+    from deployments.synthesis.voices import VoiceRegistry
+
+    voice = VoiceRegistry.from_file(CONFIGS / "voices.yaml").get("default")
+    assert voice is not None and voice.engine == "kokoro"
+    engine = load_engine("kokoro", {"device": "cuda", "parallel_calls": 4})
+    assert engine.add_voice(voice) == 24000
+    assert engine.info().device == "cuda" and engine.info().concurrency == 4
+    text = "नमस्ते, आज मौसम बहुत अच्छा है।"
+    segment = Segment(0, text, 0, len(text))
+
+    def speak(_: int) -> float:
+        chunks = list(engine.synthesize(segment, voice, SynthesisParams("default", "hi")))
+        return sum(c.samples.size for c in chunks) / 24000
+
+    speak(0)
+    for calls in (1, 4):
+        started = time.perf_counter()
+        with ThreadPoolExecutor(calls) as pool:
+            audio = sum(pool.map(speak, range(4 * calls)))
+        wall = time.perf_counter() - started
+        print(f"kokoro cuda, {calls} calls at once: {audio / wall:.1f} audio s / wall s")
+        assert audio > 0
