@@ -67,6 +67,10 @@ class Catalog:
                 return voice
         return preferred
 
+    def engines_with(self, control: str) -> list[str]:
+        """Loaded engines that honour ``control`` (others answer ``unsupported_feature``)."""
+        return sorted(name for name, info in self.engines.items() if control in info.controls)
+
     def languages(self) -> list[str]:
         spoken = {code for info in self.engines.values() for code in info.languages}
         return [code for code in self.policy.languages if code in spoken]
@@ -163,13 +167,20 @@ class Catalog:
             "modelling": {"modes": modes, "loras": self.loras()},
             "generation_controls": {
                 "speed": {"min": 0.5, "max": 2.0, "default": 1.0},
-                "pitch": {"min": -1.0, "max": 1.0, "default": 0.0},
+                "pitch": {
+                    "min": -1.0,
+                    "max": 1.0,
+                    "default": 0.0,
+                    "engines": self.engines_with("pitch"),
+                },
                 "volume": {"min": 0.0, "max": 2.0, "default": 1.0},
                 "quality": {"values": list(QUALITY_MP3_KBPS), "default": "balanced"},
                 "sample_rate": {"values": list(SAMPLE_RATES), "default": "voice native"},
             },
             "languages": self.languages(),
             "default_language": self.policy.default,
+            "default_voice": "default",
+            "voices": self.voices()["data"],
             "text_normalization": {
                 "endpoint": "/v1/text/normalize",
                 "numbers": ["hi", "en", "bn", "kn", "mr", "ta", "te"],

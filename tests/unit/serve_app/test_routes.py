@@ -370,6 +370,8 @@ async def test_the_default_voice_is_kokoro_hindi_and_it_cannot_change_pitch(
     )
     caps = (await client.get("/v1/capabilities", headers=auth)).json()
     assert caps["streaming"]["websocket"]["alignment_engines"] == ["espeak"]
+    assert caps["generation_controls"]["pitch"]["engines"] == ["espeak"]
+    assert caps["voices"] == list(voices.values()) and caps["default_sample_rate"] == 24000
 
 
 async def test_without_a_voice_each_language_gets_its_own(
