@@ -351,9 +351,9 @@ def main() -> None:
     print(f"\nMachine: {machine()}")
     replicas = os.environ.get("TTS_INGRESS_REPLICAS") or default_replicas()
     if args.url is None:
-        folded = os.environ.get("TTS_VOICES_IN_INGRESS", "") not in ("", "0")
-        where = "in each ingress replica" if folded else "on one Synthesiser replica"
-        print(f"Service: make run ({replicas} ingress replicas, the voices {where})")
+        folded = os.environ.get("TTS_FOLDED", "") not in ("", "0")
+        shape = "every stage in the ingress" if folded else "the four-deployment graph"
+        print(f"Service: make run ({replicas} ingress replicas, {shape})")
     for plan, ours, theirs in zip(plans, service, baseline, strict=True):
         if plan is neural:
             print(f"\n## Neural: the default voice (Kokoro-82M), {plan.request.text!r}, raw PCM\n")

@@ -11,9 +11,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from ray.serve import Application
 
+from deployments.encoding.deployment import AudioEncoderDeployment
+from deployments.normaliser.deployment import TextNormaliserDeployment
 from deployments.synthesis.deployment import SynthesiserDeployment
 from deployments.synthesis.synthesiser import SynthesiserConfig
+from deployments.synthesis.voices import VoiceRegistry
 from serve_app.ingress import Ingress
+from serve_app.placement import Placement
 
 
 class AppArgs(BaseModel):
@@ -24,34 +28,50 @@ class AppArgs(BaseModel):
 
     ingress: dict[str, Any] = Field(default_factory=dict)
     synthesiser: SynthesiserConfig = Field(default_factory=SynthesiserConfig)
+    placement: Placement = Field(
+        default_factory=lambda: Placement(),
+        description="Where each stage and engine runs; default: every stage its own "
+        "deployment (Ingress -> TextNormaliser, Ingress -> AudioEncoder -> Synthesiser).",
+    )
     ingress_replicas: int | None = Field(
         default=None,
         ge=1,
         description=(
-            "Ingress replicas (make run: one per core). Each is a process with its own "
-            "interpreter lock and, with synthesiser_in_ingress, its own CPU voices "
-            "(README Performance). Left out: the Serve config's deployments section "
-            "decides (num_replicas or autoscaling_config), else one."
-        ),
-    )
-    synthesiser_in_ingress: bool = Field(
-        default=False,
-        description=(
-            "Run the voices inside each ingress replica (a folded placement for "
-            "CPU-only eSpeak serving: no hop before the first audio) instead of on the "
-            "Synthesiser deployment (the default: neural voices in their own "
-            "processes, off the ingress's event loop; GPU voices; batching)."
+            "Ingress replicas (make run: one per core). Left out: the Serve config's "
+            "deployments section decides (num_replicas or autoscaling_config), else one."
         ),
     )
 
 
 def build_app(args: AppArgs | dict[str, Any] | None = None) -> Application:
-    """Compose the Ingress, with the Synthesiser behind it (default) or inside it."""
+    """Compose the Ingress and the stages ``args.placement`` gives deployments of their own."""
     parsed = args if isinstance(args, AppArgs) else AppArgs.model_validate(args or {})
-    config = parsed.synthesiser.model_dump()
+    placement = parsed.placement
+    config = parsed.synthesiser
+    stages: dict[str, Any] = {
+        "normaliser": None,
+        "encoder": None,
+        "synthesiser": None,
+        "local_voices": None,
+        "placement": placement.stages(),
+    }
+    if placement.normaliser == "deployment":
+        stages["normaliser"] = TextNormaliserDeployment.bind()
+    if placement.synthesiser == "ingress":
+        stages["local_voices"] = config.model_dump()
+    else:
+        remote = config
+        if placement.ingress_engines:
+            here = set(placement.ingress_engines)
+            registered = VoiceRegistry.from_file(config.voices_path).engines()
+            remote = config.model_copy(update={"voice_engines": sorted(registered - here)})
+            local = config.model_copy(update={"voice_engines": sorted(here & registered)})
+            stages["local_voices"] = local.model_dump()
+        synthesiser = SynthesiserDeployment.bind(remote.model_dump())
+        stages["synthesiser"] = synthesiser
+        if placement.encoder == "deployment":
+            stages["encoder"] = AudioEncoderDeployment.bind(synthesiser)
     ingress = Ingress
     if parsed.ingress_replicas is not None:
         ingress = Ingress.options(num_replicas=parsed.ingress_replicas)
-    if parsed.synthesiser_in_ingress:
-        return ingress.bind(config, parsed.ingress)
-    return ingress.bind(SynthesiserDeployment.bind(config), parsed.ingress)
+    return ingress.bind(stages, parsed.ingress)

@@ -27,9 +27,11 @@ class Catalog:
         config: IngressConfig,
         policy: LanguagePolicy,
         loaded: SynthesiserInfo,
+        stages: dict[str, str] | None = None,
     ) -> None:
         self.config = config
         self.policy = policy
+        self.stages = stages or {}
         self.engines = {info.name: info for info in loaded.engines}
         self._voices = {v.id: v for v in loaded.voices}
 
@@ -107,6 +109,8 @@ class Catalog:
             "stream_formats": list(STREAM_FORMATS),
             "modes": self.modes(),
             "language_policy_version": self.policy.version,
+            # Each stage of the pipeline: its own deployment, or inside the ingress.
+            "pipeline": {"Ingress": "deployment", **self.stages},
             "engines": [
                 {
                     "name": i.name,

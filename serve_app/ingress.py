@@ -7,11 +7,21 @@ from typing import Any
 
 from fastapi import FastAPI
 from ray import serve
-from ray.serve.handle import DeploymentHandle
 
 from deployments.synthesis.deployment import SynthesiserReplica
 from serve_app.metrics import ServeMetrics
-from serve_app.pipeline import LocalSynthesis, RemoteSynthesis, Synthesis
+from serve_app.pipeline import (
+    Encoding,
+    LocalEncoding,
+    LocalNormalisation,
+    LocalSynthesis,
+    Normalisation,
+    Pipeline,
+    RemoteEncoding,
+    RemoteNormalisation,
+    RemoteSynthesis,
+    Synthesis,
+)
 from serve_app.routes import create_app
 from serve_app.settings import IngressConfig
 from serve_app.state import IngressState
@@ -20,19 +30,16 @@ from serve_app.state import IngressState
 class IngressReplica:
     def __init__(
         self,
-        synthesiser: DeploymentHandle | dict[str, Any],
+        stages: dict[str, Any],
         settings: dict[str, Any] | None = None,
     ) -> None:
-        """``synthesiser``: the Synthesiser deployment's handle, or the
-        ``SynthesiserConfig`` of one to run in this replica. ``settings``:
+        """``stages``: ``normaliser``, ``encoder``, ``synthesiser``: each a deployment's
+        handle, or None to run that stage here; ``local_voices``: the
+        ``SynthesiserConfig`` of the voices that run here (None: none);
+        ``placement``: where each stage runs, for /ready. ``settings``:
         IngressConfig fields; those left out come from ``TTS_*`` variables."""
         config = IngressConfig.from_env(**(settings or {}))
-        synthesis: Synthesis = (
-            LocalSynthesis(SynthesiserReplica(synthesiser))
-            if isinstance(synthesiser, dict)
-            else RemoteSynthesis(synthesiser)
-        )
-        self._state = IngressState(config, synthesis, ServeMetrics())
+        self._state = IngressState(config, _pipeline(stages), ServeMetrics(), stages["placement"])
         # What is loaded by now (Ray, FastAPI, the voices) lives as long as the
         # replica: keep it out of the garbage collector's full passes, which
         # otherwise walk it again and again under load (py-spy at 64 streams:
@@ -43,9 +50,34 @@ class IngressReplica:
         return create_app(self._state)
 
 
+def _pipeline(stages: dict[str, Any]) -> Pipeline:
+    """The pipeline over the stages ``build_app`` handed this replica."""
+    local = (
+        LocalSynthesis(SynthesiserReplica(stages["local_voices"]))
+        if stages.get("local_voices") is not None
+        else None
+    )
+    normalisation: Normalisation = (
+        RemoteNormalisation(stages["normaliser"])
+        if stages.get("normaliser") is not None
+        else LocalNormalisation()
+    )
+    syntheses: list[Synthesis] = [local] if local is not None else []
+    encoding: Encoding | None = None
+    if stages.get("synthesiser") is not None:
+        remote = RemoteSynthesis(stages["synthesiser"])
+        syntheses.append(remote)
+        encoding = (
+            RemoteEncoding(stages["encoder"])
+            if stages.get("encoder") is not None
+            else LocalEncoding(remote)
+        )
+    return Pipeline(normalisation, encoding, syntheses, local)
+
+
 Ingress = serve.deployment(
     name="Ingress",
-    ray_actor_options={"num_cpus": 0.5},
+    ray_actor_options={"num_cpus": 0.25},
     max_ongoing_requests=256,
     # Far above max_active_requests: past capacity our admission answers 503 with
     # the API's error shape and Retry-After; Ray's own queue limit would answer

@@ -1,36 +1,32 @@
-"""The speech pipeline as the ingress runs it: normalise and encode here,
-synthesise in this process or on the Synthesiser deployment.
+"""The speech pipeline as the ingress sees it: normalise, then synthesise and encode,
+each stage in this process or on its own deployment (``serve_app.placement``).
 
-Normalising and encoding are cheap, per-request CPU work, so they run in the
-ingress replica that holds the request: a Ray handle hop costs more CPU than
-either (measured, README "Performance"). Synthesis is where the choice is: CPU
-voices (eSpeak, Piper) run best in the ingress process too; GPU voices run on
-their own autoscaled deployment, one streaming hop away. Both answer through
-:class:`Synthesis`.
+Normalisation is one unary call (:class:`Normalisation`); audio is one stream
+of encoded chunks per request (:class:`Encoding`), read from the AudioEncoder
+deployment (which reads the Synthesiser's stream) or encoded here from a
+Synthesiser here or there. Voices of engines placed in the ingress are always
+synthesised and encoded here. Every failure leaves as a :class:`ServiceError`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Protocol
 
+from ray.exceptions import ActorUnavailableError, RayActorError
 from ray.serve.exceptions import BackPressureError
 
 from deployments.encoding.encoder import encode_stream
 from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, NormalisedText, SynthesisJob
+from deployments.normaliser.deployment import normalise_off_loop
 from deployments.normaliser.normaliser import TextNormaliser
 from deployments.synthesis.deployment import SynthesiserReplica
 from deployments.synthesis.synthesiser import SynthesiserInfo
 from serve_app.errors import InternalError, Overloaded, ServiceError
 
 logger = logging.getLogger("serve_app")
-
-# Normalising costs ~8 us a character here: up to this many it runs on the event
-# loop (under 2 ms, less than a thread hop under load), longer texts on a thread.
-INLINE_NORMALISE_CHARS = 200
 
 
 def service_error(exc: BaseException) -> ServiceError:
@@ -41,8 +37,40 @@ def service_error(exc: BaseException) -> ServiceError:
         return Overloaded(
             "overloaded", "The service is at capacity; retry shortly.", headers={"Retry-After": "1"}
         )
+    if isinstance(exc, RayActorError | ActorUnavailableError):
+        logger.warning("a pipeline stage's replica went away: %r", exc)
+        return Overloaded(
+            "not_ready",
+            "A stage of the service is restarting; retry shortly.",
+            headers={"Retry-After": "1"},
+        )
     logger.error("pipeline call failed: %r", exc)
     return InternalError()
+
+
+class Normalisation(Protocol):
+    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText: ...
+
+
+class LocalNormalisation:
+    """The normaliser in this process (long texts on a thread)."""
+
+    def __init__(self) -> None:
+        self._normaliser = TextNormaliser()
+
+    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
+        return await normalise_off_loop(self._normaliser, text, language, quality)
+
+
+class RemoteNormalisation:
+    """The TextNormaliser deployment behind a Serve ``DeploymentHandle``."""
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+
+    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
+        result: NormalisedText = await self._handle.normalise.remote(text, language, quality)
+        return result
 
 
 class Synthesis(Protocol):
@@ -58,6 +86,9 @@ class LocalSynthesis:
 
     def __init__(self, synthesiser: SynthesiserReplica) -> None:
         self._synthesiser = synthesiser
+
+    def speaks(self, voice_id: str) -> bool:
+        return self._synthesiser.speaks(voice_id)
 
     def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
         return self._synthesiser.synthesize(job)
@@ -86,36 +117,100 @@ class RemoteSynthesis:
         return result
 
 
-class Pipeline:
-    """Normalise text, synthesise it, encode the audio; failures become :class:`ServiceError`."""
+class Encoding(Protocol):
+    """One request's encoded audio. Closing the stream stops its synthesis."""
+
+    def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]: ...
+
+
+class LocalEncoding:
+    """Encoded here, from a Synthesiser here or on its deployment."""
 
     def __init__(self, synthesis: Synthesis) -> None:
-        self._normaliser = TextNormaliser()
         self._synthesis = synthesis
 
-    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
-        """``text`` cleaned and segmented; a long text off the event loop (it takes
-        tens of milliseconds)."""
+    async def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:
+        async with contextlib.aclosing(self._synthesis.synthesize(job.synthesis)) as audio:
+            async for chunk in encode_stream(audio, job):
+                yield chunk
+
+
+class RemoteEncoding:
+    """The AudioEncoder deployment behind a Serve ``DeploymentHandle``."""
+
+    def __init__(self, handle: Any) -> None:
+        self._stream = handle.options(stream=True)
+
+    async def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:
+        stream = self._stream.encode.remote(job)
         try:
-            if len(text) <= INLINE_NORMALISE_CHARS:
-                return self._normaliser.normalise(text, language, quality)
-            return await asyncio.to_thread(self._normaliser.normalise, text, language, quality)
+            async for chunk in stream:
+                yield chunk
+        finally:
+            stream.cancel()  # the encoder cancels the Synthesiser's stream in turn
+
+
+class Pipeline:
+    """Normalise text, synthesise it, encode the audio; failures become :class:`ServiceError`.
+
+    ``encoding`` speaks every voice; ``local`` (voices of engines placed in the
+    ingress) takes the voices it has loaded, encoded here. ``syntheses`` are asked
+    what is loaded.
+    """
+
+    def __init__(
+        self,
+        normalisation: Normalisation,
+        encoding: Encoding | None,
+        syntheses: list[Synthesis],
+        local: LocalSynthesis | None = None,
+    ) -> None:
+        if encoding is None and local is None:
+            raise ValueError("a pipeline needs somewhere to synthesise")
+        self._normalisation = normalisation
+        self._encoding = encoding
+        self._syntheses = syntheses
+        self._local = local
+
+    @classmethod
+    def in_process(cls, synthesiser: SynthesiserReplica) -> Pipeline:
+        """Every stage in this process (the folded placement)."""
+        local = LocalSynthesis(synthesiser)
+        return cls(LocalNormalisation(), None, [local], local)
+
+    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
+        """``text`` cleaned and segmented for ``language`` and ``quality``."""
+        try:
+            return await self._normalisation.normalise(text, language, quality)
         except Exception as e:
             raise service_error(e) from e
 
     async def synthesisers(self) -> SynthesiserInfo:
-        """What the synthesisers have loaded: engines and voices."""
+        """What the synthesisers have loaded, here and on the deployment: engines and voices."""
         try:
-            return await self._synthesis.info()
+            infos = [await synthesis.info() for synthesis in self._syntheses]
         except Exception as e:
             raise service_error(e) from e
+        return SynthesiserInfo(
+            engines=tuple(engine for info in infos for engine in info.engines),
+            voices=tuple(voice for info in infos for voice in info.voices),
+        )
+
+    def _route(self, voice_id: str) -> Encoding:
+        """Here for the voices loaded here (or when nothing is elsewhere), else there."""
+        local, remote = self._local, self._encoding
+        if local is not None and (remote is None or local.speaks(voice_id)):
+            return LocalEncoding(local)
+        assert remote is not None
+        return remote
 
     async def encode(self, job: EncodeJob) -> AsyncIterator[EncodedChunk]:
         """The encoded audio of ``job`` as it is synthesised. Closing the stream
         stops synthesis."""
         try:
-            async with contextlib.aclosing(self._synthesis.synthesize(job.synthesis)) as audio:
-                async for chunk in encode_stream(audio, job):
+            encoding = self._route(job.synthesis.params.voice)
+            async with contextlib.aclosing(encoding.encode(job)) as stream:
+                async for chunk in stream:
                     yield chunk
         except ServiceError:
             raise

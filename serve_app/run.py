@@ -37,11 +37,11 @@ def main() -> None:
         f"(default: one per core, at most {MAX_DEFAULT_REPLICAS})",
     )
     parser.add_argument(
-        "--voices-in-ingress",
+        "--folded",
         action="store_true",
-        default=os.environ.get("TTS_VOICES_IN_INGRESS", "") not in ("", "0"),
-        help="run the voices inside each ingress replica instead of on the Synthesiser "
-        "deployment (fastest for CPU-only eSpeak serving; TTS_VOICES_IN_INGRESS=1)",
+        default=os.environ.get("TTS_FOLDED", "") not in ("", "0"),
+        help="run every stage inside each ingress replica instead of the four-deployment "
+        "graph (fastest for CPU-only eSpeak serving; TTS_FOLDED=1)",
     )
     parser.add_argument(
         "--metrics-port",
@@ -84,14 +84,15 @@ def main() -> None:
         runtime_env={"env_vars": {"TTS_DEV_API_KEY": key}},
     )
     serve.start(http_options={"host": args.host, "port": args.port})
-    app_args = {"ingress_replicas": args.replicas, "synthesiser_in_ingress": args.voices_in_ingress}
+    from serve_app.placement import Placement
+
+    placement = Placement.folded() if args.folded else Placement()
+    app_args = {"ingress_replicas": args.replicas, "placement": placement}
     serve.run(build_app(app_args), name="speech", route_prefix="/")
     url = f"http://{args.host}:{args.port}"
-    placement = "in each" if args.voices_in_ingress else "on the Synthesiser, behind the"
+    shape = " -> ".join(placement.deployments())
     print(
-        f"\nSpeech service ready at {url} ({args.replicas} ingress replicas, the voices "
-        f"{placement} ingress)",
-        flush=True,
+        f"\nSpeech service ready at {url} ({args.replicas} ingress replicas; {shape})", flush=True
     )
     print(f"API key: {key}", flush=True)
     print(f"Metrics (Prometheus): http://127.0.0.1:{args.metrics_port}/metrics\n", flush=True)

@@ -12,7 +12,7 @@ from serve_app.auth import Authenticator
 from serve_app.billing import Meter
 from serve_app.catalog import Catalog
 from serve_app.metrics import Metrics, NullMetrics
-from serve_app.pipeline import Pipeline, Synthesis
+from serve_app.pipeline import Pipeline
 from serve_app.settings import IngressConfig
 from serve_app.speech import SpeechService
 
@@ -20,10 +20,14 @@ logger = logging.getLogger("serve_app")
 
 
 class IngressState:
-    """Built once per replica from startup config and where synthesis runs."""
+    """Built once per replica from startup config and the pipeline's stages."""
 
     def __init__(
-        self, config: IngressConfig, synthesis: Synthesis, metrics: Metrics | None = None
+        self,
+        config: IngressConfig,
+        pipeline: Pipeline,
+        metrics: Metrics | None = None,
+        stages: dict[str, str] | None = None,
     ) -> None:
         self.config = config
         self.policy = LanguagePolicy.from_file(config.language_policy_path)
@@ -32,7 +36,8 @@ class IngressState:
             ensure_dev_project(
                 self.store, config.dev_api_key, config.dev_starting_balance_deci_micros
             )
-        self.pipeline = Pipeline(synthesis)
+        self.pipeline = pipeline
+        self.stages = stages or {}
         self.auth = Authenticator(self.store)
         self.meter = Meter(self.store, config)
         self.metrics: Metrics = metrics or NullMetrics()
@@ -55,7 +60,7 @@ class IngressState:
     async def refresh_catalog(self) -> Catalog:
         """Ask the pipeline what is loaded now (raises ``ServiceError`` if it cannot answer)."""
         loaded = await self.pipeline.synthesisers()
-        self._catalog = Catalog(self.config, self.policy, loaded)
+        self._catalog = Catalog(self.config, self.policy, loaded, self.stages)
         return self._catalog
 
     async def usage(self, project_id: str) -> Usage:

@@ -56,6 +56,10 @@ class SynthesiserReplica:
         engine = self._synthesiser.engine_name(items[0][1].voice) or ""
         return await self._schedulers[engine].run(call, first=True)
 
+    def speaks(self, voice_id: str) -> bool:
+        """Whether ``voice_id`` is loaded on this replica."""
+        return self._synthesiser.speaks(voice_id)
+
     def info(self) -> SynthesiserInfo:
         """The loaded engines (languages, rates, devices, modes, LoRAs) and voices."""
         return self._synthesiser.info()

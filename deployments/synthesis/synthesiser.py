@@ -47,6 +47,11 @@ class SynthesiserConfig(BaseModel):
     batch_wait_timeout_s: float = Field(
         default=0.005, ge=0, description="How long a batch waits to fill before it runs."
     )
+    voice_engines: list[str] | None = Field(
+        default=None,
+        description="Load only the voices of these engines (None: every voice); the app "
+        "builder sets it where engines are placed apart (serve_app.placement).",
+    )
 
     @field_validator("voices_path")
     @classmethod
@@ -95,6 +100,8 @@ class Synthesiser:
     @classmethod
     def from_config(cls, config: SynthesiserConfig) -> Synthesiser:
         registry = VoiceRegistry.from_file(config.voices_path)
+        if config.voice_engines is not None:
+            registry = registry.of_engines(set(config.voice_engines))
         engines: dict[str, Engine] = {}
         for name in registry.engines():
             try:
@@ -108,6 +115,10 @@ class Synthesiser:
             engines=tuple(engine.info() for engine in self._engines.values()),
             voices=tuple(self._voices.values()),
         )
+
+    def speaks(self, voice_id: str) -> bool:
+        """Whether ``voice_id`` is loaded here."""
+        return voice_id in self._voices
 
     def engine_name(self, voice_id: str) -> str | None:
         """The engine that speaks ``voice_id``, if it is loaded."""

@@ -46,13 +46,13 @@ class VoiceConfig(BaseModel):
 class VoiceRegistry:
     """Registered voices by id; ``default`` must be one of them."""
 
-    def __init__(self, voices: list[VoiceConfig]) -> None:
+    def __init__(self, voices: list[VoiceConfig], require_default: bool = True) -> None:
         self._voices: dict[str, VoiceConfig] = {}
         for voice in voices:
             if voice.id in self._voices:
                 raise ValueError(f"voice {voice.id!r} is registered twice")
             self._voices[voice.id] = voice
-        if "default" not in self._voices:
+        if require_default and "default" not in self._voices:
             raise ValueError("the voice registry has no 'default' voice")
 
     @classmethod
@@ -60,6 +60,11 @@ class VoiceRegistry:
         with open(path, encoding="utf-8") as f:
             document = yaml.safe_load(f)
         return cls([VoiceConfig.model_validate(v) for v in document["voices"]])
+
+    def of_engines(self, engines: set[str]) -> VoiceRegistry:
+        """The voices of ``engines`` only (a part of the registry: ``default`` may be
+        elsewhere)."""
+        return VoiceRegistry([v for v in self.all() if v.engine in engines], require_default=False)
 
     def get(self, voice_id: str) -> VoiceConfig | None:
         return self._voices.get(voice_id)

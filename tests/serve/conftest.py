@@ -87,14 +87,14 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     voices = voices_with_vits(Path(tmp_path_factory.mktemp("voices")))
     ingress = {"database_url": database_url, "dev_api_key": KEY}
     synthesiser = {"voices_path": str(voices), "batch_wait_timeout_s": 0.02}
-    # As make run serves on two cores: two ingress replicas that share one ledger,
-    # the voices on the Synthesiser deployment.
+    # As make run serves on two cores: the four-deployment graph, two ingress
+    # replicas that share one ledger.
     app = build_app({"ingress": ingress, "synthesiser": synthesiser, "ingress_replicas": 2})
     folded = build_app(
         {
             "ingress": {**ingress, "max_active_requests": FOLDED_MAX_ACTIVE},
             "synthesiser": synthesiser,
-            "synthesiser_in_ingress": True,
+            "placement": {"normaliser": "ingress", "encoder": "ingress", "synthesiser": "ingress"},
         }
     )
     serve.run(app, name="speech", route_prefix="/")

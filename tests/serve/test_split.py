@@ -94,3 +94,21 @@ def test_an_abandoned_stream_is_billed_for_what_was_delivered(service: Service) 
     after = usage_after(service.folded_url, service.auth, before["requests"] + 1)
     assert after["requests"] == before["requests"] + 1
     assert 0 < after["characters"] - before["characters"] < len(LONG_HI)
+
+
+def test_the_main_app_is_the_four_deployment_graph(service: Service) -> None:
+    import psutil
+
+    titles = " ".join(" ".join(p.info["cmdline"] or ()) for p in psutil.process_iter(["cmdline"]))
+    for name in ("Ingress", "TextNormaliser", "AudioEncoder", "Synthesiser"):
+        assert f"ServeReplica:speech:{name}" in titles, name  # what ps shows
+    ready = httpx.get(service.url + "/ready", headers=service.auth).json()
+    assert ready["pipeline"] == {
+        "Ingress": "deployment",
+        "TextNormaliser": "deployment",
+        "AudioEncoder": "deployment",
+        "Synthesiser": "deployment",
+    }
+    folded = httpx.get(service.folded_url + "/ready", headers=service.auth).json()
+    assert set(folded["pipeline"].values()) == {"deployment", "ingress"}
+    assert folded["pipeline"]["Synthesiser"] == "ingress"

@@ -29,8 +29,7 @@ def test_serve_config_validates_and_names_real_deployments(path: Path) -> None:
         args = AppArgs.model_validate(app.args)
         assert builder(app.args) is not None
         names = {d.name for d in app.deployments}
-        built = {"Ingress"} if args.synthesiser_in_ingress else {"Ingress", "Synthesiser"}
-        assert names == built
+        assert names == set(args.placement.deployments())
         for deployment in app.deployments:
             assert deployment.max_ongoing_requests, f"{deployment.name} needs max_ongoing_requests"
             assert deployment.max_queued_requests, f"{deployment.name} needs max_queued_requests"
@@ -60,8 +59,12 @@ def test_the_local_config_puts_the_neural_default_on_its_own_deployment() -> Non
         yaml.safe_load((ROOT / "configs" / "local.yaml").read_text())
     )
     app = config.applications[0]
-    assert not AppArgs.model_validate(app.args).synthesiser_in_ingress
-    assert {d.name for d in app.deployments} == {"Ingress", "Synthesiser"}
+    assert AppArgs.model_validate(app.args).placement.deployments() == [
+        "Ingress",
+        "TextNormaliser",
+        "AudioEncoder",
+        "Synthesiser",
+    ]
     voices = VoiceRegistry.from_file(ROOT / "configs" / "voices.yaml")
     assert voices.get("default").engine == "kokoro" and voices.get("default").languages == ("hi",)
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from deployments.synthesis.deployment import SynthesiserReplica
-from serve_app.pipeline import LocalSynthesis
+from serve_app.pipeline import Pipeline
 from serve_app.routes import create_app
 from serve_app.settings import IngressConfig
 from serve_app.state import IngressState
@@ -28,7 +28,7 @@ def _synthesiser() -> SynthesiserReplica:
 def make_state(tmp_path: Path, **settings: Any) -> IngressState:
     settings.setdefault("database_url", str(tmp_path / "ledger.sqlite3"))
     config = IngressConfig(dev_api_key=DEV_KEY, **settings)
-    return IngressState(config, LocalSynthesis(_synthesiser()))
+    return IngressState(config, Pipeline.in_process(_synthesiser()))
 
 
 @pytest.fixture

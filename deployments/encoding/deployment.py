@@ -1,0 +1,44 @@
+"""The AudioEncoder deployment: reads the Synthesiser's stream, yields the wire bytes.
+
+A response stream cannot be handed to another deployment, so the encoder holds
+the Synthesiser's handle and reads its stream itself; the ingress reads the
+encoder's. One encoder per request: a streamed MP3 is one valid file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from ray import serve
+
+from deployments.encoding.encoder import encode_stream
+from deployments.messages import EncodedChunk, EncodeJob
+
+
+class AudioEncoderReplica:
+    def __init__(self, synthesiser: Any) -> None:
+        """``synthesiser``: the Synthesiser deployment's handle."""
+        self._synthesiser = synthesiser.options(stream=True)
+
+    async def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:
+        """Yield ``job``'s audio encoded as ``job.output`` asks, as it is synthesised.
+
+        Raises what the Synthesiser raises (``EngineError``, Serve's
+        ``BackPressureError`` when it is full). When the caller stops reading, the
+        Synthesiser's stream is cancelled: synthesis stops within a segment.
+        """
+        audio = self._synthesiser.synthesize.remote(job.synthesis)
+        try:
+            async for chunk in encode_stream(audio, job):
+                yield chunk
+        finally:
+            audio.cancel()
+
+
+AudioEncoderDeployment = serve.deployment(
+    name="AudioEncoder",
+    ray_actor_options={"num_cpus": 0.25},
+    max_ongoing_requests=256,
+    max_queued_requests=1024,
+)(AudioEncoderReplica)
