@@ -307,6 +307,45 @@ def measure(
                 os.killpg(server.pid, signal.SIGKILL)
 
 
+def compare_placements(duration: float, neural_text: str, espeak_text: str) -> None:
+    """The graph and the folded placement, each started as make run does, same requests."""
+    plans = [
+        Plan(Request(neural_text, None, 24000), [1, 4], [], duration),
+        Plan(Request(espeak_text, ESPEAK_VOICE, 22050), [1, 4], [], duration),
+    ]
+    rows = []
+    placements = (
+        ("graph, eSpeak in the ingress (make run)", "0", "espeak"),
+        ("graph, every voice on the Synthesiser", "0", ""),
+        ("every stage folded into the ingress", "1", ""),
+    )
+    for name, folded, ingress_engines in placements:
+        with tempfile.TemporaryDirectory() as ledger:
+            env = {
+                "TTS_DEV_API_KEY": KEY,
+                "TTS_DATABASE_URL": f"sqlite:///{ledger}/ledger.sqlite3",
+                "RAY_USAGE_STATS_ENABLED": "0",
+                "TTS_FOLDED": folded,
+                "TTS_INGRESS_ENGINES": ingress_engines,
+            }
+            results = measure(None, [sys.executable, "-m", "serve_app.run"], env, plans)
+        for plan, (levels, _) in zip(plans, results, strict=True):
+            voice = plan.request.voice or "default (Kokoro)"
+            for r in levels:
+                rows.append(
+                    f"| {name} | {voice} | {r.streams} | {percentile(r.ttfa_ms, 0.5):.1f} "
+                    f"| {percentile(r.ttfa_ms, 0.95):.1f} | {throughput(r):.2f} "
+                    f"| {requests_per_s(r):.2f} | {r.errors} |"
+                )
+    print(f"\nMachine: {machine()}\n")
+    print(
+        "| placement | voice | streams | TTFA p50 ms | TTFA p95 ms | audio s / wall s "
+        "| requests / s | errors |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(rows))
+
+
 def numbers(values: str) -> list[float]:
     return [float(v) for v in values.split(",") if v]
 
@@ -320,7 +359,16 @@ def main() -> None:
     parser.add_argument("--rates", default="20,40,80,120", help="eSpeak: requests/s (open loop)")
     parser.add_argument("--text", default=SHORT_HINDI, help="eSpeak's text")
     parser.add_argument("--url", help="measure a running service instead of starting one")
+    parser.add_argument(
+        "--placements",
+        action="store_true",
+        help="instead: the four-deployment graph against every stage folded into the "
+        "ingress, for both voices at 1 and 4 streams, in one run",
+    )
     args = parser.parse_args()
+    if args.placements:
+        compare_placements(args.duration, args.neural_text, args.text)
+        return
     neural = Plan(
         Request(args.neural_text, None, 24000),
         [int(n) for n in numbers(args.neural_levels)],
@@ -353,7 +401,11 @@ def main() -> None:
     if args.url is None:
         folded = os.environ.get("TTS_FOLDED", "") not in ("", "0")
         shape = "every stage in the ingress" if folded else "the four-deployment graph"
-        print(f"Service: make run ({replicas} ingress replicas, {shape})")
+        here = os.environ.get("TTS_INGRESS_ENGINES", "espeak")
+        print(
+            f"Service: make run ({replicas} ingress replicas, {shape}"
+            + (f"; {here} voices in the ingress)" if here and not folded else ")")
+        )
     for plan, ours, theirs in zip(plans, service, baseline, strict=True):
         if plan is neural:
             print(f"\n## Neural: the default voice (Kokoro-82M), {plan.request.text!r}, raw PCM\n")

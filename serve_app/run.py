@@ -44,6 +44,12 @@ def main() -> None:
         "graph (fastest for CPU-only eSpeak serving; TTS_FOLDED=1)",
     )
     parser.add_argument(
+        "--ingress-engines",
+        default=os.environ.get("TTS_INGRESS_ENGINES", "espeak"),
+        help="engines whose voices are spoken and encoded in the ingress, comma-separated "
+        "(default espeak: ~1000x real time, a Ray hop costs more than its work; '' for none)",
+    )
+    parser.add_argument(
         "--metrics-port",
         type=int,
         default=int(os.environ.get("METRICS_PORT", "8080")),
@@ -86,7 +92,8 @@ def main() -> None:
     serve.start(http_options={"host": args.host, "port": args.port})
     from serve_app.placement import Placement
 
-    placement = Placement.folded() if args.folded else Placement()
+    engines = tuple(e for e in args.ingress_engines.split(",") if e)
+    placement = Placement.folded() if args.folded else Placement(ingress_engines=engines)
     app_args = {"ingress_replicas": args.replicas, "placement": placement}
     serve.run(build_app(app_args), name="speech", route_prefix="/")
     url = f"http://{args.host}:{args.port}"

@@ -87,9 +87,16 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     voices = voices_with_vits(Path(tmp_path_factory.mktemp("voices")))
     ingress = {"database_url": database_url, "dev_api_key": KEY}
     synthesiser = {"voices_path": str(voices), "batch_wait_timeout_s": 0.02}
-    # As make run serves on two cores: the four-deployment graph, two ingress
-    # replicas that share one ledger.
-    app = build_app({"ingress": ingress, "synthesiser": synthesiser, "ingress_replicas": 2})
+    # As make run serves on two cores: the four-deployment graph with eSpeak voices
+    # in the ingress, two ingress replicas that share one ledger.
+    app = build_app(
+        {
+            "ingress": ingress,
+            "synthesiser": synthesiser,
+            "ingress_replicas": 2,
+            "placement": {"ingress_engines": ["espeak"]},
+        }
+    )
     folded = build_app(
         {
             "ingress": {**ingress, "max_active_requests": FOLDED_MAX_ACTIVE},

@@ -72,3 +72,26 @@ def test_an_encoder_dies_mid_stream(service: Service) -> None:
 def test_new_requests_succeed_after_a_normaliser_dies(service: Service) -> None:
     kill_replica("TextNormaliser")
     speaks_again(service)
+
+
+def kokoro_calls(service: Service) -> int:
+    ready = httpx.get(service.url + "/ready", headers=service.auth).json()
+    calls: int = next(e for e in ready["engines"] if e["name"] == "kokoro")["stats"]["model_calls"]
+    return calls
+
+
+def test_a_hang_up_stops_the_encoder_and_the_synthesiser(service: Service) -> None:
+    before = kokoro_calls(service)
+    with (
+        httpx.Client(base_url=service.url, timeout=60) as client,
+        client.stream(
+            "POST", "/v1/audio/speech", headers=service.auth, json={"input": LONG_HI}
+        ) as response,
+    ):
+        assert response.status_code == 200
+        next(response.iter_raw())  # the first audio, then hang up
+    time.sleep(2)  # the segment being spoken when the client left may finish
+    stopped = kokoro_calls(service)
+    time.sleep(3)
+    assert kokoro_calls(service) == stopped  # nothing more is synthesised
+    assert stopped - before < 6  # of the 40 segments of LONG_HI

@@ -107,7 +107,7 @@ def test_the_main_app_is_the_four_deployment_graph(service: Service) -> None:
         "Ingress": "deployment",
         "TextNormaliser": "deployment",
         "AudioEncoder": "deployment",
-        "Synthesiser": "deployment",
+        "Synthesiser": "deployment; espeak in the ingress",
     }
     folded = httpx.get(service.folded_url + "/ready", headers=service.auth).json()
     assert set(folded["pipeline"].values()) == {"deployment", "ingress"}

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import ray
 import ray.autoscaler
 import yaml
 from ray.serve.schema import ServeDeploySchema
@@ -16,7 +17,9 @@ from serve_app.app import AppArgs
 
 ROOT = Path(__file__).resolve().parents[3]
 SERVE_CONFIGS = [
-    p for p in sorted((ROOT / "configs").glob("*.yaml")) if "applications" in p.read_text()
+    p
+    for p in sorted((ROOT / "configs").glob("*.yaml"))
+    if "applications" in p.read_text() and "kind: RayService" not in p.read_text()
 ]
 
 
@@ -86,3 +89,20 @@ def test_ingress_replicas_are_one_per_core_for_make_run_and_configurable() -> No
     built = build_app({"ingress_replicas": 3})._bound_deployment
     assert built.name == "Ingress" and built.num_replicas == 3
     assert build_app()._bound_deployment.num_replicas == 1  # else the Serve config decides
+
+
+def test_the_kuberay_rayservice_embeds_the_gpu_config() -> None:
+    service = yaml.safe_load((ROOT / "configs" / "rayservice.yaml").read_text())
+    assert (service["apiVersion"], service["kind"]) == ("ray.io/v1", "RayService")
+    embedded = yaml.safe_load(service["spec"]["serveConfigV2"])
+    config = ServeDeploySchema.model_validate(embedded)
+    gpu = yaml.safe_load((ROOT / "configs" / "gpu.yaml").read_text())
+    assert embedded["applications"] == gpu["applications"]  # the same Serve config
+    names = {d.name for d in config.applications[0].deployments}
+    assert names == {"Ingress", "TextNormaliser", "AudioEncoder", "Synthesiser"}
+    cluster = service["spec"]["rayClusterConfig"]
+    assert cluster["rayVersion"] == ray.__version__
+    groups = {g["groupName"]: g for g in cluster["workerGroupSpecs"]}
+    gpu_limits = groups["gpu-workers"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+    assert gpu_limits["nvidia.com/gpu"] == "1"
+    assert "cpu_worker" in groups["cpu-workers"]["rayStartParams"]["resources"]
