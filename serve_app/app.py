@@ -48,12 +48,14 @@ def build_app(args: AppArgs | dict[str, Any] | None = None) -> Application:
     parsed = args if isinstance(args, AppArgs) else AppArgs.model_validate(args or {})
     placement = parsed.placement
     config = parsed.synthesiser
+    registry = VoiceRegistry.from_file(config.voices_path)
     stages: dict[str, Any] = {
         "normaliser": None,
         "encoder": None,
         "synthesiser": None,
         "local_voices": None,
         "placement": placement.stages(),
+        "voice_order": [voice.id for voice in registry.all()],
     }
     if placement.normaliser == "deployment":
         stages["normaliser"] = TextNormaliserDeployment.bind()
@@ -63,7 +65,7 @@ def build_app(args: AppArgs | dict[str, Any] | None = None) -> Application:
         remote = config
         if placement.ingress_engines:
             here = set(placement.ingress_engines)
-            registered = VoiceRegistry.from_file(config.voices_path).engines()
+            registered = registry.engines()
             remote = config.model_copy(update={"voice_engines": sorted(registered - here)})
             local = config.model_copy(update={"voice_engines": sorted(here & registered)})
             stages["local_voices"] = local.model_dump()

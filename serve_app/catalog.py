@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from deployments.encoding.writers import FORMATS, STREAMABLE_FORMATS, content_type
+from deployments.normaliser.languages import FULL_RULES, number_languages
 from deployments.normaliser.policy import LanguagePolicy
 from deployments.synthesis.engine import EngineInfo
 from deployments.synthesis.synthesiser import SynthesiserInfo
 from deployments.synthesis.voices import VoiceConfig
-from serve_app.protocol import ModelEntry, ModelList
+from serve_app.protocol import CONTROLS, ModelEntry, ModelList
 from serve_app.settings import QUALITY_MP3_KBPS, SAMPLE_RATES, IngressConfig
 
 STREAM_FORMATS = ("audio", "sse")
@@ -170,14 +171,14 @@ class Catalog:
             "default_sample_rate": self.default_sample_rate(),
             "modelling": {"modes": modes, "loras": self.loras()},
             "generation_controls": {
-                "speed": {"min": 0.5, "max": 2.0, "default": 1.0},
+                **{
+                    control: {"min": low, "max": high, "default": default}
+                    for control, (low, high, default) in CONTROLS.items()
+                },
                 "pitch": {
-                    "min": -1.0,
-                    "max": 1.0,
-                    "default": 0.0,
+                    **dict(zip(("min", "max", "default"), CONTROLS["pitch"], strict=True)),
                     "engines": self.engines_with("pitch"),
                 },
-                "volume": {"min": 0.0, "max": 2.0, "default": 1.0},
                 "quality": {"values": list(QUALITY_MP3_KBPS), "default": "balanced"},
                 "sample_rate": {"values": list(SAMPLE_RATES), "default": "voice native"},
             },
@@ -187,8 +188,8 @@ class Catalog:
             "voices": self.voices()["data"],
             "text_normalization": {
                 "endpoint": "/v1/text/normalize",
-                "numbers": ["hi", "en", "bn", "kn", "mr", "ta", "te"],
-                "full_reading_rules": ["hi", "en"],
+                "numbers": number_languages(),
+                "full_reading_rules": list(FULL_RULES),
                 "romanised_hindi": True,
             },
             "language_policy_version": self.policy.version,

@@ -36,7 +36,8 @@ class IngressReplica:
         """``stages``: ``normaliser``, ``encoder``, ``synthesiser``: each a deployment's
         handle, or None to run that stage here; ``local_voices``: the
         ``SynthesiserConfig`` of the voices that run here (None: none);
-        ``placement``: where each stage runs, for /ready. ``settings``:
+        ``placement``: where each stage runs, for /ready; ``voice_order``: the
+        registry's order, which /v1/voices keeps. ``settings``:
         IngressConfig fields; those left out come from ``TTS_*`` variables."""
         config = IngressConfig.from_env(**(settings or {}))
         self._state = IngressState(config, _pipeline(stages), ServeMetrics(), stages["placement"])
@@ -72,7 +73,7 @@ def _pipeline(stages: dict[str, Any]) -> Pipeline:
             if stages.get("encoder") is not None
             else LocalEncoding(remote)
         )
-    return Pipeline(normalisation, encoding, syntheses, local)
+    return Pipeline(normalisation, encoding, syntheses, local, stages.get("voice_order"))
 
 
 Ingress = serve.deployment(

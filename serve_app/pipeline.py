@@ -155,7 +155,7 @@ class Pipeline:
 
     ``encoding`` speaks every voice; ``local`` (voices of engines placed in the
     ingress) takes the voices it has loaded, encoded here. ``syntheses`` are asked
-    what is loaded.
+    what is loaded; their voices are listed in ``voice_order`` (the registry's).
     """
 
     def __init__(
@@ -164,6 +164,7 @@ class Pipeline:
         encoding: Encoding | None,
         syntheses: list[Synthesis],
         local: LocalSynthesis | None = None,
+        voice_order: list[str] | None = None,
     ) -> None:
         if encoding is None and local is None:
             raise ValueError("a pipeline needs somewhere to synthesise")
@@ -171,6 +172,7 @@ class Pipeline:
         self._encoding = encoding
         self._syntheses = syntheses
         self._local = local
+        self._order = {voice_id: i for i, voice_id in enumerate(voice_order or ())}
 
     @classmethod
     def in_process(cls, synthesiser: SynthesiserReplica) -> Pipeline:
@@ -191,9 +193,11 @@ class Pipeline:
             infos = [await synthesis.info() for synthesis in self._syntheses]
         except Exception as e:
             raise service_error(e) from e
+        voices = [voice for info in infos for voice in info.voices]
+        voices.sort(key=lambda voice: self._order.get(voice.id, len(self._order)))
         return SynthesiserInfo(
             engines=tuple(engine for info in infos for engine in info.engines),
-            voices=tuple(voice for info in infos for voice in info.voices),
+            voices=tuple(voices),
         )
 
     def _route(self, voice_id: str) -> Encoding:

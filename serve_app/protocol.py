@@ -7,6 +7,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
 from serve_app.accounts import Usage
+from serve_app.settings import DEFAULT_MODEL_ID
+from serve_app.text_buffer import DEFAULT_SCHEDULE
 
 
 def _valid_unicode(value: str) -> str:
@@ -18,6 +20,12 @@ def _valid_unicode(value: str) -> str:
 
 
 UnicodeText = Annotated[str, AfterValidator(_valid_unicode)]
+
+# Generation controls: (lowest, highest, default), the one home of their ranges.
+CONTROLS = {"speed": (0.5, 2.0, 1.0), "pitch": (-1.0, 1.0, 0.0), "volume": (0.0, 2.0, 1.0)}
+Speed = Annotated[float, Field(ge=CONTROLS["speed"][0], le=CONTROLS["speed"][1])]
+Pitch = Annotated[float, Field(ge=CONTROLS["pitch"][0], le=CONTROLS["pitch"][1])]
+Volume = Annotated[float, Field(ge=CONTROLS["volume"][0], le=CONTROLS["volume"][1])]
 Format = Literal["pcm", "mp3", "wav"]
 StreamFormat = Literal["audio", "sse"]
 Quality = Literal["fast", "balanced", "high"]
@@ -29,7 +37,7 @@ class VoiceOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
 
     model: str = Field(
-        "service-v1",
+        DEFAULT_MODEL_ID,
         validation_alias=AliasChoices("model", "model_id"),
         description="A model id from GET /v1/models; `model_id` is accepted too.",
     )
@@ -39,9 +47,9 @@ class VoiceOptions(BaseModel):
     voice: str = Field("default", description="A registered voice id.")
     response_format: Format = "pcm"
     quality: Quality = "balanced"
-    speed: float = Field(1.0, ge=0.5, le=2.0)
-    pitch: float = Field(0.0, ge=-1.0, le=1.0)
-    volume: float = Field(1.0, ge=0.0, le=2.0)
+    speed: Speed = CONTROLS["speed"][2]
+    pitch: Pitch = CONTROLS["pitch"][2]
+    volume: Volume = CONTROLS["volume"][2]
     sample_rate: int | None = Field(None, description="8000, 16000, 22050, 24000, 44100, 48000.")
     voice_description: str | None = None
     reference_audio: str | None = None
@@ -160,16 +168,16 @@ class ErrorResponse(BaseModel):
 class WsVoiceSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    speed: float = Field(1.0, ge=0.5, le=2.0)
-    pitch: float = Field(0.0, ge=-1.0, le=1.0)
-    volume: float = Field(1.0, ge=0.0, le=2.0)
+    speed: Speed = CONTROLS["speed"][2]
+    pitch: Pitch = CONTROLS["pitch"][2]
+    volume: Volume = CONTROLS["volume"][2]
 
 
 class WsGenerationConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     chunk_length_schedule: list[Annotated[int, Field(ge=1, le=1000)]] = Field(
-        default_factory=lambda: [120, 160, 250, 290], min_length=1, max_length=10
+        default_factory=lambda: list(DEFAULT_SCHEDULE), min_length=1, max_length=10
     )
 
 
@@ -195,7 +203,7 @@ class WsQuery(BaseModel):
     response_format: Literal["pcm", "mp3"] = "pcm"
     sample_rate: int | None = None
     quality: Quality = "balanced"
-    model: str = Field("service-v1", validation_alias=AliasChoices("model", "model_id"))
+    model: str = Field(DEFAULT_MODEL_ID, validation_alias=AliasChoices("model", "model_id"))
     inactivity_timeout: float = Field(20.0, gt=0, le=180)
 
 

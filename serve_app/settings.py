@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 ENV_PREFIX = "TTS_"
 
+DEFAULT_MODEL_ID = "service-v1"
 SAMPLE_RATES = (8000, 16000, 22050, 24000, 44100, 48000)
 QUALITY_MP3_KBPS = {"fast": 48, "balanced": 64, "high": 128}
 
@@ -24,7 +25,7 @@ class IngressConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    model_id: str = "service-v1"
+    model_id: str = DEFAULT_MODEL_ID
     model_owner: str = "service"
     language_policy_path: str = str(CONFIGS / "language_policy.yaml")
     database_url: str = Field(

@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from deployments.normaliser.segmenter import CLAUSE_END
+
 DEFAULT_SCHEDULE = (120, 160, 250, 290)
 TRY_TRIGGER_MIN_CHARS = 20
 
 # A sentence has ended once the next character has arrived (whitespace), so that
 # "3." followed later by "5" is not cut. A danda ends a sentence on its own.
 _SENTENCE_END = re.compile(r"[।॥]|[.?!…](?=\s)")
-_CLAUSE_END = re.compile("[,;:\u060c\u2014\u2013](?=\\s)")
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ class TextBuffer:
         sentence_ends = [m.end() for m in _SENTENCE_END.finditer(text)]
         if sentence_ends:
             return sentence_ends[-1]
-        if self._pieces == 0 and (clause := _CLAUSE_END.search(text)):
+        if self._pieces == 0 and (clause := CLAUSE_END.search(text)):
             return clause.end()
         limit = self._schedule[min(self._pieces, len(self._schedule) - 1)]
         if len(text) >= limit:

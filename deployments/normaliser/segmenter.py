@@ -19,7 +19,8 @@ ABBREVIATIONS = frozenset(
     "approx fig vol inc ltd co डॉ प्रो श्री सु कु स्व "
     "पं मो रु कि मी सं पृ ई".split()
 )
-_CLAUSE_END = re.compile("[,;:\u060c\u2014\u2013](?=\\s)")
+# A clause ends at a comma, semicolon, colon, Arabic comma or dash before a space.
+CLAUSE_END = re.compile("[,;:\u060c\u2014\u2013](?=\\s)")
 _TOKEN_BEFORE = re.compile(r"[^\s\"'(\u201c\u2018]+$")
 
 
@@ -97,7 +98,7 @@ def segment(text: str, profile: SegmentationProfile) -> tuple[Segment, ...]:
     cut_first = profile.first_clause_min
     for s, e in _spans(text, _SENTENCE_END, 0, len(text)):
         if not spans and cut_first is not None and e - s > cut_first:
-            clauses = _spans(text, _CLAUSE_END, s, e)
+            clauses = _spans(text, CLAUSE_END, s, e)
             if len(clauses) > 1:
                 spans.append(clauses[0])
                 s = clauses[0][1]

@@ -28,4 +28,14 @@ def reader_for(language: str) -> Reader:
     return found() if isinstance(found, type) else found
 
 
-__all__ = ["Reader", "reader_for"]
+FULL_RULES = ("hi", "en")  # numbers, money, dates, times, units, abbreviations
+
+
+def number_languages() -> list[str]:
+    """Languages whose numbers are read in their own words (the rest keep digits)."""
+    from deployments.normaliser.languages import indic
+
+    return sorted({*FULL_RULES, *indic.NUMBER_READERS})
+
+
+__all__ = ["FULL_RULES", "Reader", "number_languages", "reader_for"]

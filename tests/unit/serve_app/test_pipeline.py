@@ -10,8 +10,10 @@ from serve_app.pipeline import LocalEncoding, LocalNormalisation, LocalSynthesis
 async def test_voices_of_ingress_engines_are_spoken_here_the_rest_there() -> None:
     here = LocalSynthesis(SynthesiserReplica({"voice_engines": ["espeak"]}))
     there = LocalSynthesis(SynthesiserReplica({"voice_engines": ["kokoro"]}))
-    pipeline = Pipeline(LocalNormalisation(), LocalEncoding(there), [here, there], here)
+    order = ["default", "hi-espeak-aditi"]
+    pipeline = Pipeline(LocalNormalisation(), LocalEncoding(there), [here, there], here, order)
     loaded = await pipeline.synthesisers()
+    assert [voice.id for voice in loaded.voices][:2] == order  # the registry's order
     engines = {voice.id: voice.engine for voice in loaded.voices}
     assert engines["default"] == "kokoro" and engines["hi-espeak-aditi"] == "espeak"
     assert {info.name for info in loaded.engines} == {"espeak", "kokoro"}
