@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ray.serve import Application
 
 from deployments.encoding.deployment import AudioEncoderDeployment
@@ -18,6 +18,7 @@ from deployments.synthesis.synthesiser import SynthesiserConfig
 from deployments.synthesis.voices import VoiceRegistry
 from serve_app.ingress import Ingress
 from serve_app.placement import Placement
+from serve_app.settings import IngressConfig
 
 
 class AppArgs(BaseModel):
@@ -26,7 +27,9 @@ class AppArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    ingress: dict[str, Any] = Field(default_factory=dict)
+    ingress: dict[str, Any] = Field(
+        default_factory=dict, description="IngressConfig fields (serve_app.settings)."
+    )
     synthesiser: SynthesiserConfig = Field(default_factory=SynthesiserConfig)
     placement: Placement = Field(
         default_factory=lambda: Placement(),
@@ -41,6 +44,13 @@ class AppArgs(BaseModel):
             "deployments section decides (num_replicas or autoscaling_config), else one."
         ),
     )
+
+    @field_validator("ingress")
+    @classmethod
+    def _known_settings(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """Ingress settings against IngressConfig: a typo fails at serve deploy."""
+        IngressConfig.model_validate(value)
+        return value
 
 
 def build_app(args: AppArgs | dict[str, Any] | None = None) -> Application:

@@ -21,6 +21,7 @@ from deployments.synthesis.engine import (
     EngineUnavailable,
     load_engine,
 )
+from deployments.synthesis.options import ENGINE_OPTIONS, check
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
 
 logger = logging.getLogger("deployments")
@@ -52,6 +53,14 @@ class SynthesiserConfig(BaseModel):
         description="Load only the voices of these engines (None: every voice); the app "
         "builder sets it where engines are placed apart (serve_app.placement).",
     )
+
+    @field_validator("engines")
+    @classmethod
+    def _known_options(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """Each engine's options against its typed model: a typo fails here."""
+        for engine, options in value.items():
+            check(ENGINE_OPTIONS, engine, options or {})
+        return value
 
     @field_validator("voices_path")
     @classmethod

@@ -6,7 +6,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from deployments.synthesis.options import VOICE_PARAMS, check
 
 VOICE_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 
@@ -28,7 +30,15 @@ class VoiceConfig(BaseModel):
         description="Skip this voice (with a warning) when its engine or model is not "
         "installed, instead of refusing to start.",
     )
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="The engine's voice parameters (synthesis.options)."
+    )
+
+    @model_validator(mode="after")
+    def _known_params(self) -> VoiceConfig:
+        """``params`` against the engine's typed model: a typo fails at load."""
+        check(VOICE_PARAMS, self.engine, self.params)
+        return self
 
     def public_record(self, modes: tuple[str, ...]) -> dict[str, Any]:
         """The voice as GET /v1/voices shows it."""

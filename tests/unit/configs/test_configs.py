@@ -106,3 +106,52 @@ def test_the_kuberay_rayservice_embeds_the_gpu_config() -> None:
     gpu_limits = groups["gpu-workers"]["template"]["spec"]["containers"][0]["resources"]["limits"]
     assert gpu_limits["nvidia.com/gpu"] == "1"
     assert "cpu_worker" in groups["cpu-workers"]["rayStartParams"]["resources"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"synthesiser": {"engines": {"piper": {"use_cude": True}}}},
+        {"synthesiser": {"engines": {"kokoro": {"max_tokens": 9999}}}},
+        {"synthesiser": {"engines": {"festival": {}}}},
+        {"ingress": {"max_active_request": 10}},
+        {"placement": {"encoder": "elsewhere"}},
+    ],
+)
+def test_a_misspelt_or_impossible_setting_fails_at_deploy(args: dict[str, object]) -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        AppArgs.model_validate(args)
+
+
+@pytest.mark.parametrize(
+    ("engine", "params"),
+    [
+        ("kokoro", {"style": "hf_alpha", "phoneme": "hi"}),
+        ("kokoro", {}),
+        ("espeak", {"rate_wpm": 1000}),
+        ("piper", {}),
+        ("vits", {"model": "x", "dtype": "float16"}),
+        ("festival", {}),
+    ],
+)
+def test_voice_params_are_checked_against_their_engine(
+    engine: str, params: dict[str, object]
+) -> None:
+    from pydantic import ValidationError
+
+    from deployments.synthesis.voices import VoiceConfig
+
+    with pytest.raises(ValidationError):
+        VoiceConfig.model_validate(
+            {
+                "id": "v",
+                "name": "V",
+                "engine": engine,
+                "languages": ["hi"],
+                "gender": "female",
+                "sample_rate": 24000,
+                "params": params,
+            }
+        )
