@@ -29,10 +29,12 @@ class Catalog:
         policy: LanguagePolicy,
         loaded: SynthesiserInfo,
         stages: dict[str, str] | None = None,
+        replicas: dict[str, int] | None = None,
     ) -> None:
         self.config = config
         self.policy = policy
         self.stages = stages or {}
+        self.replicas = replicas or {}
         self.engines = {info.name: info for info in loaded.engines}
         self._voices = {v.id: v for v in loaded.voices}
 
@@ -110,8 +112,17 @@ class Catalog:
             "stream_formats": list(STREAM_FORMATS),
             "modes": self.modes(),
             "language_policy_version": self.policy.version,
-            # Each stage of the pipeline: its own deployment, or inside the ingress.
-            "pipeline": {"Ingress": "deployment", **self.stages},
+            # Each stage of the pipeline: its own deployment, or inside the ingress,
+            # and its running replicas (a stage inside the ingress runs in each).
+            "pipeline": {
+                stage: {
+                    "placement": where,
+                    "replicas": self.replicas.get(
+                        stage if where.startswith("deployment") else "Ingress"
+                    ),
+                }
+                for stage, where in {"Ingress": "deployment", **self.stages}.items()
+            },
             "engines": [
                 {
                     "name": i.name,

@@ -40,7 +40,9 @@ class IngressReplica:
         registry's order, which /v1/voices keeps. ``settings``:
         IngressConfig fields; those left out come from ``TTS_*`` variables."""
         config = IngressConfig.from_env(**(settings or {}))
-        self._state = IngressState(config, _pipeline(stages), ServeMetrics(), stages["placement"])
+        self._state = IngressState(
+            config, _pipeline(stages), ServeMetrics(), stages["placement"], _running_replicas
+        )
         # What is loaded by now (Ray, FastAPI, the voices) lives as long as the
         # replica: keep it out of the garbage collector's full passes, which
         # otherwise walk it again and again under load (py-spy at 64 streams:
@@ -49,6 +51,14 @@ class IngressReplica:
 
     def __serve_build_asgi_app__(self) -> FastAPI:
         return create_app(self._state)
+
+
+def _running_replicas() -> dict[str, int]:
+    """Running replicas of each deployment of this replica's application (blocking:
+    it asks Serve's controller)."""
+    app = serve.get_replica_context().app_name
+    deployments = serve.status().applications[app].deployments
+    return {name: d.replica_states.get("RUNNING", 0) for name, d in deployments.items()}
 
 
 def _pipeline(stages: dict[str, Any]) -> Pipeline:

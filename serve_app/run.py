@@ -97,7 +97,7 @@ def main() -> None:
     app_args = {"ingress_replicas": args.replicas, "placement": placement}
     serve.run(build_app(app_args), name="speech", route_prefix="/")
     url = f"http://{args.host}:{args.port}"
-    shape = " -> ".join(placement.deployments())
+    shape = ", ".join(placement.deployments())
     print(
         f"\nSpeech service ready at {url} ({args.replicas} ingress replicas; {shape})", flush=True
     )

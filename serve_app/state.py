@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from deployments.normaliser.policy import LanguagePolicy
 from serve_app.accounts import AccountStore, Usage, ensure_dev_project
@@ -28,6 +29,7 @@ class IngressState:
         pipeline: Pipeline,
         metrics: Metrics | None = None,
         stages: dict[str, str] | None = None,
+        replicas: Callable[[], dict[str, int]] | None = None,
     ) -> None:
         self.config = config
         self.policy = LanguagePolicy.from_file(config.language_policy_path)
@@ -38,6 +40,7 @@ class IngressState:
             )
         self.pipeline = pipeline
         self.stages = stages or {}
+        self._replicas = replicas
         self.auth = Authenticator(self.store)
         self.meter = Meter(self.store, config)
         self.metrics: Metrics = metrics or NullMetrics()
@@ -60,8 +63,20 @@ class IngressState:
     async def refresh_catalog(self) -> Catalog:
         """Ask the pipeline what is loaded now (raises ``ServiceError`` if it cannot answer)."""
         loaded = await self.pipeline.synthesisers()
-        self._catalog = Catalog(self.config, self.policy, loaded, self.stages)
+        self._catalog = Catalog(
+            self.config, self.policy, loaded, self.stages, await self.replica_counts()
+        )
         return self._catalog
+
+    async def replica_counts(self) -> dict[str, int]:
+        """Running replicas per deployment, if Serve can say (empty outside Serve)."""
+        if self._replicas is None:
+            return {}
+        try:
+            return await asyncio.to_thread(self._replicas)
+        except Exception:
+            logger.warning("could not read the replica counts", exc_info=True)
+            return {}
 
     async def usage(self, project_id: str) -> Usage:
         return await self.store.call(self.store.usage, project_id)

@@ -104,11 +104,10 @@ def test_the_main_app_is_the_four_deployment_graph(service: Service) -> None:
         assert f"ServeReplica:speech:{name}" in titles, name  # what ps shows
     ready = httpx.get(service.url + "/ready", headers=service.auth).json()
     assert ready["pipeline"] == {
-        "Ingress": "deployment",
-        "TextNormaliser": "deployment",
-        "AudioEncoder": "deployment",
-        "Synthesiser": "deployment; espeak in the ingress",
+        "Ingress": {"placement": "deployment", "replicas": 2},
+        "TextNormaliser": {"placement": "deployment", "replicas": 1},
+        "AudioEncoder": {"placement": "deployment", "replicas": 1},
+        "Synthesiser": {"placement": "deployment; espeak in the ingress", "replicas": 1},
     }
     folded = httpx.get(service.folded_url + "/ready", headers=service.auth).json()
-    assert set(folded["pipeline"].values()) == {"deployment", "ingress"}
-    assert folded["pipeline"]["Synthesiser"] == "ingress"
+    assert folded["pipeline"]["Synthesiser"] == {"placement": "ingress", "replicas": 1}

@@ -362,6 +362,8 @@ async def test_the_default_voice_is_kokoro_hindi_and_it_cannot_change_pitch(
     espeak_pitch = await speak(client, auth, pitch=0.3, voice="hi-espeak-aditi", stream=False)
     assert espeak_pitch.status_code == 200
     ready = (await client.get("/ready", headers=auth)).json()
+    # Outside Serve (this tier) every stage is in process and no replica count is known.
+    assert ready["pipeline"]["Ingress"] == {"placement": "deployment", "replicas": None}
     kokoro = next(e for e in ready["engines"] if e["name"] == "kokoro")
     assert (kokoro["sample_rate"], kokoro["controls"], kokoro["alignment"]) == (
         24000,
