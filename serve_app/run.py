@@ -33,7 +33,7 @@ def main() -> None:
         "--replicas",
         type=int,
         default=os.environ.get("TTS_INGRESS_REPLICAS") or default_replicas(),
-        help="ingress replicas, each speaking with its own CPU voices "
+        help="ingress replicas, each with its own eSpeak voices (--ingress-engines) "
         f"(default: one per core, at most {MAX_DEFAULT_REPLICAS})",
     )
     parser.add_argument(
