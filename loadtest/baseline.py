@@ -32,11 +32,16 @@ class SpeechBody(BaseModel):
     input: str
 
 
-def create_app() -> FastAPI:
+def espeak_synthesiser() -> Synthesiser:
+    """A Synthesiser holding only the bench's eSpeak voice, as its ``default``."""
     voice = VoiceRegistry.from_file(CONFIGS / "voices.yaml").get(ESPEAK_VOICE)
     assert voice is not None, f"configs/voices.yaml has no {ESPEAK_VOICE}"
     registry = VoiceRegistry([voice.model_copy(update={"id": "default"})])
-    synthesiser = Synthesiser(registry, {"espeak": load_engine("espeak")})
+    return Synthesiser(registry, {"espeak": load_engine("espeak")})
+
+
+def create_app() -> FastAPI:
+    synthesiser = espeak_synthesiser()
     normaliser = TextNormaliser()
     params = SynthesisParams("default", "hi")
     app = FastAPI()

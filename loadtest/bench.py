@@ -82,14 +82,9 @@ def engine_direct_ms(text: str, repeats: int = 50) -> float:
     """Median time to the first segment's audio with the eSpeak engine in this process."""
     from deployments.messages import SynthesisParams
     from deployments.normaliser.normaliser import TextNormaliser
-    from deployments.synthesis.engine import load_engine
-    from deployments.synthesis.synthesiser import CONFIGS, Synthesiser
-    from deployments.synthesis.voices import VoiceRegistry
+    from loadtest.baseline import espeak_synthesiser
 
-    voice = VoiceRegistry.from_file(CONFIGS / "voices.yaml").get(ESPEAK_VOICE)
-    assert voice is not None
-    registry = VoiceRegistry([voice.model_copy(update={"id": "default"})])
-    synthesiser = Synthesiser(registry, {"espeak": load_engine("espeak")})
+    synthesiser = espeak_synthesiser()
     normaliser = TextNormaliser()
     params = SynthesisParams("default", "hi")
     times = []
@@ -381,7 +376,11 @@ def main() -> None:
         numbers(args.rates),
         args.duration,
     )
-    plans = [plan for plan in (neural, espeak) if plan.levels or plan.rates]
+    baselines = [
+        (neural, [sys.executable, "-m", "loadtest.kokoro_baseline"]),
+        (espeak, [sys.executable, "-m", "loadtest.baseline"]),
+    ]
+    plans = [plan for plan, _ in baselines if plan.levels or plan.rates]
 
     direct = engine_direct_ms(args.text) if espeak in plans else float("nan")
     with tempfile.TemporaryDirectory() as ledger:
@@ -391,11 +390,9 @@ def main() -> None:
             "RAY_USAGE_STATS_ENABLED": "0",
         }
         service = measure(args.url, [sys.executable, "-m", "serve_app.run"], service_env, plans)
-    baselines = {
-        id(neural): [sys.executable, "-m", "loadtest.kokoro_baseline"],
-        id(espeak): [sys.executable, "-m", "loadtest.baseline"],
-    }
-    baseline = [measure(None, baselines[id(plan)], {}, [plan])[0] for plan in plans]
+    baseline = [
+        measure(None, command, {}, [plan])[0] for plan, command in baselines if plan in plans
+    ]
     print(f"\nMachine: {machine()}")
     replicas = os.environ.get("TTS_INGRESS_REPLICAS") or default_replicas()
     if args.url is None:

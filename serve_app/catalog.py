@@ -183,12 +183,14 @@ class Catalog:
             "modelling": {"modes": modes, "loras": self.loras()},
             "generation_controls": {
                 **{
-                    control: {"min": low, "max": high, "default": default}
+                    control: {
+                        "min": low,
+                        "max": high,
+                        "default": default,
+                        # pitch is the control only some engines honour
+                        **({"engines": self.engines_with(control)} if control == "pitch" else {}),
+                    }
                     for control, (low, high, default) in CONTROLS.items()
-                },
-                "pitch": {
-                    **dict(zip(("min", "max", "default"), CONTROLS["pitch"], strict=True)),
-                    "engines": self.engines_with("pitch"),
                 },
                 "quality": {"values": list(QUALITY_MP3_KBPS), "default": "balanced"},
                 "sample_rate": {"values": list(SAMPLE_RATES), "default": "voice native"},

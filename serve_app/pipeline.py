@@ -20,8 +20,7 @@ from ray.serve.exceptions import BackPressureError
 
 from deployments.encoding.encoder import encode_stream
 from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, NormalisedText, SynthesisJob
-from deployments.normaliser.deployment import normalise_off_loop
-from deployments.normaliser.normaliser import TextNormaliser
+from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
 from deployments.synthesis.deployment import SynthesiserReplica
 from deployments.synthesis.synthesiser import SynthesiserInfo
 from serve_app.errors import InternalError, Overloaded, ServiceError

@@ -19,6 +19,7 @@ import threading
 import psutil
 
 from serve_app.accounts import AccountStore, ensure_dev_project, new_key
+from serve_app.placement import Placement
 from serve_app.settings import IngressConfig
 
 MAX_DEFAULT_REPLICAS = 4
@@ -90,8 +91,6 @@ def main() -> None:
         runtime_env={"env_vars": {"TTS_DEV_API_KEY": key}},
     )
     serve.start(http_options={"host": args.host, "port": args.port})
-    from serve_app.placement import Placement
-
     engines = tuple(e for e in args.ingress_engines.split(",") if e)
     placement = Placement.folded() if args.folded else Placement(ingress_engines=engines)
     app_args = {"ingress_replicas": args.replicas, "placement": placement}

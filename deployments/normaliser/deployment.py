@@ -2,25 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from ray import serve
 
 from deployments.messages import NormalisedText
-from deployments.normaliser.normaliser import TextNormaliser
-
-# Normalising costs ~8 us a character here: up to this many it runs on the event
-# loop (under 2 ms, less than a thread hop under load), longer texts on a thread.
-INLINE_NORMALISE_CHARS = 200
-
-
-async def normalise_off_loop(
-    normaliser: TextNormaliser, text: str, language: str, quality: str
-) -> NormalisedText:
-    """``normaliser.normalise``, on a thread when the text is long enough to matter."""
-    if len(text) <= INLINE_NORMALISE_CHARS:
-        return normaliser.normalise(text, language, quality)
-    return await asyncio.to_thread(normaliser.normalise, text, language, quality)
+from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
 
 
 class TextNormaliserReplica:

@@ -40,6 +40,7 @@ from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, E
 from deployments.synthesis.espeak_binding import EspeakError, espeak_library
 from deployments.synthesis.kokoro_assets import default_voices_dir, load_model_bytes, load_style
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer
+from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
 from deployments.synthesis.voices import VoiceConfig
 
 logger = logging.getLogger("deployments")
@@ -122,6 +123,7 @@ class KokoroEngine:
         self._voices_dir = voices_dir
         self._phonemizer = KokoroPhonemizer(espeak_library())
         self._styles: dict[str, np.ndarray] = {}
+        self._params: dict[str, KokoroVoiceParams] = {}
         self._languages: set[str] = set()
         self._calls = 0
         self._model_s = 0.0
@@ -134,8 +136,9 @@ class KokoroEngine:
             import onnxruntime
         except ImportError as e:
             raise EngineUnavailable("the kokoro engine needs the PyPI package onnxruntime") from e
+        opts = KokoroOptions.model_validate(options)
         model = load_model_bytes()
-        device = str(options.get("device", "cpu"))
+        device: str = opts.device
         providers = ["CPUExecutionProvider"]
         if device.startswith("cuda"):
             if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
@@ -146,7 +149,7 @@ class KokoroEngine:
                     "(install onnxruntime-gpu); running on CPU"
                 )
                 device = "cpu"
-        threads = int(options.get("threads") or _cores())
+        threads = opts.threads or _cores()
         session_options = onnxruntime.SessionOptions()
         session_options.intra_op_num_threads = threads
         session_options.inter_op_num_threads = 1
@@ -159,26 +162,21 @@ class KokoroEngine:
         if device.startswith("cuda") and "CUDAExecutionProvider" not in session.get_providers():
             logger.warning("kokoro: the CUDA provider did not start; running on CPU")
             device = "cpu"
-        default_parallel = 1 if device == "cpu" else 4
-        max_tokens = int(options.get("max_tokens", 200))
-        if not 16 <= max_tokens <= MODEL_MAX_TOKENS:
-            raise EngineError(f"kokoro max_tokens must be 16..{MODEL_MAX_TOKENS}")
         return cls(
             session,
             device,
             threads,
-            int(options.get("parallel_calls", default_parallel)),
-            max_tokens,
-            Path(options.get("voices_dir") or default_voices_dir()),
+            opts.parallel_calls or (1 if device == "cpu" else 4),
+            opts.max_tokens,
+            Path(opts.voices_dir or default_voices_dir()),
         )
 
     def add_voice(self, voice: VoiceConfig) -> int:
-        name = voice.params.get("style")
-        if not name:
-            raise EngineError(f"kokoro voice {voice.id!r} needs params.style (e.g. hf_alpha)")
-        if voice.languages[0] not in PHONEME_VOICES and "phonemes" not in voice.params:
+        params = KokoroVoiceParams.model_validate(voice.params)
+        if voice.languages[0] not in PHONEME_VOICES and params.phonemes is None:
             raise EngineError(f"kokoro voice {voice.id!r}: no phonemes for {voice.languages[0]!r}")
-        self._styles[voice.id] = load_style(str(name), self._voices_dir)
+        self._styles[voice.id] = load_style(params.style, self._voices_dir)
+        self._params[voice.id] = params
         self._languages.update(voice.languages)
         if self._calls == 0:  # the first run of a session is several times slower
             self._run(self._phonemizer.tokens("ɹˈɛdi."), self._styles[voice.id], 1.0)
@@ -204,7 +202,10 @@ class KokoroEngine:
 
     def phonemes(self, text: str, voice: VoiceConfig, language: str) -> str:
         """What the model is given for ``text`` (Kokoro phonemes with punctuation)."""
-        phoneme_set = str(voice.params.get("phonemes") or PHONEME_VOICES.get(language, "hi"))
+        params = self._params.get(voice.id)
+        if params is None:
+            raise EngineError(f"kokoro voice {voice.id!r} is not loaded")
+        phoneme_set = params.phonemes or PHONEME_VOICES.get(language, "hi")
         try:
             return self._phonemizer.phonemes(text, phoneme_set)
         except EspeakError as e:
@@ -246,7 +247,7 @@ class KokoroEngine:
         style = self._styles.get(voice.id)
         if style is None:
             raise EngineError(f"kokoro voice {voice.id!r} is not loaded")
-        speed = params.speed * float(voice.params.get("speed", 1.0))
+        speed = params.speed * self._params[voice.id].speed
         for piece in self.pieces(self.phonemes(segment.text, voice, params.language)):
             if cancel is not None and cancel.cancelled:
                 return
