@@ -1,24 +1,35 @@
 """The application builder: the import path for ``serve run`` and ``serve deploy``.
 
-serve run serve_app.app:build_app
-serve deploy configs/local.yaml   # import_path: serve_app.app:build_app
+serve run configs/local.yaml      # import_path: serve_app.app:build_app
+serve deploy configs/gpu.yaml
+
+Deployment options (resources, replicas, queue bounds, autoscaling) live in the
+Serve configs alone; ``make run`` and the serve tests deploy ``configs/local.yaml``
+through :func:`from_config`, as ``serve run`` would.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ray.serve import Application
+from ray.serve.deployment import Deployment
+from ray.serve.schema import ServeDeploySchema
 
 from deployments.encoding.deployment import AudioEncoderDeployment
 from deployments.normaliser.deployment import TextNormaliserDeployment
 from deployments.synthesis.deployment import SynthesiserDeployment
-from deployments.synthesis.synthesiser import SynthesiserConfig
+from deployments.synthesis.synthesiser import CONFIGS, SynthesiserConfig
 from deployments.synthesis.voices import VoiceRegistry
 from serve_app.ingress import Ingress
 from serve_app.placement import Placement
 from serve_app.settings import IngressConfig
+
+LOCAL_CONFIG = CONFIGS / "local.yaml"
 
 
 class AppArgs(BaseModel):
@@ -54,10 +65,34 @@ class AppArgs(BaseModel):
 
 
 def build_app(args: AppArgs | dict[str, Any] | None = None) -> Application:
-    """Compose the Ingress and the stages ``args.placement`` gives deployments of their own."""
+    """Compose the Ingress and the stages ``args.placement`` gives deployments of their own
+    (their options come from the Serve config that names this builder)."""
     parsed = args if isinstance(args, AppArgs) else AppArgs.model_validate(args or {})
-    placement = parsed.placement
-    config = parsed.synthesiser
+    return compose(parsed, {})
+
+
+def from_config(
+    path: str | Path = LOCAL_CONFIG, name: str = "speech", args: dict[str, Any] | None = None
+) -> Application:
+    """Application ``name`` of the Serve config at ``path``, as ``serve run`` would build
+    it: its ``args`` (top-level keys replaced by ``args``) and its deployments' options."""
+    schema = ServeDeploySchema.model_validate(yaml.safe_load(Path(path).read_text()))
+    app = next((a for a in schema.applications if a.name == name), None)
+    if app is None:
+        raise ValueError(f"{path} has no application {name!r}")
+    options = {d.name: d.model_dump(exclude_unset=True, exclude={"name"}) for d in app.deployments}
+    return compose(AppArgs.model_validate({**(app.args or {}), **(args or {})}), options)
+
+
+def compose(args: AppArgs, options: Mapping[str, dict[str, Any]]) -> Application:
+    """The application of ``args``, each deployment with its ``options`` by name."""
+
+    def configured(deployment: Deployment) -> Deployment:
+        chosen = options.get(deployment.name)
+        return deployment.options(**chosen) if chosen else deployment
+
+    placement = args.placement
+    config = args.synthesiser
     registry = VoiceRegistry.from_file(config.voices_path)
     stages: dict[str, Any] = {
         "normaliser": None,
@@ -68,7 +103,7 @@ def build_app(args: AppArgs | dict[str, Any] | None = None) -> Application:
         "voice_order": [voice.id for voice in registry.all()],
     }
     if placement.normaliser == "deployment":
-        stages["normaliser"] = TextNormaliserDeployment.bind()
+        stages["normaliser"] = configured(TextNormaliserDeployment).bind()
     if placement.synthesiser == "ingress":
         stages["local_voices"] = config.model_dump()
     else:
@@ -79,11 +114,11 @@ def build_app(args: AppArgs | dict[str, Any] | None = None) -> Application:
             remote = config.model_copy(update={"voice_engines": sorted(registered - here)})
             local = config.model_copy(update={"voice_engines": sorted(here & registered)})
             stages["local_voices"] = local.model_dump()
-        synthesiser = SynthesiserDeployment.bind(remote.model_dump())
+        synthesiser = configured(SynthesiserDeployment).bind(remote.model_dump())
         stages["synthesiser"] = synthesiser
         if placement.encoder == "deployment":
-            stages["encoder"] = AudioEncoderDeployment.bind(synthesiser)
-    ingress = Ingress
-    if parsed.ingress_replicas is not None:
-        ingress = Ingress.options(num_replicas=parsed.ingress_replicas)
-    return ingress.bind(stages, parsed.ingress)
+            stages["encoder"] = configured(AudioEncoderDeployment).bind(synthesiser)
+    ingress = configured(Ingress)
+    if args.ingress_replicas is not None:
+        ingress = ingress.options(num_replicas=args.ingress_replicas)
+    return ingress.bind(stages, args.ingress)

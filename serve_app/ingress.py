@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import FastAPI
 from ray import serve
 
-from deployments.synthesis.deployment import SynthesiserReplica
+from deployments.synthesis.runner import SynthesisRunner
 from serve_app.metrics import ServeMetrics
 from serve_app.pipeline import (
     Encoding,
@@ -64,7 +64,7 @@ def _running_replicas() -> dict[str, int]:
 def _pipeline(stages: dict[str, Any]) -> Pipeline:
     """The pipeline over the stages ``build_app`` handed this replica."""
     local = (
-        LocalSynthesis(SynthesiserReplica(stages["local_voices"]))
+        LocalSynthesis(SynthesisRunner(stages["local_voices"]))
         if stages.get("local_voices") is not None
         else None
     )
@@ -86,12 +86,5 @@ def _pipeline(stages: dict[str, Any]) -> Pipeline:
     return Pipeline(normalisation, encoding, syntheses, local, stages.get("voice_order"))
 
 
-Ingress = serve.deployment(
-    name="Ingress",
-    ray_actor_options={"num_cpus": 0.25},
-    max_ongoing_requests=256,
-    # Far above max_active_requests: past capacity our admission answers 503 with
-    # the API's error shape and Retry-After; Ray's own queue limit would answer
-    # first, in plain text, if it were lower (measured: it was, at 64).
-    max_queued_requests=1024,
-)(serve.ingress()(IngressReplica))
+# Its options (resources, replicas, queue bounds) live in the Serve configs.
+Ingress = serve.deployment(name="Ingress")(serve.ingress()(IngressReplica))

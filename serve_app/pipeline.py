@@ -21,7 +21,7 @@ from ray.serve.exceptions import BackPressureError
 from deployments.encoding.encoder import encode_stream
 from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, NormalisedText, SynthesisJob
 from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
-from deployments.synthesis.deployment import SynthesiserReplica
+from deployments.synthesis.runner import SynthesisRunner
 from deployments.synthesis.synthesiser import SynthesiserInfo
 from serve_app.errors import InternalError, Overloaded, ServiceError
 
@@ -83,7 +83,7 @@ class Synthesis(Protocol):
 class LocalSynthesis:
     """A Synthesiser in this process (its engine calls run on its own threads)."""
 
-    def __init__(self, synthesiser: SynthesiserReplica) -> None:
+    def __init__(self, synthesiser: SynthesisRunner) -> None:
         self._synthesiser = synthesiser
 
     def speaks(self, voice_id: str) -> bool:
@@ -174,7 +174,7 @@ class Pipeline:
         self._order = {voice_id: i for i, voice_id in enumerate(voice_order or ())}
 
     @classmethod
-    def in_process(cls, synthesiser: SynthesiserReplica) -> Pipeline:
+    def in_process(cls, synthesiser: SynthesisRunner) -> Pipeline:
         """Every stage in this process (the folded placement)."""
         local = LocalSynthesis(synthesiser)
         return cls(LocalNormalisation(), None, [local], local)

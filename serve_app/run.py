@@ -51,6 +51,12 @@ def main() -> None:
         "(default espeak: ~1000x real time, a Ray hop costs more than its work; '' for none)",
     )
     parser.add_argument(
+        "--config",
+        default=os.environ.get("TTS_SERVE_CONFIG", "configs/local.yaml"),
+        help="the Serve config whose application and deployment options are served "
+        "(TTS_SERVE_CONFIG; the flags above replace its args)",
+    )
+    parser.add_argument(
         "--metrics-port",
         type=int,
         default=int(os.environ.get("METRICS_PORT", "8080")),
@@ -81,7 +87,7 @@ def main() -> None:
     import ray
     from ray import serve
 
-    from serve_app.app import build_app
+    from serve_app.app import from_config
 
     ray.init(
         address="local",
@@ -94,7 +100,7 @@ def main() -> None:
     engines = tuple(e for e in args.ingress_engines.split(",") if e)
     placement = Placement.folded() if args.folded else Placement(ingress_engines=engines)
     app_args = {"ingress_replicas": args.replicas, "placement": placement}
-    serve.run(build_app(app_args), name="speech", route_prefix="/")
+    serve.run(from_config(args.config, args=app_args), name="speech", route_prefix="/")
     url = f"http://{args.host}:{args.port}"
     shape = ", ".join(placement.deployments())
     print(

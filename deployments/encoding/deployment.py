@@ -36,9 +36,5 @@ class AudioEncoderReplica:
             audio.cancel()
 
 
-AudioEncoderDeployment = serve.deployment(
-    name="AudioEncoder",
-    ray_actor_options={"num_cpus": 0.25},
-    max_ongoing_requests=256,
-    max_queued_requests=1024,
-)(AudioEncoderReplica)
+# Its options (resources, replicas, queue bounds) live in the Serve configs.
+AudioEncoderDeployment = serve.deployment(name="AudioEncoder")(AudioEncoderReplica)

@@ -20,9 +20,5 @@ class TextNormaliserReplica:
         return await normalise_off_loop(self._normaliser, text, language, quality)
 
 
-TextNormaliserDeployment = serve.deployment(
-    name="TextNormaliser",
-    ray_actor_options={"num_cpus": 0.25},
-    max_ongoing_requests=256,
-    max_queued_requests=1024,
-)(TextNormaliserReplica)
+# Its options (resources, replicas, queue bounds) live in the Serve configs.
+TextNormaliserDeployment = serve.deployment(name="TextNormaliser")(TextNormaliserReplica)

@@ -4,8 +4,8 @@ Checkpoints load from a local directory (``save_pretrained`` output: config,
 weights, tokenizer files); nothing is downloaded. Runs on CUDA when present,
 else CPU, in ``torch.inference_mode``; fp16/bf16 on GPU as an option. Segments of
 concurrent requests are synthesised together in one padded forward pass
-(:meth:`VitsEngine.synthesize_batch`); the Synthesiser deployment forms the
-batches with ``@serve.batch``.
+(:meth:`VitsEngine.synthesize_batch`); the Synthesiser's runner forms the
+batches (``deployments.synthesis.batcher``).
 
 Voice ``params``: ``model`` (the checkpoint directory, absolute or from the
 project root). Engine options: ``device`` (``cuda``/``cpu``, default: CUDA if

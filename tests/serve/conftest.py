@@ -69,7 +69,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     import ray
     from ray import serve
 
-    from serve_app.app import build_app
+    from serve_app.app import from_config
 
     database = Path(tmp_path_factory.mktemp("ledger")) / "ledger.sqlite3"
     metrics_port = free_port()
@@ -87,20 +87,14 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     voices = voices_with_vits(Path(tmp_path_factory.mktemp("voices")))
     ingress = {"database_url": database_url, "dev_api_key": KEY}
     synthesiser = {"voices_path": str(voices), "batch_wait_timeout_s": 0.02}
-    # As make run serves on two cores: the four-deployment graph with eSpeak voices
-    # in the ingress, two ingress replicas that share one ledger.
-    app = build_app(
-        {
-            "ingress": ingress,
-            "synthesiser": synthesiser,
-            "ingress_replicas": 2,
-            "placement": {"ingress_engines": ["espeak"]},
-        }
-    )
-    folded = build_app(
-        {
+    # As make run serves on two cores (configs/local.yaml): the four-deployment graph
+    # with eSpeak voices in the ingress, two ingress replicas that share one ledger.
+    app = from_config(args={"ingress": ingress, "synthesiser": synthesiser, "ingress_replicas": 2})
+    folded = from_config(
+        args={
             "ingress": {**ingress, "max_active_requests": FOLDED_MAX_ACTIVE},
             "synthesiser": synthesiser,
+            "ingress_replicas": 1,
             "placement": {"normaliser": "ingress", "encoder": "ingress", "synthesiser": "ingress"},
         }
     )

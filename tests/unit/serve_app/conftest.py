@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from deployments.synthesis.deployment import SynthesiserReplica
+from deployments.synthesis.runner import SynthesisRunner
 from serve_app.pipeline import Pipeline
 from serve_app.routes import create_app
 from serve_app.settings import IngressConfig
@@ -20,9 +20,9 @@ DEV_KEY = "sk-proj-unittest01-abcdefghijklmnopqrstuvwxyz012345"
 
 
 @functools.cache
-def _synthesiser() -> SynthesiserReplica:
+def _synthesiser() -> SynthesisRunner:
     """One synthesiser for the whole run: loading the Piper voice takes seconds."""
-    return SynthesiserReplica()
+    return SynthesisRunner()
 
 
 def make_state(tmp_path: Path, **settings: Any) -> IngressState:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from deployments.messages import EncodeJob, OutputParams, SynthesisJob, SynthesisParams
-from deployments.synthesis.deployment import SynthesiserReplica
+from deployments.synthesis.runner import SynthesisRunner
 from serve_app.pipeline import LocalEncoding, LocalNormalisation, LocalSynthesis, Pipeline
 
 
 async def test_voices_of_ingress_engines_are_spoken_here_the_rest_there() -> None:
-    here = LocalSynthesis(SynthesiserReplica({"voice_engines": ["espeak"]}))
-    there = LocalSynthesis(SynthesiserReplica({"voice_engines": ["kokoro"]}))
+    here = LocalSynthesis(SynthesisRunner({"voice_engines": ["espeak"]}))
+    there = LocalSynthesis(SynthesisRunner({"voice_engines": ["kokoro"]}))
     order = ["default", "hi-espeak-aditi"]
     pipeline = Pipeline(LocalNormalisation(), LocalEncoding(there), [here, there], here, order)
     loaded = await pipeline.synthesisers()

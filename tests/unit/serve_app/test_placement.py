@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
-import pytest
-from pydantic import ValidationError
+from typing import Any
 
-from serve_app.app import build_app
+import pytest
+import yaml
+from pydantic import ValidationError
+from ray.serve.schema import ServeDeploySchema
+
+from serve_app.app import LOCAL_CONFIG, build_app, from_config
 from serve_app.placement import Placement
 
 
-def deployments_of(app: object) -> set[str]:
-    """Names of every deployment bound into ``app`` (the Ingress and what it holds)."""
-    found: set[str] = set()
+def bound_deployments(app: object) -> dict[str, Any]:
+    """Every deployment bound into ``app`` (the Ingress and what it holds), by name."""
+    found: dict[str, Any] = {}
 
     def walk(value: object) -> None:
         bound = getattr(value, "_bound_deployment", None)
         if bound is not None:
-            found.add(bound.name)
+            found[bound.name] = bound
             for arg in (*bound.init_args, *bound.init_kwargs.values()):
                 walk(arg)
         elif isinstance(value, dict):
@@ -25,6 +29,10 @@ def deployments_of(app: object) -> set[str]:
 
     walk(app)
     return found
+
+
+def deployments_of(app: object) -> set[str]:
+    return set(bound_deployments(app))
 
 
 def test_the_default_is_the_four_deployment_graph() -> None:
@@ -65,3 +73,20 @@ def test_engines_placed_in_the_ingress_are_not_loaded_on_the_synthesiser() -> No
 def test_impossible_or_misspelt_placements_are_refused(bad: dict[str, object]) -> None:
     with pytest.raises(ValidationError):
         Placement.model_validate(bad)
+
+
+def test_deployment_options_come_from_the_serve_config_alone() -> None:
+    """make run and the serve tests deploy configs/local.yaml as serve run would; the
+    code names its deployments and sets nothing else."""
+    config = ServeDeploySchema.model_validate(yaml.safe_load(LOCAL_CONFIG.read_text()))
+    expected = {d.name: d for d in config.applications[0].deployments}
+    served = bound_deployments(from_config(args={"ingress_replicas": 3}))
+    assert set(served) == set(expected)
+    for name, deployment in served.items():
+        options = expected[name]
+        assert deployment.max_ongoing_requests == options.max_ongoing_requests
+        assert deployment.max_queued_requests == options.max_queued_requests
+        assert deployment.ray_actor_options["num_cpus"] == options.ray_actor_options.num_cpus
+    assert served["Ingress"].num_replicas == 3  # the make run flag replaces the config's
+    for deployment in bound_deployments(build_app()).values():
+        assert deployment.max_ongoing_requests == 5  # Serve's default: nothing set in code

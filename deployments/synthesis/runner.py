@@ -1,0 +1,70 @@
+"""The Synthesiser as a service: segments of concurrent requests onto engine threads.
+
+Ray-free, so the same class serves as the Synthesiser deployment
+(``deployments.synthesis.deployment``) and inside the ingress for engines placed
+there (``serve_app.placement``). Engine calls run on one :class:`SegmentScheduler`
+per engine (a slow neural call never holds up an eSpeak segment), every stream's
+first segment ahead of later ones; a batching engine's segments go through a
+:class:`Batcher`; a stream that is closed stops between engine blocks.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from deployments.messages import AudioChunk, Segment, SynthesisJob, SynthesisParams
+from deployments.synthesis.batcher import Batcher
+from deployments.synthesis.engine import CancelToken
+from deployments.synthesis.scheduler import SegmentScheduler
+from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig, SynthesiserInfo
+
+
+class SynthesisRunner:
+    def __init__(self, config: SynthesiserConfig | dict[str, Any] | None = None) -> None:
+        parsed = SynthesiserConfig.model_validate(config or {})
+        self._synthesiser = Synthesiser.from_config(parsed)
+        self._schedulers = {
+            info.name: SegmentScheduler(max(info.concurrency, parsed.workers))
+            for info in self._synthesiser.info().engines
+        }
+        self._batcher: Batcher[tuple[Segment, SynthesisParams], AudioChunk] = Batcher(
+            self._speak_batch, parsed.max_batch_size, parsed.batch_wait_timeout_s
+        )
+
+    async def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
+        """Yield one :class:`AudioChunk` per segment of ``job``, in order.
+
+        Raises ``EngineError`` when a segment cannot be spoken; when the caller
+        stops reading, synthesis stops.
+        """
+        cancel = CancelToken()
+        batched = self._synthesiser.batches(job.params.voice)
+        scheduler = self._schedulers.get(self._synthesiser.engine_name(job.params.voice) or "")
+        try:
+            for i, segment in enumerate(job.segments):
+                if batched:
+                    yield await self._batcher.submit((segment, job.params))
+                    continue
+                speak = functools.partial(self._synthesiser.speak, segment, job.params, cancel)
+                if scheduler is None:
+                    yield speak()  # an unknown voice: speak raises EngineError
+                    continue
+                yield await scheduler.run(speak, first=i == 0)
+        finally:
+            cancel.cancel()
+
+    async def _speak_batch(self, items: list[tuple[Segment, SynthesisParams]]) -> list[AudioChunk]:
+        """Segments of concurrent requests to a batching engine, in one forward pass."""
+        call = functools.partial(self._synthesiser.speak_batch, items)
+        engine = self._synthesiser.engine_name(items[0][1].voice) or ""
+        return await self._schedulers[engine].run(call, first=True)
+
+    def speaks(self, voice_id: str) -> bool:
+        """Whether ``voice_id`` is loaded here."""
+        return self._synthesiser.speaks(voice_id)
+
+    def info(self) -> SynthesiserInfo:
+        """The loaded engines (languages, rates, devices, modes, LoRAs) and voices."""
+        return self._synthesiser.info()
