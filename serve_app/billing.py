@@ -29,10 +29,10 @@ class Bill:
     sample_rate: int = 1
     checkpoint_at: float = 0.0
 
-    def add(self, chunk: EncodedChunk, char_offset: int = 0) -> None:
-        """Count ``chunk`` as delivered; its text ends at ``char_offset + end_char``."""
+    def add(self, chunk: EncodedChunk) -> None:
+        """Count ``chunk`` as delivered."""
         self.chunks += 1
-        self.characters = max(self.characters, char_offset + chunk.end_char)
+        self.characters = max(self.characters, chunk.end_char)
         self.samples += chunk.audio_samples
         self.sample_rate = chunk.sample_rate
 
@@ -78,10 +78,10 @@ class Meter:
         except InsufficientFunds as e:
             raise _refusal(extra, e.available) from None
 
-    async def delivered(self, bill: Bill, chunk: EncodedChunk, char_offset: int = 0) -> None:
+    async def delivered(self, bill: Bill, chunk: EncodedChunk) -> None:
         """Count ``chunk`` as received by the client; now and then, record the progress
         in the ledger so a crash of this process cannot lose it."""
-        bill.add(chunk, char_offset)
+        bill.add(chunk)
         now = time.monotonic()
         if now - bill.checkpoint_at >= self._config.progress_interval_s:
             bill.checkpoint_at = now

@@ -237,16 +237,21 @@ class SpeechService:
     async def finish(self, speech: SpeechJob) -> RequestUsage:
         """Settle the bill for what was delivered and free the request's place."""
         try:
-            usage = await self.meter.settle(speech.bill)
+            return await self.settle(speech.bill, speech.voicing, speech.received_at)
         finally:
             speech.ticket.release()
-        params = speech.voicing.params
+
+    async def settle(self, bill: Bill, voicing: Voicing, received_at: float) -> RequestUsage:
+        """Charge ``bill`` for what was delivered (every transport's one way out) and
+        count the request in the metrics."""
+        usage = await self.meter.settle(bill)
+        params = voicing.params
         self.metrics.finished(
             params.voice,
             params.language,
             usage.characters,
             usage.audio_ms / 1000,
-            elapsed_ms(speech.received_at) / 1000,
+            elapsed_ms(received_at) / 1000,
         )
         return usage
 

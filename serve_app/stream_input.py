@@ -16,11 +16,11 @@ from collections.abc import Coroutine
 from dataclasses import replace
 from typing import Any, TypeVar
 
-import numpy as np
 from pydantic import BaseModel, ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from deployments.encoding.writers import Writer, make_writer
+from deployments.encoding.encoder import StreamEncoder
+from deployments.encoding.writers import FLOAT_FORMAT, float_samples
 from deployments.messages import EncodedChunk, EncodeJob, SynthesisJob
 from serve_app.accounts import ApiKey
 from serve_app.admission import Ticket
@@ -89,14 +89,7 @@ class StreamInputSession:
             if ticket is not None:
                 ticket.release()
             if self._bill is not None:
-                usage = await self._state.meter.settle(self._bill)
-                self._state.metrics.finished(
-                    self._voicing.params.voice,
-                    self._voicing.params.language,
-                    usage.characters,
-                    usage.audio_ms / 1000,
-                    elapsed_ms(self._started) / 1000,
-                )
+                await self._state.speech.settle(self._bill, self._voicing, self._started)
         if error is not None:
             await self._fail(error)
         elif not client_left:
@@ -187,8 +180,10 @@ class StreamInputSession:
         """Synthesise pieces in order; each piece's audio goes to the sender as it comes."""
         assert self._bill is not None
         speech, meter = self._state.speech, self._state.meter
-        pcm = replace(self._voicing.output, format="pcm")
-        voicing: Voicing = with_alignment(self._voicing, pcm)
+        # The pieces' samples at the session's rate, gain applied; the sender encodes
+        # them as one stream (one MP3 file however many pieces).
+        samples = replace(self._voicing.output, format=FLOAT_FORMAT)
+        voicing: Voicing = with_alignment(self._voicing, samples)
         while (piece := await self._pieces.get()) is not None:
             text = speech.check_text(piece.text, "text")
             normalised = await speech.normalise(text, voicing)
@@ -201,44 +196,33 @@ class StreamInputSession:
         await self._audio.put(_DONE)
 
     async def _send(self) -> None:
-        """Encode (one writer per session: one continuous MP3 stream) and send in order."""
-        assert self._bill is not None
-        fmt, rate = self._query.response_format, self._voicing.sample_rate
-        writer: Writer = make_writer(fmt, rate, self._voicing.output.mp3_bitrate_kbps)
-        pending: list[tuple[Piece, EncodedChunk]] = []
+        """Encode and send in order: one encoder for the session, as for an HTTP
+        response (one continuous MP3 stream however many pieces)."""
+        output = replace(self._voicing.output, sample_rate=None, volume=1.0)  # done upstream
+        encoder = StreamEncoder(output, self._voicing.sample_rate)
         index = 0
         while (item := await self._audio.get()) is not None:
-            chunk = item[1]
-            pending.append(item)
-            if fmt == "mp3":
-                data = await asyncio.to_thread(writer.write, _pcm_to_float(chunk.data))
-            else:
-                data = chunk.data
-            if data:
-                await self._send_audio(index, data, chunk)
+            piece, chunk = item
+            samples = float_samples(chunk.data)
+            encoded = await encoder.add(samples, piece.start + chunk.end_char, chunk.alignment)
+            if encoded is not None:
+                await self._send_audio(index, encoded)
                 index += 1
-                await self._delivered(pending)
-        tail = await asyncio.to_thread(writer.finish)
-        if tail:
-            await self._send_audio(index, tail, None)
-        await self._delivered(pending)
+        if (tail := await encoder.finish()) is not None:
+            await self._send_audio(index, tail)
 
-    async def _send_audio(self, index: int, data: bytes, chunk: EncodedChunk | None) -> None:
+    async def _send_audio(self, index: int, chunk: EncodedChunk) -> None:
+        assert self._bill is not None
         if index == 0:
             self._state.metrics.first_audio(
                 elapsed_ms(self._started), "websocket", self._query.response_format
             )
-        alignment = chunk.alignment.as_wire() if chunk and chunk.alignment else None
-        message = WsAudioMessage(
-            audio=base64.b64encode(data).decode("ascii"), index=index, alignment=alignment
-        )
-        await self._ws.send_text(message.model_dump_json())
-
-    async def _delivered(self, pending: list[tuple[Piece, EncodedChunk]]) -> None:
-        assert self._bill is not None
-        for piece, chunk in pending:
-            await self._state.meter.delivered(self._bill, chunk, char_offset=piece.start)
-        pending.clear()
+        if chunk.data:
+            alignment = chunk.alignment.as_wire() if chunk.alignment else None
+            audio = base64.b64encode(chunk.data).decode("ascii")
+            message = WsAudioMessage(audio=audio, index=index, alignment=alignment)
+            await self._ws.send_text(message.model_dump_json())
+        await self._state.meter.delivered(self._bill, chunk)
 
     async def _next_message(self, silence_s: float) -> WsInputMessage | None:
         """The next client frame, parsed; None if the client stayed silent too long."""
@@ -282,11 +266,6 @@ class StreamInputSession:
             await self._ws.close(code, error.code)
         except (WebSocketDisconnect, RuntimeError):
             pass  # the client is already gone
-
-
-def _pcm_to_float(data: bytes) -> np.ndarray:
-    samples: np.ndarray = np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
-    return samples
 
 
 async def _all_or_none(*jobs: Coroutine[Any, Any, None]) -> None:

@@ -1,4 +1,4 @@
-"""From a stream of audio chunks to a stream of encoded chunks, for one request."""
+"""From audio chunks to encoded chunks: one response's encoder, and the stream form of it."""
 
 from __future__ import annotations
 
@@ -6,51 +6,76 @@ import asyncio
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import ParamSpec, TypeVar
 
+import numpy as np
+
 from deployments.encoding.session import EncodingSession
-from deployments.messages import AudioChunk, EncodedChunk, EncodeJob
+from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, OutputParams
 from deployments.synthesis.alignment import Alignment
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 
+class StreamEncoder:
+    """Encodes one response's audio as ``output`` asks, with what each chunk carries.
+
+    Samples and text whose bytes are still inside the encoder (an MP3 frame being
+    filled, a WAV file being written) are reported with the chunk that carries
+    them. Used by every transport: an HTTP response's whole job
+    (:func:`encode_stream`), or a WebSocket session's pieces one after another.
+    """
+
+    def __init__(self, output: OutputParams, input_rate: int) -> None:
+        self._session = EncodingSession(output, input_rate)
+        self.sample_rate = self._session.sample_rate
+        self._samples = 0
+        self._alignment: Alignment | None = None
+        self._end_char = 0
+
+    async def add(
+        self, samples: np.ndarray, end_char: int, alignment: Alignment | None = None
+    ) -> EncodedChunk | None:
+        """Encode ``samples``, which speak the text up to ``end_char``; the chunk that
+        is ready, if any."""
+        if alignment is not None:
+            offset_ms = self._samples * 1000 // self.sample_rate
+            self._alignment = (
+                alignment
+                if self._alignment is None
+                else self._alignment.followed_by(alignment, offset_ms)
+            )
+        session = self._session
+        data, count = await _run(session.offload, session.encode, samples)
+        self._samples += count
+        self._end_char = end_char
+        return self._take(data) if data else None
+
+    async def finish(self) -> EncodedChunk | None:
+        """The encoder's last bytes and what they carry, if any."""
+        data, count = await _run(self._session.offload, self._session.finish)
+        self._samples += count
+        return self._take(data) if data or self._samples else None
+
+    def _take(self, data: bytes) -> EncodedChunk:
+        chunk = EncodedChunk(data, self.sample_rate, self._samples, self._end_char, self._alignment)
+        self._samples, self._alignment = 0, None
+        return chunk
+
+
 async def encode_stream(
     chunks: AsyncIterable[AudioChunk], job: EncodeJob
 ) -> AsyncIterator[EncodedChunk]:
-    """Encode ``chunks`` as ``job.output`` asks, yielding only non-empty byte chunks.
-
-    Samples and text whose bytes are still inside the encoder (an MP3 frame being
-    filled, a WAV file being written) are reported with the chunk that carries them.
-    """
+    """Encode ``chunks`` as ``job.output`` asks, yielding only non-empty byte chunks."""
     segment_ends = {s.index: s.end for s in job.synthesis.segments}
-    session: EncodingSession | None = None
-    pending_samples = 0
-    pending_alignment: Alignment | None = None
-    end_char = 0
+    encoder: StreamEncoder | None = None
     async for chunk in chunks:
-        if session is None:
-            session = EncodingSession(job.output, chunk.sample_rate)
-        if chunk.alignment is not None:
-            offset_ms = pending_samples * 1000 // session.sample_rate
-            pending_alignment = (
-                chunk.alignment
-                if pending_alignment is None
-                else pending_alignment.followed_by(chunk.alignment, offset_ms)
-            )
-        data, samples = await _run(session.offload, session.encode, chunk.samples)
-        pending_samples += samples
-        end_char = segment_ends[chunk.segment]
-        if data:
-            yield EncodedChunk(
-                data, session.sample_rate, pending_samples, end_char, pending_alignment
-            )
-            pending_samples, pending_alignment = 0, None
-    if session is None:
-        return
-    data, samples = await _run(session.offload, session.finish)
-    pending_samples += samples
-    if data or pending_samples:
-        yield EncodedChunk(data, session.sample_rate, pending_samples, end_char, pending_alignment)
+        if encoder is None:
+            encoder = StreamEncoder(job.output, chunk.sample_rate)
+        encoded = await encoder.add(chunk.samples, segment_ends[chunk.segment], chunk.alignment)
+        if encoded is not None:
+            yield encoded
+    if encoder is not None and (tail := await encoder.finish()) is not None:
+        yield tail
 
 
 async def _run(offload: bool, call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:

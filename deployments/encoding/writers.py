@@ -17,6 +17,10 @@ import soundfile
 
 FORMATS = ("pcm", "mp3", "wav")
 STREAMABLE_FORMATS = ("pcm", "mp3")
+# Between our own stages only (never on the wire): float32 little-endian, so a
+# stage that encodes again (a WebSocket session's one MP3 stream over many
+# pieces) gets the samples as they were, not int16 to convert back.
+FLOAT_FORMAT = "f32"
 MP3_SAMPLE_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 
 
@@ -46,6 +50,20 @@ class PcmWriter:
 
     def finish(self) -> bytes:
         return b""
+
+
+class FloatWriter:
+    def write(self, samples: np.ndarray) -> bytes:
+        return np.asarray(samples, dtype="<f4").tobytes()
+
+    def finish(self) -> bytes:
+        return b""
+
+
+def float_samples(data: bytes) -> np.ndarray:
+    """The samples of ``FLOAT_FORMAT`` bytes."""
+    samples: np.ndarray = np.frombuffer(data, dtype="<f4")
+    return samples
 
 
 class Mp3Writer:
@@ -95,4 +113,6 @@ def make_writer(fmt: str, sample_rate: int, mp3_bitrate_kbps: int = 64) -> Write
         return Mp3Writer(sample_rate, mp3_bitrate_kbps)
     if fmt == "wav":
         return WavWriter(sample_rate)
+    if fmt == FLOAT_FORMAT:
+        return FloatWriter()
     raise ValueError(f"unknown audio format {fmt!r}")

@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from serve_app.routes import create_app
-from tests.conftest import pcm_seconds
+from tests.conftest import decode, pcm_seconds
 from tests.unit.serve_app.conftest import DEV_KEY, make_state
 
 URL = "/v1/audio/speech/stream-input/default"
@@ -72,3 +72,15 @@ def test_a_speech_only_key_is_enough_and_bad_settings_are_refused(tmp_path: Path
             {"text": " ", "authorization": f"Bearer {token}", "voice_settings": {"speed": 9}}
         )
         assert ws.receive_json()["error"]["param"] == "voice_settings.speed"
+
+
+def test_an_mp3_session_at_another_rate_is_one_stream_of_what_was_billed(
+    client: TestClient,
+) -> None:
+    """Pieces resampled and gained upstream, encoded here by one encoder: one MP3 at
+    the asked rate whose length is what the usage says."""
+    messages, final = converse(client, URL + "?response_format=mp3&sample_rate=16000")
+    samples, rate = decode(b"".join(base64.b64decode(m["audio"]) for m in messages))
+    assert rate == 16000
+    # LAME pads the start and end of its one stream by a few frames, no more
+    assert abs(samples.size * 1000 / rate - final["usage"]["audio_ms"]) < 150
