@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from deployments.encoding.writers import FORMATS, STREAMABLE_FORMATS, content_type
 from deployments.normaliser.languages import FULL_RULES, number_languages
 from deployments.normaliser.policy import LanguagePolicy
 from deployments.synthesis.engine import EngineInfo
 from deployments.synthesis.synthesiser import SynthesiserInfo
 from deployments.synthesis.voices import VoiceConfig
-from serve_app.protocol import CONTROLS, ModelEntry, ModelList
+from serve_app.protocol import (
+    CONTROLS,
+    AudioFormatInfo,
+    Capabilities,
+    ControlChoices,
+    ControlRange,
+    EngineStatus,
+    GenerationControls,
+    Limits,
+    ModelEntry,
+    Modelling,
+    ModelList,
+    PipelineStage,
+    Readiness,
+    StreamingInfo,
+    TextNormalizationInfo,
+    UnavailableFeature,
+    VoiceList,
+    VoiceRecord,
+    WebSocketInfo,
+)
 from serve_app.settings import QUALITY_MP3_KBPS, SAMPLE_RATES, IngressConfig
 
 STREAM_FORMATS = ("audio", "sse")
@@ -97,118 +115,120 @@ class Catalog:
             data=[ModelEntry(id=self.config.model_id, owned_by=self.config.model_owner)]
         )
 
-    def voices(self) -> dict[str, Any]:
-        records = [v.public_record(self.engines[v.engine].modes) for v in self.public_voices()]
-        return {"object": "list", "data": records}
+    def voices(self) -> VoiceList:
+        return VoiceList(
+            data=[
+                VoiceRecord(
+                    id=v.id,
+                    name=v.name,
+                    languages=list(v.languages),
+                    gender=v.gender,
+                    sample_rate=v.sample_rate,
+                    engine=v.engine,
+                    modes=list(self.engines[v.engine].modes),
+                )
+                for v in self.public_voices()
+            ]
+        )
 
-    def readiness(self) -> dict[str, Any]:
-        return {
-            "status": "ready",
-            "model": self.config.model_id,
-            "sample_rate": self.default_sample_rate(),
-            "languages": self.languages(),
-            "voices": [v.id for v in self.public_voices()],
-            "loras": self.loras(),
-            "stream_formats": list(STREAM_FORMATS),
-            "modes": self.modes(),
-            "language_policy_version": self.policy.version,
-            # Each stage of the pipeline: its own deployment, or inside the ingress,
-            # and its running replicas (a stage inside the ingress runs in each).
-            "pipeline": {
-                stage: {
-                    "placement": where,
-                    "replicas": self.replicas.get(
+    def readiness(self) -> Readiness:
+        return Readiness(
+            model=self.config.model_id,
+            sample_rate=self.default_sample_rate(),
+            languages=self.languages(),
+            voices=[v.id for v in self.public_voices()],
+            loras=self.loras(),
+            stream_formats=list(STREAM_FORMATS),
+            modes=self.modes(),
+            language_policy_version=self.policy.version,
+            pipeline={
+                stage: PipelineStage(
+                    placement=where,
+                    replicas=self.replicas.get(
                         stage if where.startswith("deployment") else "Ingress"
                     ),
-                }
+                )
                 for stage, where in {"Ingress": "deployment", **self.stages}.items()
             },
-            "engines": [
-                {
-                    "name": i.name,
-                    "device": i.device,
-                    "sample_rate": i.sample_rate,
-                    "voices": list(i.voices),
-                    "controls": list(i.controls),
-                    "alignment": i.alignment,
-                    **({"stats": i.extra} if i.extra else {}),
-                }
+            engines=[
+                EngineStatus(
+                    name=i.name,
+                    device=i.device,
+                    sample_rate=i.sample_rate,
+                    voices=list(i.voices),
+                    controls=list(i.controls),
+                    alignment=i.alignment,
+                    stats=dict(i.extra),
+                )
                 for i in self.engines.values()
             ],
-        }
+        )
 
-    def capabilities(self) -> dict[str, Any]:
+    def capabilities(self) -> Capabilities:
         modes = self.modes()
-        unavailable = [
-            {"feature": feature, "reason": reason}
-            for feature, reason in UNAVAILABLE.items()
-            if feature not in modes
-        ]
-        return {
-            "object": "capabilities",
-            "models": [self.config.model_id],
-            "streaming": {
-                "transports": ["http_chunked", "sse", "websocket"],
-                "websocket": {
-                    "path": "/v1/audio/speech/stream-input/{voice_id}",
-                    "protocol": "elevenlabs-stream-input",
-                    "formats": list(STREAMABLE_FORMATS),
-                    # Character timings come from engines that time words (eSpeak);
-                    # other voices send "alignment": null.
-                    "alignment": "characters",
-                    "alignment_engines": sorted(
+        controls = {
+            control: ControlRange(
+                min=low,
+                max=high,
+                default=default,
+                # pitch is the control only some engines honour
+                engines=self.engines_with(control) if control == "pitch" else None,
+            )
+            for control, (low, high, default) in CONTROLS.items()
+        }
+        return Capabilities(
+            models=[self.config.model_id],
+            streaming=StreamingInfo(
+                transports=["http_chunked", "sse", "websocket"],
+                websocket=WebSocketInfo(
+                    path="/v1/audio/speech/stream-input/{voice_id}",
+                    protocol="elevenlabs-stream-input",
+                    formats=list(STREAMABLE_FORMATS),
+                    alignment_engines=sorted(
                         name for name, info in self.engines.items() if info.alignment
                     ),
-                },
-                "stream_formats": list(STREAM_FORMATS),
-                "default_stream_format": "audio",
-                "sse_content_type": "text/event-stream",
-                "sse_events": ["audio.delta", "audio.done", "error"],
-            },
-            "audio_formats": [
-                {
-                    "format": fmt,
-                    "content_type": content_type(fmt, "{sample_rate}"),
-                    "encoding": "mp3" if fmt == "mp3" else "signed_16_bit_pcm",
-                    "byte_order": "little_endian",
-                    "channels": 1,
-                    "streamed": fmt in STREAMABLE_FORMATS,
-                    "buffered": True,
-                    **({"bitrates_kbps": QUALITY_MP3_KBPS} if fmt == "mp3" else {}),
-                }
+                ),
+                stream_formats=list(STREAM_FORMATS),
+                default_stream_format="audio",
+                sse_content_type="text/event-stream",
+                sse_events=["audio.delta", "audio.done", "error"],
+            ),
+            audio_formats=[
+                AudioFormatInfo(
+                    format=fmt,
+                    content_type=content_type(fmt, "{sample_rate}"),
+                    encoding="mp3" if fmt == "mp3" else "signed_16_bit_pcm",
+                    streamed=fmt in STREAMABLE_FORMATS,
+                    bitrates_kbps=QUALITY_MP3_KBPS if fmt == "mp3" else None,
+                )
                 for fmt in FORMATS
             ],
-            "sample_rates": list(SAMPLE_RATES),
-            "default_sample_rate": self.default_sample_rate(),
-            "modelling": {"modes": modes, "loras": self.loras()},
-            "generation_controls": {
-                **{
-                    control: {
-                        "min": low,
-                        "max": high,
-                        "default": default,
-                        # pitch is the control only some engines honour
-                        **({"engines": self.engines_with(control)} if control == "pitch" else {}),
-                    }
-                    for control, (low, high, default) in CONTROLS.items()
-                },
-                "quality": {"values": list(QUALITY_MP3_KBPS), "default": "balanced"},
-                "sample_rate": {"values": list(SAMPLE_RATES), "default": "voice native"},
-            },
-            "languages": self.languages(),
-            "default_language": self.policy.default,
-            "default_voice": "default",
-            "voices": self.voices()["data"],
-            "text_normalization": {
-                "endpoint": "/v1/text/normalize",
-                "numbers": number_languages(),
-                "full_reading_rules": list(FULL_RULES),
-                "romanised_hindi": True,
-            },
-            "language_policy_version": self.policy.version,
-            "unavailable": unavailable,
-            "limits": {
-                "max_input_characters": self.config.max_input_chars,
-                "max_body_bytes": self.config.max_body_bytes,
-            },
-        }
+            sample_rates=list(SAMPLE_RATES),
+            default_sample_rate=self.default_sample_rate(),
+            modelling=Modelling(modes=modes, loras=self.loras()),
+            generation_controls=GenerationControls(
+                **controls,
+                quality=ControlChoices(values=list(QUALITY_MP3_KBPS), default="balanced"),
+                sample_rate=ControlChoices(values=list(SAMPLE_RATES), default="voice native"),
+            ),
+            languages=self.languages(),
+            default_language=self.policy.default,
+            default_voice="default",
+            voices=self.voices().data,
+            text_normalization=TextNormalizationInfo(
+                endpoint="/v1/text/normalize",
+                numbers=number_languages(),
+                full_reading_rules=list(FULL_RULES),
+                romanised_hindi=True,
+            ),
+            language_policy_version=self.policy.version,
+            unavailable=[
+                UnavailableFeature(feature=feature, reason=reason)
+                for feature, reason in UNAVAILABLE.items()
+                if feature not in modes
+            ],
+            limits=Limits(
+                max_input_characters=self.config.max_input_chars,
+                max_body_bytes=self.config.max_body_bytes,
+            ),
+        )

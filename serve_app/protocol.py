@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
@@ -102,6 +102,149 @@ class ModelEntry(BaseModel):
 class ModelList(BaseModel):
     object: Literal["list"] = "list"
     data: list[ModelEntry]
+
+
+# -- Discovery: GET /v1/voices, /ready, /v1/capabilities --------------------------
+
+
+class VoiceRecord(BaseModel):
+    id: str
+    name: str
+    languages: list[str]
+    gender: str
+    sample_rate: int
+    engine: str
+    modes: list[str]
+
+
+class VoiceList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[VoiceRecord]
+
+
+class PipelineStage(BaseModel):
+    """Where a stage runs ("deployment", "ingress", or "deployment; espeak in the
+    ingress") and its running replicas (a stage in the ingress runs in each)."""
+
+    placement: str
+    replicas: int | None
+
+
+class EngineStatus(BaseModel):
+    name: str
+    device: str
+    sample_rate: int
+    voices: list[str]
+    controls: list[str]
+    alignment: bool
+    stats: dict[str, Any] = Field(default_factory=dict, description="Engine counters.")
+
+
+class Readiness(BaseModel):
+    status: Literal["ready"] = "ready"
+    model: str
+    sample_rate: int
+    languages: list[str]
+    voices: list[str]
+    loras: list[str]
+    stream_formats: list[str]
+    modes: list[str]
+    language_policy_version: str
+    pipeline: dict[str, PipelineStage]
+    engines: list[EngineStatus]
+
+
+class WebSocketInfo(BaseModel):
+    path: str
+    protocol: str
+    formats: list[str]
+    alignment: Literal["characters"] = "characters"
+    alignment_engines: list[str] = Field(
+        description="Engines that time words; other voices send alignment: null."
+    )
+
+
+class StreamingInfo(BaseModel):
+    transports: list[str]
+    websocket: WebSocketInfo
+    stream_formats: list[str]
+    default_stream_format: str
+    sse_content_type: str
+    sse_events: list[str]
+
+
+class AudioFormatInfo(BaseModel):
+    format: str
+    content_type: str
+    encoding: str
+    byte_order: Literal["little_endian"] = "little_endian"
+    channels: int = 1
+    streamed: bool
+    buffered: bool = True
+    bitrates_kbps: dict[str, int] | None = None
+
+
+class ControlRange(BaseModel):
+    min: float
+    max: float
+    default: float
+    engines: list[str] | None = Field(
+        default=None, description="Only these engines honour it (others: unsupported_feature)."
+    )
+
+
+class ControlChoices(BaseModel):
+    values: list[str] | list[int]
+    default: str
+
+
+class GenerationControls(BaseModel):
+    speed: ControlRange
+    pitch: ControlRange
+    volume: ControlRange
+    quality: ControlChoices
+    sample_rate: ControlChoices
+
+
+class Modelling(BaseModel):
+    modes: list[str]
+    loras: list[str]
+
+
+class TextNormalizationInfo(BaseModel):
+    endpoint: str
+    numbers: list[str]
+    full_reading_rules: list[str]
+    romanised_hindi: bool
+
+
+class UnavailableFeature(BaseModel):
+    feature: str
+    reason: str
+
+
+class Limits(BaseModel):
+    max_input_characters: int
+    max_body_bytes: int
+
+
+class Capabilities(BaseModel):
+    object: Literal["capabilities"] = "capabilities"
+    models: list[str]
+    streaming: StreamingInfo
+    audio_formats: list[AudioFormatInfo]
+    sample_rates: list[int]
+    default_sample_rate: int
+    modelling: Modelling
+    generation_controls: GenerationControls
+    languages: list[str]
+    default_language: str
+    default_voice: str
+    voices: list[VoiceRecord]
+    text_normalization: TextNormalizationInfo
+    language_policy_version: str
+    unavailable: list[UnavailableFeature]
+    limits: Limits
 
 
 class UsageTotals(BaseModel):

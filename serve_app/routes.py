@@ -18,14 +18,17 @@ from serve_app.errors import (
 )
 from serve_app.middleware import RequestContextMiddleware
 from serve_app.protocol import (
+    Capabilities,
     ErrorResponse,
     HealthStatus,
     ModelList,
     NormalizeRequest,
     NormalizeResponse,
+    Readiness,
     SegmentRecord,
     SpeechRequest,
     UsageResponse,
+    VoiceList,
 )
 from serve_app.responses import buffered, raw_audio, sse
 from serve_app.state import IngressState
@@ -75,7 +78,7 @@ def create_app(state: IngressState) -> FastAPI:
         return HealthStatus()
 
     @app.get("/ready", dependencies=[any_key])
-    async def ready() -> dict[str, Any]:
+    async def ready() -> Readiness:
         try:
             catalog = await state.refresh_catalog()
         except ServiceError as e:
@@ -86,12 +89,12 @@ def create_app(state: IngressState) -> FastAPI:
     async def models() -> ModelList:
         return (await state.catalog()).models()
 
-    @app.get("/v1/capabilities", dependencies=[any_key])
-    async def capabilities() -> dict[str, Any]:
+    @app.get("/v1/capabilities", dependencies=[any_key], response_model_exclude_none=True)
+    async def capabilities() -> Capabilities:
         return (await state.catalog()).capabilities()
 
     @app.get("/v1/voices")
-    async def voices() -> dict[str, Any]:
+    async def voices() -> VoiceList:
         return (await state.catalog()).voices()
 
     @app.get("/v1/account/usage")

@@ -40,18 +40,6 @@ class VoiceConfig(BaseModel):
         check(VOICE_PARAMS, self.engine, self.params)
         return self
 
-    def public_record(self, modes: tuple[str, ...]) -> dict[str, Any]:
-        """The voice as GET /v1/voices shows it."""
-        return {
-            "id": self.id,
-            "name": self.name,
-            "languages": list(self.languages),
-            "gender": self.gender,
-            "sample_rate": self.sample_rate,
-            "engine": self.engine,
-            "modes": list(modes),
-        }
-
 
 class VoiceRegistry:
     """Registered voices by id; ``default`` must be one of them."""

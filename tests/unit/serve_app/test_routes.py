@@ -268,6 +268,22 @@ async def test_capabilities_describe_formats_and_gaps(
         "quality",
         "sample_rate",
     }
+    assert "bitrates_kbps" not in formats["pcm"] and formats["mp3"]["bitrates_kbps"]
+    assert "engines" not in caps["generation_controls"]["speed"]
+    assert "espeak" in caps["generation_controls"]["pitch"]["engines"]
+
+
+async def test_discovery_bodies_are_documented_models(client: httpx.AsyncClient) -> None:
+    """/ready, /v1/capabilities and /v1/voices answer with the models in protocol.py,
+    and the OpenAPI document says so."""
+    paths = (await client.get("/openapi.json")).json()["paths"]
+    for path, model in (
+        ("/ready", "Readiness"),
+        ("/v1/capabilities", "Capabilities"),
+        ("/v1/voices", "VoiceList"),
+    ):
+        schema = paths[path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        assert schema["$ref"].endswith("/" + model), path
 
 
 async def test_normalize_shows_what_the_voice_is_given(
