@@ -17,6 +17,7 @@ from deployments.synthesis.espeak_binding import (
     espeak_library,
     languages,
 )
+from deployments.synthesis.options import EspeakOptions, EspeakVoiceParams
 from deployments.synthesis.voices import VoiceConfig
 
 MIN_RATE_WPM, MAX_RATE_WPM = 80, 450
@@ -41,15 +42,17 @@ class EspeakEngine:
         self._shipped = {name.lower() for name in languages()}
         self._language_voices = {k.lower(): v for k, v in language_voices.items()}
         self._voices: list[str] = []
+        self._params: dict[str, EspeakVoiceParams] = {}
 
     @classmethod
     def load(cls, options: dict[str, Any]) -> EspeakEngine:
-        return cls(espeak_library(), dict(options.get("language_voices", {})))
+        return cls(espeak_library(), EspeakOptions.model_validate(options).language_voices)
 
     def add_voice(self, voice: VoiceConfig) -> int:
         for language in voice.languages:
             if self._voice_name(language).lower() not in self._shipped:
                 raise EngineError(f"eSpeak NG has no language {language!r} for voice {voice.id!r}")
+        self._params[voice.id] = EspeakVoiceParams.model_validate(voice.params)
         self._voices.append(voice.id)
         return self._library.sample_rate
 
@@ -71,18 +74,15 @@ class EspeakEngine:
 
     def settings_for(self, voice: VoiceConfig, params: SynthesisParams) -> VoiceSettings:
         """eSpeak's settings for ``voice`` speaking ``params.language`` at the asked prosody."""
-        options = voice.params
+        own = self._params.get(voice.id) or EspeakVoiceParams.model_validate(voice.params)
         name = self._voice_name(params.language)
-        variant = options.get("variant")
-        if variant:
-            name = f"{name}+{variant}"
-        base_rate = float(options.get("rate_wpm", 175))
-        base_pitch = float(options.get("pitch", 50))
+        if own.variant:
+            name = f"{name}+{own.variant}"
         return VoiceSettings(
             name=name,
-            rate_wpm=_clamp(base_rate * params.speed, MIN_RATE_WPM, MAX_RATE_WPM),
-            pitch=_clamp(base_pitch + 50.0 * params.pitch, 0, 100),
-            pitch_range=_clamp(float(options.get("pitch_range", 50)), 0, 100),
+            rate_wpm=_clamp(own.rate_wpm * params.speed, MIN_RATE_WPM, MAX_RATE_WPM),
+            pitch=_clamp(own.pitch + 50.0 * params.pitch, 0, 100),
+            pitch_range=own.pitch_range,
         )
 
     def synthesize(

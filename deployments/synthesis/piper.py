@@ -23,22 +23,22 @@ from piper import PiperVoice, SynthesisConfig
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, EngineUnavailable
+from deployments.synthesis.options import PiperOptions, PiperVoiceParams
 from deployments.synthesis.voices import VoiceConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _model_files(params: dict[str, Any]) -> tuple[Path, Path]:
-    if "package" in params:
+def _model_files(params: PiperVoiceParams) -> tuple[Path, Path]:
+    if params.package is not None:
         try:
-            package = importlib.import_module(params["package"])
+            package = importlib.import_module(params.package)
         except ImportError as e:
-            raise EngineUnavailable(f"voice package {params['package']!r} is not installed") from e
+            raise EngineUnavailable(f"voice package {params.package!r} is not installed") from e
         return Path(package.model_path()), Path(package.config_path())
-    if "model" not in params:
-        raise EngineError("a piper voice needs params.package or params.model")
-    model = ROOT / params["model"]
-    config = ROOT / params["config"] if "config" in params else Path(f"{model}.json")
+    assert params.model is not None  # PiperVoiceParams wants exactly one of them
+    model = ROOT / params.model
+    config = ROOT / params.config if params.config is not None else Path(f"{model}.json")
     if not model.is_file() or not config.is_file():
         raise EngineUnavailable(f"piper model files {model} / {config} are not there")
     return model, config
@@ -52,18 +52,21 @@ class PiperEngine:
         self._voices: dict[str, PiperVoice] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._languages: dict[str, str] = {}
+        self._params: dict[str, PiperVoiceParams] = {}
 
     @classmethod
     def load(cls, options: dict[str, Any]) -> PiperEngine:
-        return cls(use_cuda=bool(options.get("use_cuda", False)))
+        return cls(use_cuda=PiperOptions.model_validate(options).use_cuda)
 
     def add_voice(self, voice: VoiceConfig) -> int:
-        model, config = _model_files(voice.params)
+        own = PiperVoiceParams.model_validate(voice.params)
+        model, config = _model_files(own)
         try:
             loaded = PiperVoice.load(model, config_path=config, use_cuda=self._use_cuda)
         except Exception as e:
             raise EngineError(f"piper could not load {model}: {e}") from e
         self._voices[voice.id] = loaded
+        self._params[voice.id] = own
         self._locks[voice.id] = threading.Lock()
         # Warm up: the first inference of an ONNX session is several times slower.
         list(loaded.synthesize("Ready."))
@@ -94,13 +97,13 @@ class PiperEngine:
         model = self._voices.get(voice.id)
         if model is None:
             raise EngineError(f"piper voice {voice.id!r} is not loaded")
-        options = voice.params
-        base_length = float(options.get("length_scale", model.config.length_scale))
+        own = self._params[voice.id]
+        base_length = own.length_scale or model.config.length_scale
         config = SynthesisConfig(
-            speaker_id=options.get("speaker_id"),
+            speaker_id=own.speaker_id,
             length_scale=base_length / params.speed,
-            noise_scale=options.get("noise_scale"),
-            noise_w_scale=options.get("noise_w_scale"),
+            noise_scale=own.noise_scale,
+            noise_w_scale=own.noise_w_scale,
         )
         with self._locks[voice.id]:
             chunks = list(model.synthesize(segment.text, syn_config=config))

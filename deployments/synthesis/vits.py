@@ -26,6 +26,7 @@ from transformers import VitsConfig, VitsModel, VitsTokenizer
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, EngineUnavailable
+from deployments.synthesis.options import VitsOptions, VitsVoiceParams
 from deployments.synthesis.voices import VoiceConfig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,18 +51,17 @@ class VitsEngine:
 
     @classmethod
     def load(cls, options: dict[str, Any]) -> VitsEngine:
-        device = str(options.get("device") or ("cuda" if torch.cuda.is_available() else "cpu"))
+        opts = VitsOptions.model_validate(options)
+        device = opts.device or ("cuda" if torch.cuda.is_available() else "cpu")
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise EngineUnavailable("the vits engine is configured for CUDA and there is no GPU")
-        dtype = DTYPES[str(options.get("dtype", "float32"))]
+        dtype = DTYPES[opts.dtype]
         if device == "cpu":
             dtype = torch.float32  # half precision is for GPUs
         return cls(device, dtype)
 
     def add_voice(self, voice: VoiceConfig) -> int:
-        if "model" not in voice.params:
-            raise EngineError(f"vits voice {voice.id!r} needs params.model (a directory)")
-        path = ROOT / str(voice.params["model"])
+        path = ROOT / VitsVoiceParams.model_validate(voice.params).model
         if not (path / "config.json").is_file():
             raise EngineUnavailable(f"no VITS checkpoint at {path}")
         model = VitsModel.from_pretrained(path, local_files_only=True)
