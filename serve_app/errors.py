@@ -16,6 +16,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from serve_app.json_depth import MAX_DEPTH, nesting_depth
+
 logger = logging.getLogger("serve_app")
 M = TypeVar("M", bound=BaseModel)
 
@@ -120,8 +122,10 @@ def parse_body(model: type[M], body: bytes) -> M:
 
     Python's JSON reader is used, not pydantic's, so that text pydantic's reader
     refuses outright (a lone surrogate escape) reaches the model's own validators
-    and gets a precise message.
+    and gets a precise message. Nesting deeper than any body of ours is refused
+    before parsing.
     """
+    check_depth(body)
     try:
         document = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -130,6 +134,14 @@ def parse_body(model: type[M], body: bytes) -> M:
         return model.model_validate(document)
     except ValidationError as e:
         raise from_validation_error(e) from None
+
+
+def check_depth(document: bytes) -> None:
+    """Refuse a JSON document nested deeper than ``MAX_DEPTH`` (400 ``json_too_deep``)."""
+    if nesting_depth(document) > MAX_DEPTH:
+        raise InvalidRequest(
+            "json_too_deep", f"The JSON nests deeper than {MAX_DEPTH} levels; ours never do."
+        )
 
 
 def from_validation_error(exc: RequestValidationError | ValidationError) -> ServiceError:

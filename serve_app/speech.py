@@ -206,8 +206,10 @@ class SpeechService:
             voicing = await self.choose(request, request.stream)
             text = self.check_text(request.input)
             normalised = await self.normalise(text, voicing)
-            if not normalised.segments:
-                raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
+            if not speakable(normalised):
+                raise InvalidRequest(
+                    "empty_input", "input has nothing to speak (no letters or digits).", "input"
+                )
             bill = await self.meter.hold(key.project_id, len(text))
         except BaseException:
             ticket.release()
@@ -254,6 +256,12 @@ class SpeechService:
             elapsed_ms(received_at) / 1000,
         )
         return usage
+
+
+def speakable(text: NormalisedText) -> bool:
+    """Whether ``text`` holds anything a voice says: a letter or a digit. Punctuation
+    and symbols alone would be billed as near-silent audio."""
+    return any(unicodedata.category(ch)[0] in "LN" for ch in text.text)
 
 
 def with_alignment(voicing: Voicing, output: OutputParams) -> Voicing:

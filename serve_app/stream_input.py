@@ -31,6 +31,7 @@ from serve_app.errors import (
     InternalError,
     InvalidRequest,
     ServiceError,
+    check_depth,
     from_validation_error,
 )
 from serve_app.protocol import (
@@ -40,7 +41,7 @@ from serve_app.protocol import (
     WsInputMessage,
     WsQuery,
 )
-from serve_app.speech import Voicing, elapsed_ms, with_alignment
+from serve_app.speech import Voicing, elapsed_ms, speakable, with_alignment
 from serve_app.state import IngressState
 from serve_app.text_buffer import Piece, TextBuffer
 
@@ -187,8 +188,8 @@ class StreamInputSession:
         while (piece := await self._pieces.get()) is not None:
             text = speech.check_text(piece.text, "text")
             normalised = await speech.normalise(text, voicing)
-            if not normalised.segments:
-                continue
+            if not speakable(normalised):
+                continue  # punctuation alone: nothing to say, nothing to bill
             await meter.extend(self._bill, len(piece.text))
             job = EncodeJob(SynthesisJob(normalised.segments, voicing.params), voicing.output)
             async for chunk in speech.pipeline.encode(job):
@@ -236,14 +237,13 @@ class StreamInputSession:
         raw = frame.get("text")
         if raw is None:
             raw = (frame.get("bytes") or b"").decode("utf-8", errors="replace")
-        if (
-            len(raw.encode("utf-8", errors="surrogatepass"))
-            > self._state.config.ws_max_message_bytes
-        ):
+        encoded = raw.encode("utf-8", errors="surrogatepass")
+        if len(encoded) > self._state.config.ws_max_message_bytes:
             raise BodyTooLarge(
                 "body_too_large",
                 f"A message may hold {self._state.config.ws_max_message_bytes} bytes.",
             )
+        check_depth(encoded)
         try:
             document = json.loads(raw)
         except json.JSONDecodeError as e:

@@ -1,7 +1,7 @@
 """Unicode hygiene applied to every input before anything else reads it.
 
 NFC; zero-width and bidirectional controls removed; other control characters
-removed; every kind of line break or wide space made a plain space. Nothing is
+removed (lone surrogates too); every kind of line break or wide space made a plain space. Nothing is
 interpreted as markup. The cleaned text keeps a map back to the input, so that
 segments can report where they came from.
 """
@@ -21,10 +21,6 @@ _REMOVED = frozenset(
 _SPACES = frozenset("\t\n\r\x0b\x0c\x85\u00a0\u1680\u2028\u2029\u202f\u205f\u3000") | frozenset(
     map(chr, range(0x2000, 0x200B))
 )
-
-
-class InvalidText(ValueError):
-    """The text cannot be read as Unicode (for example it holds a lone surrogate)."""
 
 
 @dataclass(frozen=True)
@@ -47,17 +43,13 @@ def _kept(ch: str) -> str | None:
         return None
     if ch in _SPACES:
         return " "
-    if unicodedata.category(ch) == "Cc":
-        return None
+    if unicodedata.category(ch) in ("Cc", "Cs"):
+        return None  # controls; lone surrogates (the API refuses them before this)
     return ch
 
 
 def clean(text: str) -> CleanText:
-    """Clean ``text`` (raises :class:`InvalidText` for lone surrogates)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise InvalidText("input holds a lone surrogate code point") from e
+    """Clean ``text``: total on every string (lone surrogates are dropped)."""
     out: list[str] = []
     origin: list[int] = []
     run_start = 0

@@ -15,7 +15,7 @@ class TextNormaliserReplica:
     async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
         """``text`` cleaned, segmented and read for ``language`` and ``quality``.
 
-        Raises ``InvalidText`` for text that is not valid Unicode; nothing else.
+        Never raises.
         """
         return await normalise_off_loop(self._normaliser, text, language, quality)
 

@@ -50,9 +50,8 @@ class TextNormaliser:
     """Cleans, segments and reads text for a canonical language and a quality profile."""
 
     def normalise(self, text: str, language: str, quality: str = "balanced") -> NormalisedText:
-        """Normalise ``text`` (raises ``InvalidText`` for text that is not valid Unicode).
-
-        Never raises for any other input; segment offsets index ``text`` itself.
+        """Normalise ``text``. Never raises (lone surrogates, which the API refuses, are
+        dropped); segment offsets index ``text`` itself.
         """
         cleaned = clean(text)
         reader = reader_for(language)

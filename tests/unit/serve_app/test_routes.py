@@ -164,6 +164,7 @@ async def test_speech_only_key_cannot_read_usage(
         ({"input": "x", "response_format": "ogg"}, 400, "invalid_value", "response_format"),
         ({"input": "   \n"}, 400, "empty_input", "input"),
         ({"input": "\u200b"}, 400, "empty_input", "input"),
+        ({"input": "।।।,,,...!?"}, 400, "empty_input", "input"),
         ({"input": "क" * 4097}, 400, "input_too_long", "input"),
         (
             {"input": "x", "response_format": "wav"},
@@ -221,6 +222,28 @@ async def test_malformed_json_lone_surrogate_and_body_limit(
     assert "surrogate" in surrogate.json()["error"]["message"]
     huge = await client.post("/v1/audio/speech", headers=auth, content=b"x" * (2 << 20))
     assert huge.status_code == 413 and huge.json()["error"]["code"] == "body_too_large"
+
+
+@pytest.mark.parametrize("depth", [17, 1_000, 100_000])
+@pytest.mark.parametrize("path", ["/v1/audio/speech", "/v1/text/normalize"])
+async def test_deeply_nested_json_is_refused_before_parsing(
+    client: httpx.AsyncClient, auth: dict[str, str], path: str, depth: int
+) -> None:
+    body = b'{"input": "hi", "x": ' + b"[" * depth + b"]" * depth + b"}"
+    response = await client.post(path, headers=auth, content=body)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "json_too_deep"
+    brackets_in_text = b'{"input": "hi ' + b"[" * 100 + b'"}'  # inside a string: text
+    assert (await client.post(path, headers=auth, content=brackets_in_text)).status_code == 200
+
+
+async def test_punctuation_alone_is_not_billed(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    before = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]
+    response = await client.post("/v1/audio/speech", headers=auth, json={"input": "।।।,,,..."})
+    assert response.json()["error"]["code"] == "empty_input"
+    assert (await client.get("/v1/account/usage", headers=auth)).json()["usage"] == before
 
 
 @pytest.mark.parametrize(
