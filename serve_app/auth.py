@@ -38,15 +38,20 @@ class Authenticator:
             raise AuthenticationFailed("invalid_api_key", "The API key is not valid.")
         return key
 
+    async def authorise(self, authorization: str | None, scope: str | None) -> ApiKey:
+        """The caller's key if it has ``scope`` (None: any key): the one rule for HTTP
+        and WebSocket alike."""
+        key = await self.authenticate(authorization)
+        if scope is not None and scope not in key.scopes:
+            raise PermissionDenied(
+                "key_scope", f"This API key lacks the '{scope}' scope this endpoint needs."
+            )
+        return key
+
     def require(self, scope: str | None) -> Callable[[Request], Awaitable[ApiKey]]:
         """A dependency that yields the caller's key if it has ``scope`` (None: any key)."""
 
         async def dependency(request: Request) -> ApiKey:
-            key = await self.authenticate(request.headers.get("authorization"))
-            if scope is not None and scope not in key.scopes:
-                raise PermissionDenied(
-                    "key_scope", f"This API key lacks the '{scope}' scope this endpoint needs."
-                )
-            return key
+            return await self.authorise(request.headers.get("authorization"), scope)
 
         return dependency

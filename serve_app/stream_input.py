@@ -26,7 +26,6 @@ from serve_app.accounts import ApiKey
 from serve_app.admission import Ticket
 from serve_app.billing import Bill
 from serve_app.errors import (
-    AuthenticationFailed,
     BodyTooLarge,
     InternalError,
     InvalidRequest,
@@ -127,10 +126,7 @@ class StreamInputSession:
         return first
 
     async def _authenticate(self, authorization: str | None) -> ApiKey:
-        key = await self._state.auth.authenticate(authorization)
-        if "speech" not in key.scopes:
-            raise AuthenticationFailed("invalid_api_key", "This key cannot use speech.")
-        return key
+        return await self._state.auth.authorise(authorization, "speech")
 
     async def _serve(self, first: WsInputMessage) -> None:
         schedule = (

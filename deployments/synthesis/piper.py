@@ -105,11 +105,15 @@ class PiperEngine:
             noise_scale=own.noise_scale,
             noise_w_scale=own.noise_w_scale,
         )
+        # Piper speaks a segment sentence by sentence: a hang-up stops it after the
+        # sentence in progress, not at the segment's end.
+        chunks = []
         with self._locks[voice.id]:
-            chunks = list(model.synthesize(segment.text, syn_config=config))
+            for chunk in model.synthesize(segment.text, syn_config=config):
+                if cancel is not None and cancel.cancelled:
+                    return
+                chunks.append(chunk)
         for chunk in chunks:
-            if cancel is not None and cancel.cancelled:
-                return
             yield AudioChunk(
                 samples=np.asarray(chunk.audio_float_array, dtype=np.float32),
                 sample_rate=int(chunk.sample_rate),

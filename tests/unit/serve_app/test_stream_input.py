@@ -84,3 +84,23 @@ def test_an_mp3_session_at_another_rate_is_one_stream_of_what_was_billed(
     assert rate == 16000
     # LAME pads the start and end of its one stream by a few frames, no more
     assert abs(samples.size * 1000 / rate - final["usage"]["audio_ms"]) < 150
+
+
+@pytest.mark.parametrize("where", ["header", "message"])
+def test_a_key_without_the_speech_scope_gets_key_scope_as_over_http(
+    tmp_path: Path, where: str
+) -> None:
+    state = make_state(tmp_path)
+    token = state.store.create_key(state.store.find_project("dev"), scopes=("usage",))
+    client = TestClient(create_app(state))
+    headers = {"Authorization": f"Bearer {token}"} if where == "header" else {}
+    with client.websocket_connect(URL, headers=headers) as ws:
+        first: dict[str, Any] = {"text": " "}
+        if where == "message":
+            first["authorization"] = f"Bearer {token}"
+        ws.send_json(first)
+        error = ws.receive_json()["error"]
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+    assert (error["code"], error["type"]) == ("key_scope", "permission_error")
+    assert closed.value.code == 1008

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from deployments.messages import Segment, SynthesisParams
-from deployments.synthesis.engine import EngineUnavailable, load_engine
+from deployments.synthesis.engine import CancelToken, EngineUnavailable, load_engine
 from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
 
@@ -92,3 +92,25 @@ def test_optional_voices_without_their_model_are_left_out(tmp_path: Path) -> Non
 def test_the_shipped_registry_loads_joe() -> None:
     registry = VoiceRegistry.from_file(Path(__file__).resolve().parents[4] / "configs/voices.yaml")
     assert registry.get("en-us-joe") is not None
+
+
+def test_a_hang_up_stops_the_segment_after_the_sentence_in_progress(
+    engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real voice, its sentences counted: the client leaves during the first."""
+    cancel = CancelToken()
+    model = engine._voices["joe"]
+    spoken = []
+    real = model.synthesize
+
+    def counted(*args, **kwargs):
+        for chunk in real(*args, **kwargs):
+            spoken.append(chunk)
+            cancel.cancel()
+            yield chunk
+
+    monkeypatch.setattr(model, "synthesize", counted)
+    text = "One. Two. Three. Four. Five. Six."
+    segment = Segment(0, text, 0, len(text))
+    list(engine.synthesize(segment, JOE, SynthesisParams("joe", "en"), cancel))
+    assert len(spoken) == 1
