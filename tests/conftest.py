@@ -13,7 +13,11 @@ import pytest
 import soundfile
 from hypothesis import settings
 
-os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+from serve_app.run import local_serve_environment
+
+# Ray and Serve read their settings when first imported, which collecting any
+# tier may do: set make run's (usage stats off, servers on 127.0.0.1, ...) first.
+local_serve_environment()
 
 # Property tests: a few hundred examples in `make test`; `make fuzz` runs the
 # normaliser's properties for tens of thousands.

@@ -13,7 +13,10 @@ from typing import Any
 from ray import serve
 
 from deployments.encoding.encoder import encode_stream
+from deployments.loopback import keep_replica_server_on_loopback
 from deployments.messages import EncodedChunk, EncodeJob
+
+keep_replica_server_on_loopback()
 
 
 class AudioEncoderReplica:

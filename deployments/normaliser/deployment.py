@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from ray import serve
 
+from deployments.loopback import keep_replica_server_on_loopback
 from deployments.messages import NormalisedText
 from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
+
+keep_replica_server_on_loopback()
 
 
 class TextNormaliserReplica:

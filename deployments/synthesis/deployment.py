@@ -8,6 +8,15 @@ from __future__ import annotations
 
 from ray import serve
 
+from deployments.loopback import keep_replica_server_on_loopback
 from deployments.synthesis.runner import SynthesisRunner
 
-SynthesiserDeployment = serve.deployment(name="Synthesiser")(SynthesisRunner)
+keep_replica_server_on_loopback()
+
+
+class SynthesiserReplica(SynthesisRunner):
+    """The runner under this module's name, so that a replica imports this module
+    (and what it sets up) when it loads the class."""
+
+
+SynthesiserDeployment = serve.deployment(name="Synthesiser")(SynthesiserReplica)

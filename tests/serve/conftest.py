@@ -62,7 +62,15 @@ def voices_with_vits(root: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    from serve_app.run import free_port, local_serve_environment, stop_haproxy, use_haproxy
+    from serve_app.run import (
+        add_dev_key,
+        free_port,
+        local_serve_environment,
+        start_ray,
+        stop_haproxy,
+        use_haproxy,
+    )
+    from serve_app.settings import IngressConfig
 
     local_serve_environment()  # as make run serves; before Ray is imported
     haproxy = use_haproxy()
@@ -72,20 +80,15 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     from serve_app.app import from_config
 
     database = Path(tmp_path_factory.mktemp("ledger")) / "ledger.sqlite3"
+    database_url = f"sqlite:///{database}"
+    # As make run does: the key goes into the ledger here, never through Ray.
+    add_dev_key(IngressConfig(database_url=database_url), KEY)
     metrics_port = free_port()
-    ray.init(
-        address="local",
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        _metrics_export_port=metrics_port,
-        runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}},
-    )
+    start_ray(2, metrics_port, log_to_driver=False)
     port = free_port()
     serve.start(http_options={"host": "127.0.0.1", "port": port})
-    database_url = f"sqlite:///{database}"
     voices = voices_with_vits(Path(tmp_path_factory.mktemp("voices")))
-    ingress = {"database_url": database_url, "dev_api_key": KEY}
+    ingress = {"database_url": database_url}
     synthesiser = {"voices_path": str(voices), "batch_wait_timeout_s": 0.02}
     # As make run serves on two cores (configs/local.yaml): the four-deployment graph
     # with eSpeak voices in the ingress, two ingress replicas that share one ledger.
