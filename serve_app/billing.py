@@ -12,8 +12,8 @@ import uuid
 from dataclasses import dataclass
 
 from deployments.messages import EncodedChunk
-from serve_app.accounts import AccountStore, InsufficientFunds
-from serve_app.errors import InsufficientBalance
+from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds, RateExceeded, RateLimit
+from serve_app.errors import InsufficientBalance, RateLimited
 from serve_app.protocol import RequestUsage
 from serve_app.settings import IngressConfig
 
@@ -60,14 +60,23 @@ class Meter:
             cost_deci_micros=self.cost(bill.characters, bill.chunks > 0),
         )
 
-    async def hold(self, project_id: str, characters: int) -> Bill:
-        """A new bill with a hold for speaking ``characters``; 402 if the balance is short."""
+    async def hold(self, key: ApiKey, characters: int) -> Bill:
+        """A new bill with a hold for speaking ``characters``, counted against the key's
+        rate; 402 if the balance is short, 429 past the rate."""
         bill = Bill(hold_id=uuid.uuid4().hex, checkpoint_at=time.monotonic())
         worst_case = self.cost(characters, delivered=True)
+        per_minute = self._config.rate_limit_per_minute
+        rate = RateLimit(key.key_id, per_minute) if per_minute else None
         try:
-            await self._store.call(self._store.hold, project_id, bill.hold_id, worst_case)
+            await self._store.call(self._store.hold, key.project_id, bill.hold_id, worst_case, rate)
         except InsufficientFunds as e:
             raise _refusal(worst_case, e.available) from None
+        except RateExceeded as e:
+            raise RateLimited(
+                "rate_limited",
+                f"This key may start {per_minute} requests a minute; retry in {e.retry_after_s} s.",
+                headers={"Retry-After": str(e.retry_after_s)},
+            ) from None
         return bill
 
     async def extend(self, bill: Bill, characters: int) -> None:

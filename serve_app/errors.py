@@ -88,6 +88,11 @@ class BodyTooLarge(ServiceError):
     type = "invalid_request_error"
 
 
+class RateLimited(ServiceError):
+    status = 429
+    type = "rate_limit_error"
+
+
 class Overloaded(ServiceError):
     status = 503
     type = "overloaded_error"

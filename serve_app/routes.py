@@ -17,6 +17,7 @@ from serve_app.errors import (
     parse_body,
 )
 from serve_app.middleware import RequestContextMiddleware
+from serve_app.origins import allow_origins
 from serve_app.protocol import (
     Capabilities,
     ErrorResponse,
@@ -68,6 +69,7 @@ def create_app(state: IngressState) -> FastAPI:
         responses=ERRORS,
     )
     install_error_handlers(app, state.metrics.rejected)
+    allow_origins(app, state.config.allowed_origins)
     app.add_middleware(RequestContextMiddleware, max_body_bytes=state.config.max_body_bytes)
     any_key = Depends(state.auth.require(None))
     speech_key = Depends(state.auth.require("speech"))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 ENV_PREFIX = "TTS_"
@@ -38,8 +39,20 @@ class IngressConfig(BaseModel):
     price_per_request_deci_micros: int = Field(0, ge=0)
     dev_api_key: str | None = None
     dev_starting_balance_deci_micros: int = Field(100_000_000, ge=0)
+    rate_limit_per_minute: int = Field(
+        600,
+        ge=0,
+        description="Speech requests and WebSocket sessions one key may start per clock "
+        "minute, counted in the ledger (every replica shares the count); 0: no limit.",
+    )
     max_active_requests: int = Field(
         96, gt=0, description="Speech requests and sessions one replica serves at once."
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Browser origins (https://app.example.com) allowed to call the API "
+        "from their pages (CORS) and to open WebSockets; a page of the service itself "
+        "always may. TTS_ALLOWED_ORIGINS: comma-separated. Empty: no other origin.",
     )
     ws_max_message_bytes: int = Field(65_536, gt=0)
     ws_max_buffered_chars: int = Field(8_192, gt=0)
@@ -49,6 +62,22 @@ class IngressConfig(BaseModel):
     progress_interval_s: float = Field(
         1.0, gt=0, description="How often a stream records what it has delivered."
     )
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [origin.strip() for origin in value.split(",") if origin.strip()]
+        return value
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _exact_origins(cls, value: list[str]) -> list[str]:
+        """Exact origins only: a wildcard would let any page spend a user's key."""
+        for origin in value:
+            if not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:\d+)?", origin):
+                raise ValueError(f"{origin!r} is not an origin (scheme://host[:port])")
+        return value
 
     @classmethod
     def from_env(cls, **overrides: object) -> IngressConfig:

@@ -210,7 +210,7 @@ class SpeechService:
                 raise InvalidRequest(
                     "empty_input", "input has nothing to speak (no letters or digits).", "input"
                 )
-            bill = await self.meter.hold(key.project_id, len(text))
+            bill = await self.meter.hold(key, len(text))
         except BaseException:
             ticket.release()
             raise

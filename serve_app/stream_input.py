@@ -29,10 +29,12 @@ from serve_app.errors import (
     BodyTooLarge,
     InternalError,
     InvalidRequest,
+    PermissionDenied,
     ServiceError,
     check_depth,
     from_validation_error,
 )
+from serve_app.origins import origin_allowed
 from serve_app.protocol import (
     VoiceOptions,
     WsAudioMessage,
@@ -100,6 +102,12 @@ class StreamInputSession:
 
         Returns the first message, or None if none came before the timeout.
         """
+        if not origin_allowed(self._ws.headers, self._state.config.allowed_origins):
+            raise PermissionDenied(
+                "origin_not_allowed",
+                f"Pages of {self._ws.headers.get('origin')} may not open this socket "
+                "(the service's allowed_origins).",
+            )
         query = self._parse(WsQuery, dict(self._ws.query_params))
         header = self._ws.headers.get("authorization")
         key = await self._authenticate(header) if header else None
@@ -122,7 +130,7 @@ class StreamInputSession:
         )
         self._voicing = await self._state.speech.choose(options, stream=True)
         self._query = query
-        self._bill = await self._state.meter.hold(key.project_id, 0)
+        self._bill = await self._state.meter.hold(key, 0)
         return first
 
     async def _authenticate(self, authorization: str | None) -> ApiKey:

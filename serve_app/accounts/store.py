@@ -12,6 +12,7 @@ heartbeating are settled by any other process at their last recorded progress.
 from __future__ import annotations
 
 import functools
+import math
 import secrets
 import time
 import uuid
@@ -86,11 +87,34 @@ def _schema(serial_key: str) -> list[str]:
             updated_at DOUBLE PRECISION NOT NULL
         )""",
         """CREATE INDEX IF NOT EXISTS holds_open ON holds (state, owner)""",
+        # Speech requests per key per clock minute, shared by every replica.
+        """CREATE TABLE IF NOT EXISTS request_counts (
+            key_id TEXT NOT NULL,
+            minute BIGINT NOT NULL,
+            count BIGINT NOT NULL,
+            PRIMARY KEY (key_id, minute)
+        )""",
         """CREATE TABLE IF NOT EXISTS owners (
             id TEXT PRIMARY KEY,
             heartbeat_at DOUBLE PRECISION NOT NULL
         )""",
     ]
+
+
+class RateExceeded(Exception):
+    """A key has made its requests for this minute."""
+
+    def __init__(self, retry_after_s: int) -> None:
+        super().__init__(f"retry in {retry_after_s} s")
+        self.retry_after_s = retry_after_s
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """At most ``per_minute`` requests of key ``key_id`` in each clock minute."""
+
+    key_id: str
+    per_minute: int
 
 
 class InsufficientFunds(Exception):
@@ -307,10 +331,15 @@ class AccountStore:
         )
         tx.execute("UPDATE projects SET balance = balance + ? WHERE id = ?", (amount, project_id))
 
-    def hold(self, project_id: str, request_id: str, amount: int) -> None:
-        """Reserve ``amount`` for ``request_id``; raises :class:`InsufficientFunds`."""
+    def hold(
+        self, project_id: str, request_id: str, amount: int, rate: RateLimit | None = None
+    ) -> None:
+        """Reserve ``amount`` for ``request_id``, counting it against ``rate``; raises
+        :class:`RateExceeded` or :class:`InsufficientFunds` (and then counts nothing)."""
         now = time.time()
         with self._db.transaction() as tx:
+            if rate is not None:
+                self._count_request(tx, rate, now)
             self._reserve(tx, project_id, amount)
             tx.execute(
                 "INSERT INTO holds (request_id, project_id, amount, owner, state, created_at,"
@@ -330,6 +359,18 @@ class AccountStore:
                 "UPDATE holds SET amount = amount + ?, updated_at = ? WHERE request_id = ?",
                 (extra, time.time(), request_id),
             )
+
+    @staticmethod
+    def _count_request(tx: Transaction, rate: RateLimit, now: float) -> None:
+        """One more request of ``rate.key_id`` this minute, or :class:`RateExceeded`."""
+        row = tx.one(
+            "INSERT INTO request_counts (key_id, minute, count) VALUES (?, ?, 1)"
+            " ON CONFLICT (key_id, minute) DO UPDATE SET count = request_counts.count + 1"
+            " RETURNING count",
+            (rate.key_id, int(now // 60)),
+        )
+        if row is not None and int(row[0]) > rate.per_minute:
+            raise RateExceeded(retry_after_s=max(1, math.ceil(60 - now % 60)))
 
     @staticmethod
     def _open_hold(tx: Transaction, request_id: str) -> tuple[str, int] | None:
@@ -442,6 +483,8 @@ class AccountStore:
             now = time.time()
             if not tx.execute("UPDATE owners SET heartbeat_at = ? WHERE id = ?", (now, self.owner)):
                 tx.execute("INSERT INTO owners (id, heartbeat_at) VALUES (?, ?)", (self.owner, now))
+            # Counts of past minutes are never read again.
+            tx.execute("DELETE FROM request_counts WHERE minute < ?", (int(now // 60) - 1,))
 
     def recover(self, lease_s: float) -> int:
         """Settle open holds whose owner has not heartbeaten for ``lease_s`` seconds,

@@ -1,7 +1,9 @@
 """The ingress routes over ASGI, with the real pipeline objects in process."""
 
+import asyncio
 import base64
 import json
+import time
 from pathlib import Path
 
 import httpx
@@ -425,3 +427,66 @@ async def test_without_a_voice_each_language_gets_its_own(
     assert bengali.status_code == 200 and bengali.headers["x-service-sample-rate"] == "22050"
     named = await speak(client, auth, input="Hello.", language="en", voice="default")
     assert named.status_code == 400 and named.json()["error"]["code"] == "unsupported_language"
+
+
+async def test_a_key_past_its_rate_gets_429_with_retry_after(tmp_path: Path) -> None:
+    state = make_state(tmp_path, rate_limit_per_minute=2)
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        auth = {"Authorization": f"Bearer {DEV_KEY}"}
+        body = {"input": "नमस्ते", "voice": "hi-espeak-aditi", "stream": False}
+        if time.time() % 60 > 55:  # all in one clock minute
+            await asyncio.sleep(60 - time.time() % 60 + 0.1)
+        for _ in range(2):
+            assert (await client.post("/v1/audio/speech", headers=auth, json=body)).is_success
+        refused = await client.post("/v1/audio/speech", headers=auth, json=body)
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "rate_limited"
+    assert refused.json()["error"]["type"] == "rate_limit_error"
+    assert 1 <= int(refused.headers["retry-after"]) <= 60
+
+
+@pytest.mark.parametrize("configured", [[], ["https://app.example.com"]])
+async def test_cors_answers_only_configured_origins_and_never_with_credentials(
+    tmp_path: Path, configured: list[str]
+) -> None:
+    state = make_state(tmp_path, allowed_origins=configured)
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        for origin in ("https://app.example.com", "https://evil.example"):
+            preflight = await client.options(
+                "/v1/audio/speech",
+                headers={
+                    "Origin": origin,
+                    "Access-Control-Request-Method": "POST",
+                    "Access-Control-Request-Headers": "authorization,content-type",
+                },
+            )
+            voices = await client.get("/v1/voices", headers={"Origin": origin})
+            allowed = origin in configured
+            for response in (preflight, voices):
+                assert response.headers.get("access-control-allow-origin") == (
+                    origin if allowed else None
+                )
+                assert "access-control-allow-credentials" not in response.headers
+            if allowed:
+                assert "x-request-id" in voices.headers["access-control-expose-headers"]
+
+
+@pytest.mark.parametrize("origin", ["*", "https://*.example.com", "example.com"])
+def test_an_origin_pattern_is_refused_at_start(origin: str) -> None:
+    from pydantic import ValidationError
+
+    from serve_app.settings import IngressConfig
+
+    with pytest.raises(ValidationError):
+        IngressConfig(allowed_origins=[origin])
+    assert IngressConfig(allowed_origins="https://a.example, http://b.example:8080")
+
+
+@pytest.mark.parametrize("param", ["api_key", "key", "authorization", "xi-api-key"])
+async def test_a_key_in_the_url_is_never_read(client: httpx.AsyncClient, param: str) -> None:
+    """Keys in URLs end up in proxies' and browsers' logs: only headers carry them."""
+    response = await client.get(f"/v1/models?{param}={DEV_KEY}")
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "missing_api_key"

@@ -104,3 +104,30 @@ def test_a_key_without_the_speech_scope_gets_key_scope_as_over_http(
             ws.receive_json()
     assert (error["code"], error["type"]) == ("key_scope", "permission_error")
     assert closed.value.code == 1008
+
+
+@pytest.mark.parametrize(
+    ("origin", "allowed"),
+    [
+        (None, True),  # not a browser
+        ("http://testserver", True),  # a page of the service itself
+        ("https://app.example.com", True),  # configured
+        ("https://evil.example", False),
+    ],
+)
+def test_websocket_origins(tmp_path: Path, origin: str | None, allowed: bool) -> None:
+    state = make_state(tmp_path, allowed_origins=["https://app.example.com"])
+    client = TestClient(create_app(state))
+    headers = {"Authorization": f"Bearer {DEV_KEY}"}
+    if origin is not None:
+        headers["Origin"] = origin
+    with client.websocket_connect(URL, headers=headers) as ws:
+        ws.send_json({"text": "नमस्ते। "})
+        ws.send_json({"text": ""})
+        first = ws.receive_json()
+        if allowed:
+            assert "audio" in first
+            return
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+    assert first["error"]["code"] == "origin_not_allowed" and closed.value.code == 1008

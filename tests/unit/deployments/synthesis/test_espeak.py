@@ -96,3 +96,22 @@ def test_cancel_token_stops_engine() -> None:
 def test_unknown_engine_is_refused() -> None:
     with pytest.raises(EngineError):
         load_engine("nonexistent")
+
+
+@pytest.mark.parametrize(
+    ("markup", "tag"),
+    [
+        ('<speak>hi <break time="8s"/> there</speak>', "<speak>"),  # SSML: 8 s of silence
+        ("hi [[h@'l@U]] there", "[[h@'l@U]]"),  # eSpeak's phoneme input
+    ],
+)
+def test_text_is_never_read_as_markup(markup: str, tag: str) -> None:
+    """eSpeak runs without its SSML and phoneme-input flags: a client's text is text,
+    its tags are read out (word events inside them), never obeyed."""
+    lib = espeak_library()
+    utterance = lib.synthesize(markup, VoiceSettings("en"))
+    samples = np.concatenate(utterance.blocks)
+    assert samples.size / lib.sample_rate < 6.0  # no 8 s break
+    start = markup.index(tag)
+    inside = [w for w in utterance.words if start <= w.text_position < start + len(tag)]
+    assert inside, [(w.text_position, w.length) for w in utterance.words]

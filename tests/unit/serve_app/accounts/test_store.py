@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from serve_app.accounts import AccountStore, InsufficientFunds, UnknownProject, ensure_dev_project
+from serve_app.accounts import (
+    AccountStore,
+    InsufficientFunds,
+    RateExceeded,
+    RateLimit,
+    UnknownProject,
+    ensure_dev_project,
+)
 from serve_app.accounts.keys import split_key
 
 
@@ -130,3 +138,24 @@ def test_a_hold_can_grow_while_the_balance_allows(store: AccountStore) -> None:
     with pytest.raises(LookupError):
         store.extend_hold("ws", 1)
     assert store.usage(project).balance == 300 == store.ledger_sum(project)
+
+
+def test_requests_per_key_and_minute_are_counted_for_every_replica(
+    store: AccountStore, database_url: str
+) -> None:
+    if time.time() % 60 > 55:  # all in one clock minute
+        time.sleep(60 - time.time() % 60 + 0.1)
+    project = store.create_project("acme", 10_000)
+    replica = AccountStore.open(database_url)  # another replica's connection
+    rate = RateLimit("key1", 3)
+    try:
+        store.hold(project, "a", 1, rate)
+        replica.hold(project, "b", 1, rate)
+        store.hold(project, "c", 1, rate)
+        with pytest.raises(RateExceeded) as refused:
+            replica.hold(project, "d", 1, rate)
+        assert 1 <= refused.value.retry_after_s <= 60
+        assert store.usage(project).held == 3  # the refused request holds nothing
+        store.hold(project, "e", 1, RateLimit("key2", 3))  # each key its own count
+    finally:
+        replica.close()
