@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Annotated
 
-from fastapi import Request
+from fastapi import Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from serve_app.accounts import AccountStore, ApiKey
 from serve_app.errors import AuthenticationFailed, PermissionDenied
+
+# Documents the scheme only; the header is read and judged by Authenticator, so that
+# every failure gets the API's own error codes.
+BEARER = HTTPBearer(scheme_name="bearer", auto_error=False)
 
 
 def bearer_token(authorization: str | None) -> str:
@@ -48,10 +54,13 @@ class Authenticator:
             )
         return key
 
-    def require(self, scope: str | None) -> Callable[[Request], Awaitable[ApiKey]]:
-        """A dependency that yields the caller's key if it has ``scope`` (None: any key)."""
+    def require(self, scope: str | None) -> Callable[..., Awaitable[ApiKey]]:
+        """A dependency that yields the caller's key if it has ``scope`` (None: any key).
+        The OpenAPI document shows it as bearer security."""
 
-        async def dependency(request: Request) -> ApiKey:
+        async def dependency(
+            request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Security(BEARER)]
+        ) -> ApiKey:
             return await self.authorise(request.headers.get("authorization"), scope)
 
         return dependency

@@ -191,7 +191,10 @@ def install_error_handlers(app: FastAPI, on_error: Callable[[str], None]) -> Non
         assert isinstance(exc, StarletteHTTPException)
         error: ServiceError
         if exc.status_code == 405:
-            error = MethodNotAllowed("method_not_allowed", "Method not allowed on this path.")
+            # Allow: the methods the path has (RFC 9110), as Starlette found them
+            error = MethodNotAllowed(
+                "method_not_allowed", "Method not allowed on this path.", headers=exc.headers
+            )
         elif exc.status_code == 404:
             error = NotFound("not_found", f"No route {request.url.path}.")
         else:

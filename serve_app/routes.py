@@ -50,7 +50,19 @@ NORMALIZE_BODY = {
     }
 }
 ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorResponse} for status in (400, 401, 402, 403, 404, 413, 500, 503)
+    status: {"model": ErrorResponse} for status in (400, 401, 402, 403, 404, 413, 429, 500, 503)
+}
+# What a speech request answers with: audio (raw, chunked or buffered) or SSE events.
+SPEECH_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Audio as response_format and stream ask, or SSE events.",
+        "content": {
+            "audio/L16": {"schema": {"type": "string", "format": "binary"}},
+            "audio/mpeg": {"schema": {"type": "string", "format": "binary"}},
+            "audio/wav": {"schema": {"type": "string", "format": "binary"}},
+            "text/event-stream": {"schema": {"type": "string"}},
+        },
+    }
 }
 
 
@@ -103,7 +115,12 @@ def create_app(state: IngressState) -> FastAPI:
     async def account_usage(key: ApiKey = usage_key) -> UsageResponse:
         return UsageResponse.of(await state.usage(key.project_id))
 
-    @app.post("/v1/audio/speech", response_model=None, openapi_extra=SPEECH_BODY)
+    @app.post(
+        "/v1/audio/speech",
+        response_model=None,
+        openapi_extra=SPEECH_BODY,
+        responses=SPEECH_RESPONSES,
+    )
     async def create_speech(request: Request, key: ApiKey = speech_key) -> Any:
         body = parse_body(SpeechRequest, await request.body())
         speech = await state.speech.prepare(
