@@ -43,8 +43,14 @@ class IngressReplica:
         registry's order, which /v1/voices keeps. ``settings``:
         IngressConfig fields; those left out come from ``TTS_*`` variables."""
         config = IngressConfig.from_env(**(settings or {}))
+        local = stages.get("local_voices")
+        self._local = SynthesisRunner(local) if local is not None else None
         self._state = IngressState(
-            config, _pipeline(stages), ServeMetrics(), stages["placement"], _running_replicas
+            config,
+            _pipeline(stages, self._local),
+            ServeMetrics(),
+            stages["placement"],
+            _running_replicas,
         )
         # What is loaded by now (Ray, FastAPI, the voices) lives as long as the
         # replica: keep it out of the garbage collector's full passes, which
@@ -55,6 +61,11 @@ class IngressReplica:
     def __serve_build_asgi_app__(self) -> FastAPI:
         return create_app(self._state)
 
+    def check_health(self) -> None:
+        """Serve's periodic check: the engines placed here must be working."""
+        if self._local is not None:
+            self._local.check_health()
+
 
 def _running_replicas() -> dict[str, int]:
     """Running replicas of each deployment of this replica's application (blocking:
@@ -64,13 +75,10 @@ def _running_replicas() -> dict[str, int]:
     return {name: d.replica_states.get("RUNNING", 0) for name, d in deployments.items()}
 
 
-def _pipeline(stages: dict[str, Any]) -> Pipeline:
-    """The pipeline over the stages ``build_app`` handed this replica."""
-    local = (
-        LocalSynthesis(SynthesisRunner(stages["local_voices"]))
-        if stages.get("local_voices") is not None
-        else None
-    )
+def _pipeline(stages: dict[str, Any], runner: SynthesisRunner | None) -> Pipeline:
+    """The pipeline over the stages ``build_app`` handed this replica, with ``runner``
+    speaking the voices placed here."""
+    local = LocalSynthesis(runner) if runner is not None else None
     normalisation: Normalisation = (
         RemoteNormalisation(stages["normaliser"])
         if stages.get("normaliser") is not None

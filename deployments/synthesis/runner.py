@@ -5,13 +5,15 @@ Ray-free, so the same class serves as the Synthesiser deployment
 there (``serve_app.placement``). Engine calls run on one :class:`SegmentScheduler`
 per engine (a slow neural call never holds up an eSpeak segment), every stream's
 first segment ahead of later ones; a batching engine's segments go through a
-:class:`Batcher`; a stream that is closed stops between engine blocks.
+:class:`Batcher`; a stream that is closed stops between engine blocks. An engine
+whose last ``BROKEN_AFTER`` calls all failed makes :meth:`check_health` fail, so
+that Serve replaces the replica (a lost GPU, a corrupted session).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable
 from typing import Any
 
 from deployments.messages import AudioChunk, Segment, SynthesisJob, SynthesisParams
@@ -19,6 +21,12 @@ from deployments.synthesis.batcher import Batcher
 from deployments.synthesis.engine import CancelToken
 from deployments.synthesis.scheduler import SegmentScheduler
 from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig, SynthesiserInfo
+
+BROKEN_AFTER = 3
+
+
+class EngineBroken(RuntimeError):
+    """An engine failed every one of its recent calls."""
 
 
 class SynthesisRunner:
@@ -29,6 +37,7 @@ class SynthesisRunner:
             info.name: SegmentScheduler(max(info.concurrency, parsed.workers))
             for info in self._synthesiser.info().engines
         }
+        self._failures: dict[str, tuple[int, str]] = {}  # engine: (calls failed in a row, last)
         self._batcher: Batcher[tuple[Segment, SynthesisParams], AudioChunk] = Batcher(
             self._speak_batch, parsed.max_batch_size, parsed.batch_wait_timeout_s
         )
@@ -40,20 +49,39 @@ class SynthesisRunner:
         stops reading, synthesis stops.
         """
         cancel = CancelToken()
+        engine = self._synthesiser.engine_name(job.params.voice) or ""
         batched = self._synthesiser.batches(job.params.voice)
-        scheduler = self._schedulers.get(self._synthesiser.engine_name(job.params.voice) or "")
+        scheduler = self._schedulers.get(engine)
         try:
             for i, segment in enumerate(job.segments):
                 if batched:
-                    yield await self._batcher.submit((segment, job.params))
+                    yield await self._tracked(engine, self._batcher.submit((segment, job.params)))
                     continue
                 speak = functools.partial(self._synthesiser.speak, segment, job.params, cancel)
                 if scheduler is None:
                     yield speak()  # an unknown voice: speak raises EngineError
                     continue
-                yield await scheduler.run(speak, first=i == 0)
+                yield await self._tracked(engine, scheduler.run(speak, first=i == 0))
         finally:
             cancel.cancel()
+
+    async def _tracked(self, engine: str, call: Awaitable[AudioChunk]) -> AudioChunk:
+        """``call``'s chunk, its success or failure counted for :meth:`check_health`."""
+        try:
+            chunk = await call
+        except Exception as e:
+            failed, _ = self._failures.get(engine, (0, ""))
+            self._failures[engine] = (failed + 1, repr(e))
+            raise
+        self._failures.pop(engine, None)
+        return chunk
+
+    def check_health(self) -> None:
+        """Raise :class:`EngineBroken` if an engine failed its last ``BROKEN_AFTER``
+        calls (Serve calls this periodically and replaces a replica that raises)."""
+        for engine, (failed, last) in self._failures.items():
+            if failed >= BROKEN_AFTER:
+                raise EngineBroken(f"engine {engine} failed its last {failed} calls: {last}")
 
     async def _speak_batch(self, items: list[tuple[Segment, SynthesisParams]]) -> list[AudioChunk]:
         """Segments of concurrent requests to a batching engine, in one forward pass."""

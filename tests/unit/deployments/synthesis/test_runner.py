@@ -1,0 +1,39 @@
+"""The Synthesiser's runner with real eSpeak voices: health follows the engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from deployments.messages import Segment, SynthesisJob, SynthesisParams
+from deployments.synthesis.runner import BROKEN_AFTER, EngineBroken, SynthesisRunner
+
+TEXT = "नमस्ते दुनिया।"
+JOB = SynthesisJob((Segment(0, TEXT, 0, len(TEXT)),), SynthesisParams("hi-espeak-aditi", "hi"))
+
+
+async def speak(runner: SynthesisRunner) -> int:
+    return sum([chunk.samples.size async for chunk in runner.synthesize(JOB)])
+
+
+async def test_an_engine_that_keeps_failing_fails_the_health_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    runner = SynthesisRunner({"voice_engines": ["espeak"]})
+    assert await speak(runner) > 0
+    runner.check_health()
+    engine = runner._synthesiser._engines["espeak"]
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the device is gone")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(engine, "synthesize", broken)
+        for failed in range(1, BROKEN_AFTER + 1):
+            with pytest.raises(RuntimeError):
+                await speak(runner)
+            if failed < BROKEN_AFTER:
+                runner.check_health()  # a failure or two: a bad request, not a broken engine
+        with pytest.raises(EngineBroken, match="the device is gone"):
+            runner.check_health()
+    assert await speak(runner) > 0  # it works again: healthy again
+    runner.check_health()
