@@ -34,6 +34,12 @@ class IngressConfig(BaseModel):
         description="sqlite:///PATH (relative to the project root) or postgresql://...",
     )
     max_input_chars: int = Field(4096, gt=0)
+    max_spoken_chars: int = Field(
+        16_384,
+        gt=0,
+        description="Characters a voice may be given for one input after normalisation "
+        "(numbers, dates, symbols read out in words can make a text several times longer).",
+    )
     max_body_bytes: int = Field(1 << 20, gt=0)
     price_per_character_deci_micros: int = Field(150, ge=0)
     price_per_request_deci_micros: int = Field(0, ge=0)
@@ -55,6 +61,12 @@ class IngressConfig(BaseModel):
         "always may. TTS_ALLOWED_ORIGINS: comma-separated. Empty: no other origin.",
     )
     ws_max_message_bytes: int = Field(65_536, gt=0)
+    ws_max_messages_per_s: float = Field(
+        100.0,
+        gt=0,
+        description="Client messages a WebSocket session may send a second on average "
+        "(bursts of twice that); past it the session ends with rate_limited.",
+    )
     ws_max_buffered_chars: int = Field(8_192, gt=0)
     hold_lease_s: float = Field(
         30.0, gt=0, description="A replica silent this long has its open holds settled."

@@ -192,9 +192,19 @@ class SpeechService:
         finally:
             ticket.release()
 
-    async def normalise(self, text: str, voicing: Voicing) -> NormalisedText:
+    async def normalise(self, text: str, voicing: Voicing, param: str = "input") -> NormalisedText:
+        """``text`` as the voice will be given it, if that is within the spoken limit."""
         params = voicing.params
-        return await self.pipeline.normalise(text, params.language, params.quality)
+        normalised = await self.pipeline.normalise(text, params.language, params.quality)
+        limit = self._config.max_spoken_chars
+        if len(normalised.text) > limit:
+            raise InvalidRequest(
+                "input_too_long",
+                f"{param} reads out as {len(normalised.text)} characters (numbers and symbols "
+                f"in words); the limit is {limit}.",
+                param,
+            )
+        return normalised
 
     async def prepare(
         self, request: SpeechRequest, key: ApiKey, request_id: str, received_at: float

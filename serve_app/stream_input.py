@@ -12,6 +12,7 @@ import asyncio
 import base64
 import json
 import logging
+import time
 from collections.abc import Coroutine
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -30,6 +31,7 @@ from serve_app.errors import (
     InternalError,
     InvalidRequest,
     PermissionDenied,
+    RateLimited,
     ServiceError,
     check_depth,
     from_validation_error,
@@ -54,6 +56,25 @@ SERVER_ERROR = 1011
 _DONE = None
 
 
+class MessageRate:
+    """A token bucket: ``per_s`` messages a second on average, ``2 * per_s`` at once."""
+
+    def __init__(self, per_s: float) -> None:
+        self._per_s = per_s
+        self._burst = 2 * per_s
+        self._tokens = self._burst
+        self._at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(self._burst, self._tokens + (now - self._at) * self._per_s)
+        self._at = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
 class StreamInputSession:
     def __init__(self, websocket: WebSocket, state: IngressState, voice_id: str) -> None:
         self._ws = websocket
@@ -65,6 +86,7 @@ class StreamInputSession:
         self._bill: Bill | None = None
         self._close_reason = ""
         self._started = websocket.scope["state"]["received_at"]
+        self._rate = MessageRate(state.config.ws_max_messages_per_s)
 
     async def run(self) -> None:
         """Serve the session to its end. Every way out settles what was delivered,
@@ -191,7 +213,7 @@ class StreamInputSession:
         voicing: Voicing = with_alignment(self._voicing, samples)
         while (piece := await self._pieces.get()) is not None:
             text = speech.check_text(piece.text, "text")
-            normalised = await speech.normalise(text, voicing)
+            normalised = await speech.normalise(text, voicing, "text")
             if not speakable(normalised):
                 continue  # punctuation alone: nothing to say, nothing to bill
             await meter.extend(self._bill, len(piece.text))
@@ -238,6 +260,11 @@ class StreamInputSession:
             return None
         if frame["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(frame.get("code", 1000))
+        if not self._rate.take():
+            per_s = self._state.config.ws_max_messages_per_s
+            raise RateLimited(
+                "rate_limited", f"A session may send {per_s:g} messages a second on average."
+            )
         raw = frame.get("text")
         if raw is None:
             raw = (frame.get("bytes") or b"").decode("utf-8", errors="replace")

@@ -168,6 +168,8 @@ async def test_speech_only_key_cannot_read_usage(
         ({"input": "\u200b"}, 400, "empty_input", "input"),
         ({"input": "।।।,,,...!?"}, 400, "empty_input", "input"),
         ({"input": "क" * 4097}, 400, "input_too_long", "input"),
+        # within the input limit, but 23,000 characters once the numbers are words
+        ({"input": "9999999 " * 500}, 400, "input_too_long", "input"),
         (
             {"input": "x", "response_format": "wav"},
             400,

@@ -131,3 +131,16 @@ def test_websocket_origins(tmp_path: Path, origin: str | None, allowed: bool) ->
         with pytest.raises(WebSocketDisconnect) as closed:
             ws.receive_json()
     assert first["error"]["code"] == "origin_not_allowed" and closed.value.code == 1008
+
+
+def test_a_flood_of_messages_ends_the_session_with_rate_limited(tmp_path: Path) -> None:
+    state = make_state(tmp_path, ws_max_messages_per_s=20)
+    client = TestClient(create_app(state))
+    with client.websocket_connect(URL, headers={"Authorization": f"Bearer {DEV_KEY}"}) as ws:
+        for _ in range(100):  # far past a burst of 40, in well under a second
+            ws.send_json({"text": "क"})
+        while "error" not in (message := ws.receive_json()):
+            pass
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+    assert message["error"]["code"] == "rate_limited" and closed.value.code == 1008
