@@ -140,6 +140,15 @@ class EngineStatus(BaseModel):
     stats: dict[str, Any] = Field(default_factory=dict, description="Engine counters.")
 
 
+class ReplicaStatus(BaseModel):
+    """The ingress replica that answered: what it holds open now (leaks show here)."""
+
+    asyncio_tasks: int
+    open_fds: int
+    threads: int
+    active_requests: int
+
+
 class Readiness(BaseModel):
     status: Literal["ready"] = "ready"
     model: str
@@ -152,6 +161,7 @@ class Readiness(BaseModel):
     language_policy_version: str
     pipeline: dict[str, PipelineStage]
     engines: list[EngineStatus]
+    replica: ReplicaStatus | None = None
 
 
 class WebSocketInfo(BaseModel):

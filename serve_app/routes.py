@@ -97,7 +97,7 @@ def create_app(state: IngressState) -> FastAPI:
             catalog = await state.refresh_catalog()
         except ServiceError as e:
             raise Overloaded("not_ready", "The speech pipeline is not ready.") from e
-        return catalog.readiness()
+        return catalog.readiness().model_copy(update={"replica": state.replica_status()})
 
     @app.get("/v1/models", dependencies=[any_key])
     async def models() -> ModelList:

@@ -6,6 +6,8 @@ import asyncio
 import logging
 from collections.abc import Callable
 
+import psutil
+
 from deployments.normaliser.policy import LanguagePolicy
 from serve_app.accounts import AccountStore, Usage, ensure_dev_project
 from serve_app.admission import Admission
@@ -14,6 +16,7 @@ from serve_app.billing import Meter
 from serve_app.catalog import Catalog
 from serve_app.metrics import Metrics, NullMetrics
 from serve_app.pipeline import Pipeline
+from serve_app.protocol import ReplicaStatus
 from serve_app.settings import IngressConfig
 from serve_app.speech import SpeechService
 
@@ -77,6 +80,16 @@ class IngressState:
         except Exception:
             logger.warning("could not read the replica counts", exc_info=True)
             return {}
+
+    def replica_status(self) -> ReplicaStatus:
+        """What this replica holds open now: tasks, descriptors, threads, requests."""
+        process = psutil.Process()
+        return ReplicaStatus(
+            asyncio_tasks=len(asyncio.all_tasks()),
+            open_fds=process.num_fds(),
+            threads=process.num_threads(),
+            active_requests=self.admission.active,
+        )
 
     async def usage(self, project_id: str) -> Usage:
         return await self.store.call(self.store.usage, project_id)

@@ -89,7 +89,12 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     serve.start(http_options={"host": "127.0.0.1", "port": port})
     voices = voices_with_vits(Path(tmp_path_factory.mktemp("voices")))
     # One key drives the whole tier, the load test included: a rate far above it.
-    ingress = {"database_url": database_url, "rate_limit_per_minute": 1_000_000}
+    # A short hold lease: the fault tests wait for a killed ingress's holds to settle.
+    ingress = {
+        "database_url": database_url,
+        "rate_limit_per_minute": 1_000_000,
+        "hold_lease_s": 3.0,
+    }
     synthesiser = {"voices_path": str(voices), "batch_wait_timeout_s": 0.02}
     # As make run serves on two cores (configs/local.yaml): the four-deployment graph
     # with eSpeak voices in the ingress, two ingress replicas that share one ledger.

@@ -3,10 +3,15 @@ not a hang, and new requests succeed once Serve has replaced it."""
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
+import sqlite3
 import time
+from dataclasses import dataclass
 
 import httpx
+import psutil
 import pytest
 import ray
 
@@ -107,3 +112,114 @@ def test_a_hang_up_stops_the_encoder_and_the_synthesiser(service: Service) -> No
         at_hang_up = kokoro_calls(service)
     # The segment being spoken when the cancellation arrives may finish; then nothing.
     assert settled_calls(service, timeout_s=20) - at_hang_up <= 3  # of LONG_HI's 21
+
+
+MEDIUM_HI = " ".join(f"यह वाक्य संख्या {i} है, और यह भी।" for i in range(8))
+RATE = 24000  # the default voice's PCM
+
+
+def sigkill(deployment: str) -> None:
+    """SIGKILL the processes of every replica of ``deployment`` of the main app."""
+    killed = 0
+    for process in psutil.process_iter(["cmdline"]):
+        title = " ".join(process.info["cmdline"] or ())
+        if title.startswith(f"ray::ServeReplica:speech:{deployment}"):
+            process.kill()
+            killed += 1
+    assert killed, f"no process of {deployment}"
+
+
+@dataclass
+class KilledStream:
+    ended: str  # an error code, "done", or "dropped" (the connection broke)
+    seconds: float  # from the kill to the stream's end
+    started: float  # wall clock, before the request
+    deltas: list[tuple[float, int]]  # (arrival, PCM bytes) of each audio delta
+
+    def ms(self, until: float = float("inf")) -> int:
+        """Milliseconds of audio received (up to monotonic time ``until``)."""
+        return sum(n for t, n in self.deltas if t <= until) // 2 * 1000 // RATE
+
+
+def stream_and_kill(service: Service, deployment: str, after_s: float = 0.0) -> KilledStream:
+    """An SSE stream of the default voice whose ``deployment`` is SIGKILLed at the
+    first audio that arrives ``after_s`` seconds or more after the first."""
+    stream = KilledStream("", 0.0, time.time(), [])
+    killed_at = 0.0
+    try:
+        with httpx.stream(
+            "POST",
+            service.url + "/v1/audio/speech",
+            headers=service.auth,
+            json={"input": MEDIUM_HI, "stream_format": "sse"},
+            timeout=30,
+        ) as response:
+            assert response.status_code == 200
+            for line in response.iter_lines():
+                if not line.startswith("data: "):
+                    continue
+                data = json.loads(line.removeprefix("data: "))
+                if data.get("type") == "audio.delta":
+                    stream.deltas.append((time.monotonic(), len(base64.b64decode(data["delta"]))))
+                    if not killed_at and stream.deltas[-1][0] - stream.deltas[0][0] >= after_s:
+                        sigkill(deployment)
+                        killed_at = time.monotonic()
+                elif "error" in data:
+                    stream.ended = data["error"]["code"]
+                elif data.get("type") == "audio.done":
+                    stream.ended = "done"
+    except httpx.HTTPError:
+        stream.ended = "dropped"
+    stream.seconds = time.monotonic() - killed_at
+    return stream
+
+
+def hold_of(service: Service, stream: KilledStream, timeout_s: float = 30) -> tuple[str, int]:
+    """(state, audio_ms) of the stream's hold in the ledger, once it is no longer open."""
+    path = service.database_url.removeprefix("sqlite:///")
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with contextlib.closing(sqlite3.connect(path, timeout=10)) as db:
+            row = db.execute(
+                "SELECT state, audio_ms FROM holds WHERE created_at > ?"
+                " ORDER BY created_at LIMIT 1",
+                (stream.started,),
+            ).fetchone()
+        if row is not None and row[0] != "open":
+            return str(row[0]), int(row[1])
+        assert time.monotonic() < deadline, f"the hold is still {row}"
+        time.sleep(0.5)
+
+
+@pytest.mark.parametrize("deployment", ["AudioEncoder", "Synthesiser"])
+def test_a_stage_killed_by_sigkill_ends_its_stream_at_once_and_bills_what_was_sent(
+    service: Service, deployment: str
+) -> None:
+    stream = stream_and_kill(service, deployment)
+    assert stream.ended == "not_ready" and stream.seconds < 2.0, stream
+    # Other clients keep working meanwhile: eSpeak answers from the ingress.
+    other = httpx.post(
+        service.url + "/v1/audio/speech",
+        headers=service.auth,
+        json={"input": "नमस्ते।", "voice": "hi-espeak-aditi", "stream": False},
+        timeout=30,
+    )
+    assert other.status_code == 200 and other.content
+    assert hold_of(service, stream) == ("settled", stream.ms())  # exactly what was sent
+    speaks_again(service)
+
+
+def test_an_ingress_killed_by_sigkill_has_its_hold_settled_by_the_others(
+    service: Service,
+) -> None:
+    """Every ingress replica dies mid-stream: the client's connection breaks at once;
+    once Serve has replaced them, the hold the dead one left is settled for the
+    progress it recorded (every progress_interval_s, 1 s): never more than was sent,
+    at most the last interval's audio less."""
+    stream = stream_and_kill(service, "Ingress", after_s=2.0)
+    assert stream.ended == "dropped" and stream.seconds < 2.0, stream
+    speaks_again(service)
+    state, recorded = hold_of(service, stream, timeout_s=60)
+    last = stream.deltas[-1][0]
+    assert state == "settled"
+    assert stream.ms(until=last - 1.5) <= recorded <= stream.ms()

@@ -1,0 +1,115 @@
+"""Soak: hold N streams open against a running service for a while and report how the
+memory of each of its processes grew. Not part of ``make test``; run it against
+``make run`` (127.0.0.1 only):
+
+    TTS_RATE_LIMIT_PER_MINUTE=0 make run          # in one terminal
+    .venv/bin/python -m loadtest.soak --key $KEY --streams 16 --minutes 10
+
+Each stream speaks texts of ``loadtest.texts`` one after another, raw PCM, read to
+the end; every ``--sample-s`` the resident memory (RSS) of every Ray process of
+the service (replicas, controller, proxy, raylet, GCS) and HAProxy is sampled.
+The report gives, per process, the RSS at the first sample after warm-up and at
+the end, and the growth per hour fitted over the samples after warm-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import platform
+import time
+from collections import defaultdict
+
+import httpx
+import numpy as np
+import psutil
+
+from loadtest.texts import ENGLISH, HINDI
+
+SERVICE_PROCESSES = ("ray::", "raylet", "gcs_server", "haproxy")
+
+
+def service_processes() -> dict[int, str]:
+    """pid -> name of every process of a Ray service on this machine."""
+    found = {}
+    for process in psutil.process_iter(["name", "cmdline"]):
+        title = " ".join(process.info["cmdline"] or ()) or process.info["name"] or ""
+        if any(title.startswith(p) or f"/{p}" in title.split(" ")[0] for p in SERVICE_PROCESSES):
+            found[process.pid] = title.split(" ")[0].removeprefix("ray::")[:60]
+    return found
+
+
+async def stream_forever(
+    client: httpx.AsyncClient, key: str, voice: str, stop: float, counts: dict[str, int]
+) -> None:
+    texts = itertools.cycle(HINDI + ENGLISH)
+    while time.monotonic() < stop:
+        text = next(texts)
+        body = {"input": text, "voice": voice, "language": "en" if text in ENGLISH else "hi"}
+        try:
+            async with client.stream(
+                "POST", "/v1/audio/speech", headers={"Authorization": f"Bearer {key}"}, json=body
+            ) as response:
+                async for _ in response.aiter_raw():
+                    pass
+                counts[str(response.status_code)] += 1
+        except httpx.HTTPError as e:
+            counts[type(e).__name__] += 1
+
+
+def sample(samples: dict[int, list[tuple[float, int]]], names: dict[int, str]) -> None:
+    now = time.monotonic()
+    for pid, name in service_processes().items():
+        names.setdefault(pid, name)
+        with contextlib.suppress(psutil.NoSuchProcess):  # it ended since the listing
+            samples[pid].append((now, psutil.Process(pid).memory_info().rss))
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--url", default="http://127.0.0.1:8000")
+    parser.add_argument("--key", required=True)
+    parser.add_argument("--voice", default="default")
+    parser.add_argument("--streams", type=int, default=16)
+    parser.add_argument("--minutes", type=float, default=10)
+    parser.add_argument("--warmup-s", type=float, default=60)
+    parser.add_argument("--sample-s", type=float, default=15)
+    args = parser.parse_args()
+
+    started = time.monotonic()
+    stop = started + args.minutes * 60
+    counts: dict[str, int] = defaultdict(int)
+    samples: dict[int, list[tuple[float, int]]] = defaultdict(list)
+    names: dict[int, str] = {}
+    async with httpx.AsyncClient(base_url=args.url, timeout=120) as client:
+        streams = [
+            asyncio.create_task(stream_forever(client, args.key, args.voice, stop, counts))
+            for _ in range(args.streams)
+        ]
+        while time.monotonic() < stop:
+            await asyncio.sleep(args.sample_s)
+            if time.monotonic() - started >= args.warmup_s:
+                sample(samples, names)
+            done = sum(counts.values())
+            print(f"{(time.monotonic() - started) / 60:5.1f} min  {done} requests  {dict(counts)}")
+        await asyncio.gather(*streams)
+
+    print(
+        f"\n{platform.processor() or platform.machine()}, {psutil.cpu_count()} cores; "
+        f"{args.streams} streams, {args.minutes:g} min, voice {args.voice}"
+    )
+    print(f"{'process':<44} {'RSS start':>10} {'RSS end':>10} {'MiB/hour':>9}")
+    for pid, points in sorted(samples.items(), key=lambda item: names[item[0]]):
+        if len(points) < 3:
+            continue
+        t = np.array([p[0] for p in points]) / 3600
+        rss = np.array([p[1] for p in points]) / 2**20
+        slope = float(np.polyfit(t - t[0], rss, 1)[0])
+        print(f"{names[pid]:<44} {rss[0]:>9.0f}M {rss[-1]:>9.0f}M {slope:>9.1f}")
+    print(f"requests: {dict(counts)}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
