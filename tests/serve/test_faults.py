@@ -3,17 +3,21 @@ not a hang, and new requests succeed once Serve has replaced it."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import json
 import sqlite3
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import psutil
 import pytest
 import ray
+import websockets
+from websockets.asyncio.client import connect
 
 from tests.serve.conftest import Service
 
@@ -223,3 +227,51 @@ def test_an_ingress_killed_by_sigkill_has_its_hold_settled_by_the_others(
     last = stream.deltas[-1][0]
     assert state == "settled"
     assert stream.ms(until=last - 1.5) <= recorded <= stream.ms()
+
+
+def test_a_raw_stream_whose_encoder_dies_breaks_instead_of_ending_cleanly(
+    service: Service,
+) -> None:
+    """Raw audio has no room for an error event: the response is cut without its last
+    chunk, so the client sees a broken transfer, never a short but clean file."""
+    received = 0
+    with (
+        pytest.raises(httpx.RemoteProtocolError),
+        httpx.stream(
+            "POST",
+            service.url + "/v1/audio/speech",
+            headers=service.auth,
+            json={"input": MEDIUM_HI},
+            timeout=30,
+        ) as response,
+    ):
+        assert response.status_code == 200
+        for chunk in response.iter_raw():
+            if not received:
+                sigkill("AudioEncoder")
+            received += len(chunk)
+    assert received > 0
+    speaks_again(service)
+
+
+def test_a_websocket_whose_encoder_dies_gets_an_error_frame_and_1011(service: Service) -> None:
+    async def session() -> tuple[dict[str, Any], int | None]:
+        url = service.url.replace("http://", "ws://") + "/v1/audio/speech/stream-input/default"
+        async with connect(url, additional_headers=service.auth) as ws:
+            await ws.send(json.dumps({"text": MEDIUM_HI + " "}))
+            await ws.send(json.dumps({"text": ""}))
+            killed = False
+            async for raw in ws:
+                message = json.loads(raw)
+                if "error" in message:
+                    with contextlib.suppress(websockets.ConnectionClosed):
+                        await ws.recv()
+                    return message, ws.close_code
+                if not killed:
+                    sigkill("AudioEncoder")
+                    killed = True
+        raise AssertionError("the session ended without an error")
+
+    message, code = asyncio.run(session())
+    assert message["error"]["code"] == "not_ready" and code == 1011
+    speaks_again(service)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from serve_app.run import stop_haproxy, use_haproxy
+from serve_app.run import haproxy_wrapper, stop_haproxy, use_haproxy
 
 HAPROXY_VARIABLES = [
     "RAY_SERVE_ENABLE_HA_PROXY",
@@ -19,6 +20,7 @@ HAPROXY_VARIABLES = [
     "RAY_SERVE_HAPROXY_SERVER_STATE_FILE",
     "RAY_SERVE_HAPROXY_STATS_PORT",
     "RAY_SERVE_HAPROXY_METRICS_PORT",
+    "RAY_SERVE_HAPROXY_BINARY_PATH",
 ]
 
 
@@ -63,3 +65,26 @@ def test_stopping_ends_the_process_that_uses_the_run_directory(tmp_path: Path) -
         for p in (process, bystander):
             p.kill()
             p.wait()
+
+
+def test_the_haproxy_wrapper_rebinds_stats_and_exporter_and_answers_in_json(
+    tmp_path: Path,
+) -> None:
+    """Run with ``echo`` standing in for HAProxy, on a config as Ray 2.60 writes it."""
+    config = tmp_path / "haproxy.cfg"
+    config.write_text(
+        "frontend prometheus\n    bind :9101\n"
+        "frontend http_frontend\n    bind *:8000\n"
+        "listen stats\n  bind *:8404\n  bind *:84040\n"
+    )
+    (tmp_path / "500.http").write_text("HTTP/1.1 500 Internal Server Error\r\n\r\nplain")
+    wrapper = haproxy_wrapper(str(tmp_path), "/bin/echo", ("8404", "9101"))
+    ran = subprocess.run([wrapper, "-db", "-f", str(config)], capture_output=True, text=True)
+    assert ran.stdout.split() == ["-db", "-f", str(config)]  # the real binary's arguments
+    binds = [line.strip() for line in config.read_text().splitlines() if "bind" in line]
+    # the service's own port keeps the host it was given; other ports are not touched
+    assert binds == ["bind 127.0.0.1:9101", "bind *:8000", "bind 127.0.0.1:8404", "bind *:84040"]
+    head, _, body = (tmp_path / "500.http").read_bytes().partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 503") and b"Retry-After: 1" in head
+    assert json.loads(body)["error"]["code"] == "not_ready"
+    assert f"Content-Length: {len(body)}".encode() in head
