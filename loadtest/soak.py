@@ -47,7 +47,9 @@ async def stream_forever(
     texts = itertools.cycle(HINDI + ENGLISH)
     while time.monotonic() < stop:
         text = next(texts)
-        body = {"input": text, "voice": voice, "language": "en" if text in ENGLISH else "hi"}
+        body = {"input": text, "language": "en" if text in ENGLISH else "hi"}
+        if voice:  # else each language's own voice
+            body["voice"] = voice
         try:
             async with client.stream(
                 "POST", "/v1/audio/speech", headers={"Authorization": f"Bearer {key}"}, json=body
@@ -71,7 +73,12 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     parser.add_argument("--key", required=True)
-    parser.add_argument("--voice", default="default")
+    parser.add_argument(
+        "--voice",
+        default="",
+        help="one voice for every text (it must speak "
+        "Hindi and English); default: each language's own voice",
+    )
     parser.add_argument("--streams", type=int, default=16)
     parser.add_argument("--minutes", type=float, default=10)
     parser.add_argument("--warmup-s", type=float, default=60)
