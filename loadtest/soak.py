@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import contextlib
 import itertools
+import os
 import platform
 import time
 from collections import defaultdict
@@ -37,7 +38,7 @@ def service_processes() -> dict[int, str]:
     for process in psutil.process_iter(["name", "cmdline"]):
         title = " ".join(process.info["cmdline"] or ()) or process.info["name"] or ""
         if any(title.startswith(p) or f"/{p}" in title.split(" ")[0] for p in SERVICE_PROCESSES):
-            found[process.pid] = title.split(" ")[0].removeprefix("ray::")[:60]
+            found[process.pid] = os.path.basename(title.split(" ")[0]).removeprefix("ray::")[:44]
     return found
 
 
