@@ -40,12 +40,16 @@ def speaks_again(service: Service, timeout_s: float = 90) -> float:
     """Seconds until a request succeeds again (fails the test past ``timeout_s``)."""
     started = time.monotonic()
     while time.monotonic() - started < timeout_s:
-        response = httpx.post(
-            service.url + "/v1/audio/speech",
-            headers=service.auth,
-            json={"input": "नमस्ते।", "stream": False},
-            timeout=60,
-        )
+        try:
+            response = httpx.post(
+                service.url + "/v1/audio/speech",
+                headers=service.auth,
+                json={"input": "नमस्ते।", "stream": False},
+                timeout=60,
+            )
+        except httpx.TransportError:  # HAProxy reloading as replicas come and go
+            time.sleep(1)
+            continue
         if response.status_code == 200 and response.content:
             return time.monotonic() - started
         assert response.status_code in (500, 503), response.text  # our error shape, no hang
@@ -148,6 +152,7 @@ class KilledStream:
 def stream_and_kill(service: Service, deployment: str, after_s: float = 0.0) -> KilledStream:
     """An SSE stream of the default voice whose ``deployment`` is SIGKILLed at the
     first audio that arrives ``after_s`` seconds or more after the first."""
+    speaks_again(service)  # from a healthy service, whatever the test before did
     stream = KilledStream("", 0.0, time.time(), [])
     killed_at = 0.0
     try:
@@ -234,6 +239,7 @@ def test_a_raw_stream_whose_encoder_dies_breaks_instead_of_ending_cleanly(
 ) -> None:
     """Raw audio has no room for an error event: the response is cut without its last
     chunk, so the client sees a broken transfer, never a short but clean file."""
+    speaks_again(service)
     received = 0
     with (
         pytest.raises(httpx.RemoteProtocolError),
@@ -272,6 +278,7 @@ def test_a_websocket_whose_encoder_dies_gets_an_error_frame_and_1011(service: Se
                     killed = True
         raise AssertionError("the session ended without an error")
 
+    speaks_again(service)
     message, code = asyncio.run(session())
     assert message["error"]["code"] == "not_ready" and code == 1011
     speaks_again(service)
