@@ -222,9 +222,14 @@ class ContextReader(Reader):
                 lambda m: self.vulgar(m[1], m[2]),
             ),
             *self.fraction_rules(),
-            Rule(
-                re.compile(rf"({NUMBER})\s?({alternatives(self.units)})(?![\w])", re.I),
-                lambda m: f"{self.quantity(m[1])} {self.units[m[2].lower()]}",
+            Rule(  # -5°C: the sign belongs to the quantity
+                re.compile(
+                    rf"(?:(?<![\w.])([-−]))?({NUMBER})\s?({alternatives(self.units)})(?![\w])", re.I
+                ),
+                lambda m: (
+                    (f"{self.minus_word} " if m[1] else "")
+                    + f"{self.quantity(m[2])} {self.units[m[3].lower()]}"
+                ),
             ),
             *self.ordinal_rules(),
             Rule(re.compile(alternatives(self.abbreviations)), lambda m: self.abbreviations[m[0]]),
