@@ -16,11 +16,13 @@ _SENTENCE_END = re.compile(r"(?:[।॥?!…]+|\.+(?=\s|$))[\"'\u201d\u2019)\]]*
 # Words whose full stop does not end a sentence (titles, units, "etc." mid-sentence).
 ABBREVIATIONS = frozenset(
     "dr mr mrs ms prof sr jr st no vs etc rs "
-    "approx fig vol inc ltd co डॉ प्रो श्री सु कु स्व "
+    "approx fig vol inc ltd co a.m p.m rd ave डॉ प्रो श्री सु कु स्व "
     "पं मो रु कि मी सं पृ ई".split()
 )
-# A clause ends at a comma, semicolon, colon, Arabic comma or dash before a space.
-CLAUSE_END = re.compile("[,;:\u060c\u2014\u2013](?=\\s)")
+# A clause ends at a comma, semicolon, colon, Arabic comma or dash before a space,
+# but not at a comma with a digit on both sides ("Jan 15, 2027", "1, 2 और 3"): the
+# reader needs the whole date or list.
+CLAUSE_END = re.compile("(?:(?<!\\d),|,(?!\\s+\\d)|[;:\u060c\u2014\u2013])(?=\\s)")
 _TOKEN_BEFORE = re.compile(r"[^\s\"'(\u201c\u2018]+$")
 
 

@@ -111,6 +111,22 @@ class DigitsOnlyReader(Reader):
         return []
 
 
+# English month names and abbreviations as written in either language.
+MONTH_NAMES = "|".join(
+    ("Jan(?:uary)?", "Feb(?:ruary)?", "Mar(?:ch)?", "Apr(?:il)?", "May", "June?", "July?",
+     "Aug(?:ust)?", "Sept?(?:ember)?", "Oct(?:ober)?", "Nov(?:ember)?", "Dec(?:ember)?")
+)  # fmt: skip
+_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+# Written between a code's name and its digits: "OTP: 4821", "PIN code 110001".
+CODE_GLUE = r"(?:\s*(?:[:#=-]|is|no\.?|number|code)\s*)*\s*"
+LATIN_WORDS_TO_KEEP = re.compile(r"[A-Za-z]+\.?")
+
+
+def month_number(name: str) -> int:
+    """1-12 for an English month name or abbreviation (``Nov``, ``November``, ``Sept``)."""
+    return _MONTHS.index(name.lower()[:3]) + 1
+
+
 # Currency signs and abbreviations people write, by ISO code.
 CURRENCY_CODES = {
     "₹": "inr",
@@ -144,12 +160,105 @@ class ContextReader(Reader):
     abbreviations: ClassVar[dict[str, str]] = {}
     vulgar_fractions: ClassVar[dict[str, str]] = {}
     after_time = ""  # a regex for a word that already follows times ("बजे")
+    # Codes read digit by digit: the words that name them (a regex), what may stand
+    # between name and digits, and words after digits that make them an amount.
+    code_names = (
+        r"OTP|PIN|PNR|CVV|UPI|ID|A/c|Acc(?:oun)?t|account|card|ref(?:erence)?|mobile|phone|"
+        r"number|no\.|call|dial|helpline|whatsapp|sms"
+    )
+    code_glue = CODE_GLUE
+    amount_after = r"/-"
+    # Acronyms: how the language names each capital letter, those said as words,
+    # and digits next to a letter (5G, A1) as the language says them there.
+    letter_names: ClassVar[dict[str, str]] = {}
+    word_acronyms: ClassVar[dict[str, str]] = {}
+    letter_digits: ClassVar[tuple[str, ...]] = ()
 
     def date(self, day: int, month: int, year: int) -> str:
         raise NotImplementedError
 
     def time(self, hour: int, minute: int) -> str:
         raise NotImplementedError
+
+    def day_month(self, day: int, month: int, year: str | None, month_first: bool) -> str:
+        """A date written with an English month name (``22 Nov 2026``, ``Nov 22, 2026``)."""
+        raise NotImplementedError
+
+    def code_name(self, word: str) -> str:
+        """The word before a code, as the language says it (acronyms are spelled later)."""
+        return word
+
+    def glue_words(self, text: str) -> str:
+        """What stands between a code's name and its digits, as the language says it."""
+        return text
+
+    def spell(self, text: str) -> str:
+        """A code digit by digit, in the groups it was written in; an unbroken mobile
+        number in two fives, other long runs in fours (a pause between groups)."""
+        groups = re.split(r"[ -]+", text.strip())
+        if len(groups) == 1:
+            run = groups[0]
+            if len(run) == 10 and run[0] in "6789":
+                groups = [run[:5], run[5:]]
+            elif len(run) > 6:
+                groups = [run[i : i + 4] for i in range(0, len(run), 4)]
+        return ", ".join(self.digits(group) for group in groups)
+
+    def acronym(self, letters: str) -> str:
+        """Capitals said as a word if they are one, else letter by letter."""
+        return self.word_acronyms.get(letters) or " ".join(
+            self.letter_names.get(c, c) for c in letters
+        )
+
+    def letter_digit(self, digit: str) -> str:
+        return self.letter_digits[int(digit)] if self.letter_digits else self.cardinal(int(digit))
+
+    def house_number(self, n: int) -> str:
+        """A number before a letter (221B)."""
+        return self.cardinal(n)
+
+    def code_rules(self) -> list[Rule]:
+        """Before anything reads digits as a quantity: codes after their names, dates
+        with English month names, alphanumerics."""
+        return [
+            Rule(
+                re.compile(
+                    rf"(?<![\w/])({self.code_names})({self.code_glue})"
+                    rf"(\d(?:\d|[ -](?=\d)){{3,}})(?![\d.,]\d|\s?(?:{self.amount_after}))",
+                    re.I,
+                ),
+                lambda m: f"{self.code_name(m[1])}{self.glue_words(m[2])}{self.spell(m[3])}",
+            ),
+            Rule(
+                re.compile(
+                    rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th)?\s+({MONTH_NAMES})(?:\.(?!\s*$))?,?"
+                    r"(?:\s+(\d{4}))?(?!\w)",
+                    re.I,
+                ),
+                lambda m: self.day_month(int(m[1]), month_number(m[2]), m[3], False),
+            ),
+            Rule(
+                re.compile(
+                    rf"(?<![\w])({MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?!\d)"
+                    r"(?:,?\s+(\d{4}))?(?!\w)",
+                    re.I,
+                ),
+                lambda m: self.day_month(int(m[2]), month_number(m[1]), m[3], True),
+            ),
+            Rule(re.compile(r"(?<![\w-])([A-Z]{2,})-(?=\d)"), lambda m: f"{m[1]} "),  # COVID-19
+            Rule(
+                re.compile(r"(?<![\w])(\d)([A-Z])(?![\w])"),  # 5G, 4K
+                lambda m: f"{self.letter_digit(m[1])} {self.acronym(m[2])}",
+            ),
+            Rule(
+                re.compile(r"(?<![\w])([A-Z])(\d)(?![\w])"),  # A1
+                lambda m: f"{self.acronym(m[1])} {self.letter_digit(m[2])}",
+            ),
+            Rule(
+                re.compile(r"(?<![\w])(\d{2,4})([A-Z])(?![\w])"),  # 221B
+                lambda m: f"{self.house_number(int(m[1]))} {self.acronym(m[2])}",
+            ),
+        ]
 
     def money(self, amount: str, code: str) -> str:
         """``amount`` (as written, with commas) of currency ``code``, hundredths included."""
@@ -192,6 +301,7 @@ class ContextReader(Reader):
     def rules(self) -> list[Rule]:
         currency = alternatives(CURRENCY_CODES)
         return [
+            *self.code_rules(),
             Rule(
                 re.compile(r"(\+91[\s-]?)?(?<!\d)([6-9]\d{4})[\s-]?(\d{5})(?!\d)"),
                 lambda m: (
@@ -217,6 +327,10 @@ class ContextReader(Reader):
                 lambda m: f"{self.number(m[1])} {self.to} {self.number(m[2])}",
             ),
             *self.amount_rules(),
+            Rule(  # a long unbroken digit run is a number to key in, not a quantity
+                re.compile(rf"(?<![\d,.])(\d{{9,}})(?![\d,.]|\s?(?:{self.amount_after}))"),
+                lambda m: self.spell(m[1]),
+            ),
             Rule(
                 re.compile(rf"(?<!\d)(\d+)?\s?({alternatives(self.vulgar_fractions)})"),
                 lambda m: self.vulgar(m[1], m[2]),
@@ -234,6 +348,9 @@ class ContextReader(Reader):
             *self.ordinal_rules(),
             Rule(re.compile(alternatives(self.abbreviations)), lambda m: self.abbreviations[m[0]]),
             *self.word_rules(),
+            Rule(  # acronyms of 2-6 capitals
+                re.compile(r"(?<![A-Za-z])([A-Z]{2,6})(?![A-Za-z])"), lambda m: self.acronym(m[1])
+            ),
             Rule(re.compile(r"\s&\s"), lambda m: f" {self.and_} "),
             *super().rules(),
         ]

@@ -61,6 +61,11 @@ FRACTIONS = {
     "⅔": "two thirds",
 }
 _INDIAN_GROUPING = re.compile(r"^\d{1,2}(?:,\d{2})+,\d{3}$")
+# Acronyms said as words; the rest are spelled letter by letter (O T P).
+WORD_ACRONYMS = {
+    word: word for word in "NASA ISRO COVID UNESCO UNICEF NATO AIIMS SEBI FIFA SIM PIN RAM".split()
+} | {"OK": "okay"}
+STREET_WORDS = {"St": "Street", "Rd": "Road", "Ave": "Avenue", "Ln": "Lane", "Blvd": "Boulevard"}
 
 
 def _words(text: str) -> str:
@@ -76,6 +81,7 @@ class EnglishReader(ContextReader):
     units = UNITS
     abbreviations = ABBREVIATIONS
     vulgar_fractions = FRACTIONS
+    word_acronyms = WORD_ACRONYMS
 
     def cardinal(self, n: int) -> str:
         return _words(num2words(n, lang="en"))
@@ -104,6 +110,34 @@ class EnglishReader(ContextReader):
     def date(self, day: int, month: int, year: int) -> str:
         return f"{self.ordinal(day)} {MONTHS[month - 1]} {self.year(year)}"
 
+    def day_month(self, day: int, month: int, year: str | None, month_first: bool) -> str:
+        """As written: "Jan 5, 2024" -> January fifth, twenty twenty four; "5 Jan" ->
+        fifth January."""
+        name, nth = MONTHS[month - 1], self.ordinal(day)
+        spoken = f"{name} {nth}" if month_first else f"{nth} {name}"
+        return spoken + ((", " if month_first else " ") + self.year(int(year)) if year else "")
+
+    def house_number(self, n: int) -> str:
+        """221B Baker Street: two twenty one B."""
+        hundreds, rest = divmod(n, 100)
+        if 100 <= n <= 999 and rest >= 10:
+            return f"{self.cardinal(hundreds)} {self.cardinal(rest)}"
+        return self.cardinal(n)
+
+    def decade(self, text: str) -> str:
+        """1990s -> nineteen nineties, 80s -> eighties, 2000s -> two thousands."""
+        words = (self.year(int(text)) if len(text) == 4 else self.cardinal(int(text))).split()
+        last = words[-1]
+        words[-1] = last[:-1] + "ies" if last.endswith("y") else last + "s"
+        return " ".join(words)
+
+    def read(self, text: str) -> str:
+        # Shouted text is not a row of acronyms: read it in lower case.
+        letters = [c for c in text if c.isalpha()]
+        if len(letters) >= 8 and sum(c.isupper() for c in letters) > 0.8 * len(letters):
+            text = text.lower()
+        return super().read(text)
+
     def ordinal_rules(self) -> list[Rule]:
         return [
             Rule(
@@ -112,8 +146,34 @@ class EnglishReader(ContextReader):
             )
         ]
 
+    def code_rules(self) -> list[Rule]:
+        return [
+            *super().code_rules(),
+            Rule(  # versions: 2.0.1 -> two point zero point one
+                re.compile(r"(?<![\w.])v?(\d+)\.(\d+)\.(\d)(?![\w.]|\.\d)"),
+                lambda m: " point ".join(self.cardinal(int(part)) for part in m.groups()),
+            ),
+            Rule(
+                re.compile(r"(?<![\w])((?:1[1-9]|20)?\d0)'?s(?![\w])"),
+                lambda m: self.decade(m[1]),
+            ),
+            Rule(  # 10:30 am, 10 a.m.: said as letters, as written capitals are
+                re.compile(r"(?<=\d)\s?([ap])(\.m\.|m)(?![\w])(\s*$)?"),
+                lambda m: (
+                    f" {m[1].upper()} M" + ("." if m[2] == ".m." and m[3] is not None else "")
+                ),
+            ),
+        ]
+
     def word_rules(self) -> list[Rule]:
         return [
+            Rule(  # St. Xavier's -> Saint; Baker St. -> Street (Rd., Ave., ...)
+                re.compile(r"\bSt\.(?=\s+[A-Z])"), lambda m: "Saint"
+            ),
+            Rule(
+                re.compile(rf"(?<=[A-Za-z] )({'|'.join(STREET_WORDS)})\.(?!\w)"),
+                lambda m: STREET_WORDS[m[1]],
+            ),
             Rule(  # a bare year: 1947 -> nineteen forty seven
                 re.compile(r"(?<![\w,.])(1[1-9]\d\d|20\d\d)(?!\w|[,.]\d)"),
                 lambda m: self.year(int(m[1])),

@@ -122,15 +122,7 @@ WORD_ACRONYMS = {
     "OK": "ओके",
 }
 # Digits as English words, the way Hindi speakers say 5G, 4K, A1.
-ENGLISH_DIGITS = "ज़ीरो वन टू थ्री फ़ोर फ़ाइव सिक्स सेवन एट नाइन".split()
-# Words after which a digit string is a code, read digit by digit (OTP 4821, PIN 110001).
-DIGIT_CONTEXT = (
-    r"OTP|PIN|PNR|CVV|UPI|ID|A/c|Acc(?:oun)?t|account|card|ref(?:erence)?|mobile|phone|"
-    r"number|no\.|ओटीपी|पिन|खाता|खाते|अकाउंट|कार्ड|रेफ़रेंस|रेफरेंस|संदर्भ|मोबाइल|फ़ोन|फोन|"
-    r"आईडी|नंबर|नं\."
-)
-# What may stand between such a word and its digits.
-DIGIT_GLUE = r"(?:\s*(?:[:#=-]|is|no\.?|number|code|है|हैं|नंबर|नं\.?|संख्या|कोड)\s*)*\s*"
+ENGLISH_DIGITS = tuple("ज़ीरो वन टू थ्री फ़ोर फ़ाइव सिक्स सेवन एट नाइन".split())
 # The Latin words before a code, as Hindi says them.
 CODE_WORDS = {
     "account": "अकाउंट",
@@ -142,6 +134,7 @@ CODE_WORDS = {
     "mobile": "मोबाइल",
     "phone": "फ़ोन",
 }
+LATIN_WORDS = re.compile(r"[A-Za-z]+\.?")
 GLUE_WORDS = {"no": "नंबर", "no.": "नंबर", "number": "नंबर", "code": "कोड", "is": ""}
 # Written scale words, said as Hindi scale words.
 SCALE_WORDS = {
@@ -159,12 +152,6 @@ SCALE_WORDS = {
     "thousand": "हज़ार",
     "k": "हज़ार",
 }
-ENGLISH_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
-
-
-def _month(name: str) -> int:
-    """The month number of an English month name or abbreviation (``Nov``, ``November``)."""
-    return ENGLISH_MONTHS.index(name.lower()[:3]) + 1
 
 
 class HindiReader(ContextReader):
@@ -179,6 +166,15 @@ class HindiReader(ContextReader):
     abbreviations = ABBREVIATIONS
     vulgar_fractions = FRACTIONS
     after_time = r"\s?बजे"
+    code_names = (
+        ContextReader.code_names + r"|ओटीपी|पिन|खाता|खाते|अकाउंट|कार्ड|रेफ़रेंस|रेफरेंस|संदर्भ|"
+        r"मोबाइल|फ़ोन|फोन|आईडी|नंबर|नं\.|हेल्पलाइन|व्हाट्सऐप"
+    )
+    code_glue = r"(?:\s*(?:[:#=-]|is|no\.?|number|code|है|हैं|नंबर|नं\.?|संख्या|कोड)\s*)*\s*"
+    amount_after = r"रुपये|रुपए|/-"
+    letter_names = LETTERS
+    word_acronyms = WORD_ACRONYMS
+    letter_digits = ENGLISH_DIGITS
 
     def cardinal(self, n: int) -> str:
         if n < 0:
@@ -244,88 +240,25 @@ class HindiReader(ContextReader):
             return ORDINAL_STEMS[n] + form
         return self.cardinal(n) + {"ा": "वाँ", "ी": "वीं", "े": "वें"}[form]
 
-    def rules(self) -> list[Rule]:
-        return [*self.code_rules(), *super().rules()]
-
     def code_rules(self) -> list[Rule]:
-        """Before anything reads digits as a quantity: codes, times of day, dates with
-        English month names, alphanumerics."""
-        months = "|".join(
-            ("Jan(?:uary)?", "Feb(?:ruary)?", "Mar(?:ch)?", "Apr(?:il)?", "May", "June?",
-             "July?", "Aug(?:ust)?", "Sept?(?:ember)?", "Oct(?:ober)?", "Nov(?:ember)?",
-             "Dec(?:ember)?")
-        )  # fmt: skip
+        """Times with AM/PM too, before the clock rule reads them bare."""
         return [
+            *super().code_rules(),
             Rule(
                 re.compile(
-                    rf"(?<![\w/])({DIGIT_CONTEXT})({DIGIT_GLUE})(\d(?:\d|[ -](?=\d)){{3,}})"
-                    r"(?![\d.,]\d|\s?(?:रुपये|रुपए|/-))",
-                    re.I,
-                ),
-                lambda m: f"{self.code_word(m[1])}{self.glue(m[2])}{self.spell(m[3])}",
-            ),
-            Rule(
-                re.compile(
-                    r"(?:(?:सुबह|दोपहर|शाम|रात)\s+)?"  # said again below: once is enough
-                    r"(?<!\d)([01]?\d|2[0-3])(?::([0-5]\d))?\s?([AaPp])\.?\s?[Mm]\.?(?![A-Za-z])(?:\s?बजे)?"
+                    r"(?:(?:सुबह|दोपहर|शाम|रात)\s+)?"  # said below: once is enough
+                    r"(?<!\d)([01]?\d|2[0-3])(?::([0-5]\d))?\s?([AaPp])\.?\s?[Mm]\.?"
+                    r"(?![A-Za-z])(?:\s?बजे)?"
                 ),
                 lambda m: self.clock(int(m[1]), int(m[2] or 0), m[3].lower() == "p"),
             ),
-            Rule(
-                re.compile(
-                    rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th)?\s+({months})\.?,?(?:\s+(\d{{4}}))?(?!\w)",
-                    re.I,
-                ),
-                lambda m: self.day_month(int(m[1]), _month(m[2]), m[3]),
-            ),
-            Rule(
-                re.compile(
-                    rf"(?<![\w])({months})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?(?:\s+(\d{{4}}))?(?!\w)",
-                    re.I,
-                ),
-                lambda m: self.day_month(int(m[2]), _month(m[1]), m[3]),
-            ),
-            Rule(re.compile(r"(?<![\w-])([A-Z]{2,})-(?=\d)"), lambda m: f"{m[1]} "),  # COVID-19
-            Rule(
-                re.compile(r"(?<![\w])(\d)([A-Z])(?![\w])"),  # 5G, 4K
-                lambda m: f"{ENGLISH_DIGITS[int(m[1])]} {LETTERS[m[2]]}",
-            ),
-            Rule(
-                re.compile(r"(?<![\w])([A-Z])(\d)(?![\w])"),  # A1
-                lambda m: f"{LETTERS[m[1]]} {ENGLISH_DIGITS[int(m[2])]}",
-            ),
-            Rule(
-                re.compile(r"(?<![\w])(\d{2,4})([A-Z])(?![\w])"),  # 221B
-                lambda m: f"{self.cardinal(int(m[1]))} {LETTERS[m[2]]}",
-            ),
         ]
 
-    def word_rules(self) -> list[Rule]:
-        return [
-            Rule(  # acronyms: spelled (एस बी आई), or said as a word (नासा)
-                re.compile(r"(?<![A-Za-z])([A-Z]{2,6})(?![A-Za-z])"),
-                lambda m: WORD_ACRONYMS.get(m[1]) or " ".join(LETTERS[c] for c in m[1]),
-            )
-        ]
-
-    def spell(self, text: str) -> str:
-        """A code digit by digit, in the groups it was written in; an unbroken mobile
-        number in two fives, other long runs in fours (a pause between groups)."""
-        groups = re.split(r"[ -]+", text.strip())
-        if len(groups) == 1:
-            run = groups[0]
-            if len(run) == 10 and run[0] in "6789":
-                groups = [run[:5], run[5:]]
-            elif len(run) > 6:
-                groups = [run[i : i + 4] for i in range(0, len(run), 4)]
-        return ", ".join(self.digits(group) for group in groups)
-
-    def code_word(self, word: str) -> str:
-        """The word before a code, as said in Hindi (acronyms are spelled later)."""
+    def code_name(self, word: str) -> str:
         return CODE_WORDS.get(word.lower(), word)
 
-    def glue(self, text: str) -> str:
-        return re.sub(r"[A-Za-z]+\.?", lambda m: GLUE_WORDS.get(m[0].lower(), m[0]), text)
+    def glue_words(self, text: str) -> str:
+        return LATIN_WORDS.sub(lambda m: GLUE_WORDS.get(m[0].lower(), m[0]), text)
 
     def clock(self, hour: int, minute: int, pm: bool) -> str:
         """A time written with AM/PM, with the part of the day Hindi says before it."""
@@ -334,7 +267,7 @@ class HindiReader(ContextReader):
         period = "रात" if hour >= 20 else period
         return f"{period} {self.time(hour, minute)}"
 
-    def day_month(self, day: int, month: int, year: str | None) -> str:
+    def day_month(self, day: int, month: int, year: str | None, month_first: bool) -> str:
         spoken = f"{self.cardinal(day)} {MONTHS[month - 1]}"
         return spoken + (f" {self.year(int(year))}" if year else "")
 
@@ -375,10 +308,6 @@ class HindiReader(ContextReader):
             Rule(
                 re.compile(rf"({NUMBER})(?:\s?/-|{RUPEES_AFTER}|\s?रु\.?(?!\w))"),
                 lambda m: self.money(m[1], "inr"),
-            ),
-            Rule(  # a long unbroken digit run is a number to key in, not a quantity
-                re.compile(r"(?<![\d,.])(\d{9,})(?![\d,.]|\s?(?:रुपये|रुपए|/-))"),
-                lambda m: self.spell(m[1]),
             ),
         ]
 

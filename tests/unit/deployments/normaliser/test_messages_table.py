@@ -103,3 +103,45 @@ HINDI_MESSAGES = [
 @pytest.mark.parametrize(("text", "expected"), HINDI_MESSAGES)
 def test_hindi_messages(text: str, expected: str) -> None:
     assert TextNormaliser().normalise(text, "hi").text == expected
+
+
+ENGLISH_MESSAGES = [
+    (
+        "Your OTP is 4821. Do not share it with anyone.",
+        "Your O T P is four eight two one. Do not share it with anyone.",
+    ),
+    (
+        "Call 1800 180 1234 for help.",
+        "Call one eight zero zero, one eight zero, one two three four for help.",
+    ),
+    (
+        "Your account number 123456789012 is active.",
+        "Your account number one two three four, five six seven eight, nine zero one two"
+        " is active.",
+    ),
+    ("Your PIN code is 560001.", "Your PIN code is five six zero zero zero one."),
+    ("Dial 100 in an emergency.", "Dial one hundred in an emergency."),
+    ("The 1990s saw the IT boom.", "The nineteen nineties saw the I T boom."),
+    ("Music from the 80s is back.", "Music from the eighties is back."),
+    ("Version 2.0.1 fixes the bug.", "Version two point zero point one fixes the bug."),
+    (
+        "He lives at 221B Baker St. in London.",
+        "He lives at two twenty one B Baker Street in London.",
+    ),
+    ("St. Xavier's College opens on Monday.", "Saint Xavier's College opens on Monday."),
+    ("Your flight leaves at 10:30 am.", "Your flight leaves at ten thirty A M."),
+    ("Meet me at MG Rd. at 6 pm.", "Meet me at M G Road at six P M."),
+    ("The offer ends Jan 5, 2024.", "The offer ends January fifth, twenty twenty four."),
+    ("Your order will arrive by 22 Nov.", "Your order will arrive by twenty second November."),
+    ("SBI has cut the EMI on home loans.", "S B I has cut the E M I on home loans."),
+    ("NASA and ISRO signed a deal.", "NASA and ISRO signed a deal."),
+    ("5G is now live in your city.", "five G is now live in your city."),
+    ("COVID-19 cases fell this week.", "COVID nineteen cases fell this week."),
+    ("The temperature fell to -5°C.", "The temperature fell to minus five degrees Celsius."),
+    ("PLEASE CALL US BACK TODAY.", "please call us back today."),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ENGLISH_MESSAGES)
+def test_english_messages(text: str, expected: str) -> None:
+    assert TextNormaliser().normalise(text, "en").text == expected
