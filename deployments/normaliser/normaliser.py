@@ -8,16 +8,19 @@ Hindi. Segments keep the offsets of the input they came from.
 from __future__ import annotations
 
 import asyncio
+import re
 import unicodedata
 from collections import Counter
 
 from deployments.messages import NormalisedText, Segment
 from deployments.normaliser.cleaning import clean
+from deployments.normaliser.english_words import devanagari_words
 from deployments.normaliser.languages import reader_for
 from deployments.normaliser.segmenter import PROFILES, segment
 from deployments.normaliser.transliteration import is_romanised, romanised_to_devanagari
 
 DEVANAGARI = range(0x0900, 0x0980)
+_DEVANAGARI_LETTER = re.compile("[\u0904-\u0939\u0958-\u0961]")
 # Normalising costs ~8 us a character here: up to this many it runs on the event
 # loop (under 2 ms, less than a thread hop under load), longer texts on a thread.
 INLINE_NORMALISE_CHARS = 200
@@ -61,6 +64,8 @@ class TextNormaliser:
             spoken = reader.read(piece.text)
             if romanised:
                 spoken = romanised_to_devanagari(spoken)
+            elif language == "hi" and _DEVANAGARI_LETTER.search(spoken):
+                spoken = devanagari_words(spoken)  # English words in a Hindi sentence
             # Words put next to combining marks, or letters from transliteration,
             # may compose differently: keep the output NFC.
             spoken = unicodedata.normalize("NFC", spoken)

@@ -12,6 +12,8 @@ import re
 
 from indic_transliteration import sanscript
 
+from deployments.normaliser.english_words import lexicon
+
 _WORD = re.compile(r"[A-Za-z]+")
 _FINAL_HALANT = re.compile("\u094d(?=\\s|$|[^\u0900-\u097f])")
 
@@ -24,6 +26,10 @@ def _itrans_word(word: str) -> str:
 
 
 def romanised_to_devanagari(text: str) -> str:
+    """English loans typed among the Hindi words (``order``, ``refund``) as the lexicon
+    writes them; the rest through ITRANS."""
+    loans = lexicon()
+    text = _WORD.sub(lambda m: loans.get(m.group().lower(), m.group()), text)
     itrans = _WORD.sub(lambda m: _itrans_word(m.group()), text)
     devanagari = sanscript.transliterate(itrans, sanscript.ITRANS, sanscript.DEVANAGARI)
     return _FINAL_HALANT.sub("", devanagari)

@@ -136,6 +136,21 @@ CODE_WORDS = {
 }
 LATIN_WORDS = re.compile(r"[A-Za-z]+\.?")
 GLUE_WORDS = {"no": "नंबर", "no.": "नंबर", "number": "नंबर", "code": "कोड", "is": ""}
+# How the parts of an address are read out.
+SEPARATORS = {".": "डॉट", "+": "प्लस", "_": "अंडरस्कोर", "-": "डैश"}
+DOMAIN_WORDS = {
+    "www": "डब्ल्यू डब्ल्यू डब्ल्यू",
+    "com": "कॉम",
+    "in": "इन",
+    "co": "को",
+    "net": "नेट",
+    "org": "ओ आर जी",
+    "gov": "जी ओ वी",
+    "edu": "ई डी यू",
+    "io": "आई ओ",
+    "info": "इन्फ़ो",
+    "app": "ऐप",
+}
 # Written scale words, said as Hindi scale words.
 SCALE_WORDS = {
     "लाख": "लाख",
@@ -241,8 +256,20 @@ class HindiReader(ContextReader):
         return self.cardinal(n) + {"ा": "वाँ", "ी": "वीं", "े": "वें"}[form]
 
     def code_rules(self) -> list[Rule]:
-        """Times with AM/PM too, before the clock rule reads them bare."""
+        """E-mail addresses and web addresses as Indians read them out; times with
+        AM/PM, before the clock rule reads them bare."""
         return [
+            Rule(
+                re.compile(r"(?<![\w.@])([\w.+-]+)@([\w-]+(?:\.[\w-]+)+)(?![\w@])"),
+                lambda m: f"{self.address_part(m[1])} एट द रेट {self.address_part(m[2])}",
+            ),
+            Rule(
+                re.compile(
+                    r"(?<![\w.@/])(?:https?://)?((?:www\.)?[\w-]+(?:\.[\w-]+)*\.(?:com|in|org|net"
+                    r"|gov|co|edu|io|info|app)(?:\.in)?)((?:/[\w.-]*)*)(?![\w@])"
+                ),
+                lambda m: self.address_part(m[1]) + self.address_path(m[2]),
+            ),
             *super().code_rules(),
             Rule(
                 re.compile(
@@ -253,6 +280,26 @@ class HindiReader(ContextReader):
                 lambda m: self.clock(int(m[1]), int(m[2] or 0), m[3].lower() == "p"),
             ),
         ]
+
+    def address_part(self, text: str) -> str:
+        """``bank.co.in`` -> बैंक डॉट को डॉट इन: dots said, letters of a domain suffix
+        spelled where Indians spell them (डॉट ओ आर जी), words in Devanagari."""
+        from deployments.normaliser.english_words import to_devanagari
+
+        parts = []
+        for part in re.split(r"([.+_-])", text):
+            if part in SEPARATORS:
+                parts.append(SEPARATORS[part])
+            elif part.lower() in DOMAIN_WORDS:
+                parts.append(DOMAIN_WORDS[part.lower()])
+            elif part.isdigit():
+                parts.append(self.digits(part))
+            elif part:
+                parts.append(to_devanagari(part))
+        return " ".join(parts)
+
+    def address_path(self, path: str) -> str:
+        return "".join(f" स्लैश {self.address_part(p)}".rstrip() for p in path.split("/")[1:])
 
     def code_name(self, word: str) -> str:
         return CODE_WORDS.get(word.lower(), word)

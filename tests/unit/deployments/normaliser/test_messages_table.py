@@ -97,10 +97,35 @@ HINDI_MESSAGES = [
         "दिल्ली में तापमान -5°C तक गिर सकता है।",
         "दिल्ली में तापमान माइनस पाँच डिग्री सेल्सियस तक गिर सकता है।",
     ),
+    # English words in a Hindi sentence: in Devanagari, as Indians say them
+    ("मेरा order cancel हो गया, refund कब आएगा?", "मेरा ऑर्डर कैंसल हो गया, रिफ़ंड कब आएगा?"),
+    ("अपना mobile number update करें।", "अपना मोबाइल नंबर अपडेट करें।"),
+    ("आपका parcel deliver हो गया है।", "आपका पार्सल डिलीवर हो गया है।"),
+    ("Please अपना password reset करें।", "प्लीज़ अपना पासवर्ड रीसेट करें।"),
+    ("आपकी booking confirm हो गई है।", "आपकी बुकिंग कन्फ़र्म हो गई है।"),
+    ("payment failed हो गया, दोबारा try करें।", "पेमेंट फ़ेल हो गया, दोबारा ट्राई करें।"),
+    ("आपका UPI payment successful रहा।", "आपका यू पी आई पेमेंट सक्सेसफ़ुल रहा।"),
+    ("Customer care से बात करने के लिए 1 दबाएँ।", "कस्टमर केयर से बात करने के लिए एक दबाएँ।"),
+    ("आपका loan approve हो गया है।", "आपका लोन अप्रूव हो गया है।"),
+    # e-mail and web addresses, read out
+    ("अपनी शिकायत help@bank.in पर भेजें।", "अपनी शिकायत हेल्प एट द रेट बैंक डॉट इन पर भेजें।"),
+    (
+        "ज़्यादा जानकारी के लिए www.example.com देखें।",
+        "ज़्यादा जानकारी के लिए डब्ल्यू डब्ल्यू डब्ल्यू डॉट एग्ज़ाम्पल डॉट कॉम देखें।",
+    ),
+    (
+        "आधार update के लिए uidai.gov.in पर जाएँ।",
+        "आधार अपडेट के लिए यू आई डी ए आई डॉट जी ओ वी डॉट इन पर जाएँ।",
+    ),
+]
+
+# Hindi typed in Latin letters, English loans among its words (language hi).
+ROMANISED = [
+    ("mera order cancel ho gaya, refund kab aayega?", "मेरा ऑर्डर कैंसल हो गया, रिफ़ंड कब आयेगा?"),
 ]
 
 
-@pytest.mark.parametrize(("text", "expected"), HINDI_MESSAGES)
+@pytest.mark.parametrize(("text", "expected"), HINDI_MESSAGES + ROMANISED)
 def test_hindi_messages(text: str, expected: str) -> None:
     assert TextNormaliser().normalise(text, "hi").text == expected
 
@@ -144,4 +169,5 @@ ENGLISH_MESSAGES = [
 
 @pytest.mark.parametrize(("text", "expected"), ENGLISH_MESSAGES)
 def test_english_messages(text: str, expected: str) -> None:
+    """A request in English is never transliterated."""
     assert TextNormaliser().normalise(text, "en").text == expected

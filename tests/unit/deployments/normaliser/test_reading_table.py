@@ -173,7 +173,7 @@ HINDI = [
     # abbreviations and symbols
     ("डॉ. शर्मा", "डॉक्टर शर्मा"),
     ("प्रो. वर्मा", "प्रोफ़ेसर वर्मा"),
-    ("Dr. Rao आए", "डॉक्टर Rao आए"),
+    ("Dr. Rao आए", "डॉक्टर राव आए"),  # a Latin name in a Hindi sentence: Devanagari
     ("राम & श्याम", "राम और श्याम"),
     ("स्व. श्री मोहन", "स्वर्गीय श्री मोहन"),
     # sentences with several kinds at once
