@@ -48,6 +48,10 @@ class Reader:
     def cardinal(self, n: int) -> str:
         raise NotImplementedError
 
+    def quantity(self, text: str) -> str:
+        """A number before a unit or a percent sign."""
+        return self.number(text)
+
     def digits(self, text: str) -> str:
         """Digit by digit, as account and phone numbers are read."""
         return " ".join(self.cardinal(int(d)) for d in text if d.isdigit())
@@ -66,7 +70,8 @@ class Reader:
     def rules(self) -> list[Rule]:
         return [
             Rule(
-                re.compile(rf"({NUMBER})\s?%"), lambda m: f"{self.number(m[1])} {self.percent_word}"
+                re.compile(rf"({NUMBER})\s?%"),
+                lambda m: f"{self.quantity(m[1])} {self.percent_word}",
             ),
             Rule(
                 re.compile(rf"(?<![\w.])[-−]({NUMBER})"),
@@ -118,7 +123,7 @@ MONTH_NAMES = "|".join(
 )  # fmt: skip
 _MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 # Written between a code's name and its digits: "OTP: 4821", "PIN code 110001".
-CODE_GLUE = r"(?:\s*(?:[:#=-]|is|no\.?|number|code)\s*)*\s*"
+CODE_GLUE = r"(?:\s*(?:[:#=-]|is|no\.?|number|code|ending(?: with| in)?)\s*)*\s*"
 LATIN_WORDS_TO_KEEP = re.compile(r"[A-Za-z]+\.?")
 
 
@@ -164,7 +169,7 @@ class ContextReader(Reader):
     # between name and digits, and words after digits that make them an amount.
     code_names = (
         r"OTP|PIN|PNR|CVV|UPI|ID|A/c|Acc(?:oun)?t|account|card|ref(?:erence)?|mobile|phone|"
-        r"number|no\.|call|dial|helpline|whatsapp|sms"
+        r"number|no\.|call|dial|helpline|whatsapp|sms|order|train"
     )
     code_glue = CODE_GLUE
     amount_after = r"/-"
@@ -189,8 +194,9 @@ class ContextReader(Reader):
         return word
 
     def glue_words(self, text: str) -> str:
-        """What stands between a code's name and its digits, as the language says it."""
-        return text
+        """What stands between a code's name and its digits, as the language says it
+        (``:``, ``#``, ``=`` are not said)."""
+        return re.sub(r"\s*[:#=]\s*", " ", text)
 
     def spell(self, text: str) -> str:
         """A code digit by digit, in the groups it was written in; an unbroken mobile
@@ -267,10 +273,6 @@ class ContextReader(Reader):
         words = f"{self.number(whole)} {unit}"
         cents = int((fraction + "00")[:2]) if fraction else 0
         return words + (f"{self.money_and}{self.cardinal(cents)} {hundredth}" if cents else "")
-
-    def quantity(self, text: str) -> str:
-        """A number before a unit."""
-        return self.number(text)
 
     def vulgar(self, whole: str | None, symbol: str) -> str:
         words = self.vulgar_fractions[symbol]

@@ -183,9 +183,12 @@ class HindiReader(ContextReader):
     after_time = r"\s?बजे"
     code_names = (
         ContextReader.code_names + r"|ओटीपी|पिन|खाता|खाते|अकाउंट|कार्ड|रेफ़रेंस|रेफरेंस|संदर्भ|"
-        r"मोबाइल|फ़ोन|फोन|आईडी|नंबर|नं\.|हेल्पलाइन|व्हाट्सऐप"
+        r"मोबाइल|फ़ोन|फोन|आईडी|नंबर|नं\.|हेल्पलाइन|व्हाट्सऐप|ऑर्डर|ट्रेन|गाड़ी"
     )
-    code_glue = r"(?:\s*(?:[:#=-]|is|no\.?|number|code|है|हैं|नंबर|नं\.?|संख्या|कोड)\s*)*\s*"
+    code_glue = (
+        r"(?:\s*(?:[:#=-]|is|no\.?|number|code|ending(?: with| in)?|है|हैं|नंबर|नं\.?|संख्या|कोड)"
+        r"\s*)*\s*"
+    )
     amount_after = r"रुपये|रुपए|/-"
     letter_names = LETTERS
     word_acronyms = WORD_ACRONYMS
@@ -305,6 +308,7 @@ class HindiReader(ContextReader):
         return CODE_WORDS.get(word.lower(), word)
 
     def glue_words(self, text: str) -> str:
+        text = super().glue_words(text)
         return LATIN_WORDS.sub(lambda m: GLUE_WORDS.get(m[0].lower(), m[0]), text)
 
     def clock(self, hour: int, minute: int, pm: bool) -> str:
@@ -318,6 +322,10 @@ class HindiReader(ContextReader):
         spoken = f"{self.cardinal(day)} {MONTHS[month - 1]}"
         return spoken + (f" {self.year(int(year))}" if year else "")
 
+    @staticmethod
+    def scale_words(written: str) -> str:
+        return " ".join(SCALE_WORDS[word.lower()] for word in written.split())
+
     def scaled(self, text: str) -> str:
         """A number before लाख/करोड़/हज़ार: 1.5 -> डेढ़, 2.5 -> ढाई, 1.25 -> सवा एक."""
         whole, fraction = parse_number(text)
@@ -330,18 +338,19 @@ class HindiReader(ContextReader):
         return self.number(text)
 
     def money_rules(self, currency: str) -> list[Rule]:
-        scales = alternatives(SCALE_WORDS)
+        one = alternatives(SCALE_WORDS)
+        scales = rf"(?:{one})(?:\s+(?:{one}))?"  # लाख करोड़
         return [
             Rule(  # ₹1.5 लाख, Rs 2 crore: the scale before the currency
                 re.compile(rf"({currency})\s?({NUMBER})\s?({scales})(?![\w])", re.I),
                 lambda m: (
-                    f"{self.scaled(m[2])} {SCALE_WORDS[m[3].lower()]} "
+                    f"{self.scaled(m[2])} {self.scale_words(m[3])} "
                     + self.currency_names[CURRENCY_CODES[m[1].lower()]][0]
                 ),
             ),
             Rule(
                 re.compile(rf"(?<![\w.])({NUMBER})\s?({scales})(?![\w])", re.I),
-                lambda m: f"{self.scaled(m[1])} {SCALE_WORDS[m[2].lower()]}",
+                lambda m: f"{self.scaled(m[1])} {self.scale_words(m[2])}",
             ),
             # "₹500 रुपये" says the currency twice: read it once.
             Rule(

@@ -97,6 +97,62 @@ HINDI_MESSAGES = [
         "दिल्ली में तापमान -5°C तक गिर सकता है।",
         "दिल्ली में तापमान माइनस पाँच डिग्री सेल्सियस तक गिर सकता है।",
     ),
+    # bank alerts, bills, orders, travel, weather, markets, schools, news
+    ("आपके खाते से ₹1,500 डेबिट हुए हैं।", "आपके खाते से एक हज़ार पाँच सौ रुपये डेबिट हुए हैं।"),
+    ("आपके खाते में ₹25,000 क्रेडिट हुए।", "आपके खाते में पच्चीस हज़ार रुपये क्रेडिट हुए।"),
+    ("उपलब्ध बैलेंस ₹12,345.67 है।", "उपलब्ध बैलेंस बारह हज़ार तीन सौ पैंतालीस रुपये सड़सठ पैसे है।"),
+    (
+        "आपका बिल ₹850 है, अंतिम तिथि 15/12/2026 है।",
+        "आपका बिल आठ सौ पचास रुपये है, अंतिम तिथि पंद्रह दिसंबर दो हज़ार छब्बीस है।",
+    ),
+    ("बिजली बिल का भुगतान 10 तारीख तक करें।", "बिजली बिल का भुगतान दस तारीख तक करें।"),
+    ("आपका ऑर्डर #45821 शिप हो गया है।", "आपका ऑर्डर चार पाँच आठ दो एक शिप हो गया है।"),
+    ("डिलीवरी आज शाम 6 बजे तक होगी।", "डिलीवरी आज शाम छह बजे तक होगी।"),
+    ("आपका पैकेज 2-3 दिन में पहुँचेगा।", "आपका पैकेज दो से तीन दिन में पहुँचेगा।"),
+    ("ट्रेन संख्या 12951 प्लेटफ़ॉर्म 3 पर आएगी।", "ट्रेन संख्या एक दो नौ पाँच एक प्लेटफ़ॉर्म तीन पर आएगी।"),
+    ("फ़्लाइट AI 302 समय पर है।", "फ़्लाइट ए आई तीन सौ दो समय पर है।"),
+    ("सीट नंबर 14B है।", "सीट नंबर चौदह बी है।"),
+    ("अपॉइंटमेंट 3:15 PM पर तय है।", "अपॉइंटमेंट दोपहर सवा तीन बजे पर तय है।"),
+    ("कल का तापमान 32°C रहेगा।", "कल का तापमान बत्तीस डिग्री सेल्सियस रहेगा।"),
+    ("बारिश की संभावना 70% है।", "बारिश की संभावना सत्तर प्रतिशत है।"),
+    ("पेट्रोल ₹96.72 प्रति लीटर हुआ।", "पेट्रोल छियानवे रुपये बहत्तर पैसे प्रति लीटर हुआ।"),
+    ("सोने का भाव ₹72,500 प्रति 10 ग्राम रहा।", "सोने का भाव बहत्तर हज़ार पाँच सौ रुपये प्रति दस ग्राम रहा।"),
+    ("सेंसेक्स 1.2% गिरकर 72,000 पर बंद हुआ।", "सेंसेक्स एक दशमलव दो प्रतिशत गिरकर बहत्तर हज़ार पर बंद हुआ।"),
+    ("परीक्षा 1 मार्च से शुरू होगी।", "परीक्षा एक मार्च से शुरू होगी।"),
+    ("रिज़ल्ट 25 May को आएगा।", "रिज़ल्ट पच्चीस मई को आएगा।"),
+    ("कक्षा 10 के छात्र ध्यान दें।", "कक्षा दस के छात्र ध्यान दें।"),
+    ("अस्पताल का हेल्पलाइन नंबर 104 है।", "अस्पताल का हेल्पलाइन नंबर एक सौ चार है।"),
+    (
+        "आपकी पॉलिसी 31/03/2027 को समाप्त होगी।",
+        "आपकी पॉलिसी इकतीस मार्च दो हज़ार सत्ताईस को समाप्त होगी।",
+    ),
+    ("प्रीमियम ₹12,000 सालाना है।", "प्रीमियम बारह हज़ार रुपये सालाना है।"),
+    ("आपका KYC 30 दिन में पूरा करें।", "आपका के वाई सी तीस दिन में पूरा करें।"),
+    ("हिंदी के लिए 1 दबाएँ, English के लिए 2 दबाएँ।", "हिंदी के लिए एक दबाएँ, इंग्लिश के लिए दो दबाएँ।"),
+    ("मैच शाम 7:30 बजे शुरू होगा।", "मैच शाम साढ़े सात बजे शुरू होगा।"),
+    ("दिल्ली से मुंबई की दूरी 1,400 km है।", "दिल्ली से मुंबई की दूरी एक हज़ार चार सौ किलोमीटर है।"),
+    ("आपका वज़न 65 kg है।", "आपका वज़न पैंसठ किलोग्राम है।"),
+    ("दवा दिन में 2 बार लें।", "दवा दिन में दो बार लें।"),
+    ("आपका OTP 10 मिनट तक मान्य है।", "आपका ओ टी पी दस मिनट तक मान्य है।"),
+    ("UPI PIN किसी को न बताएँ।", "यू पी आई पिन किसी को न बताएँ।"),
+    (
+        "आपके कार्ड ending 4321 से ₹2,499 का भुगतान हुआ।",
+        "आपके कार्ड एंडिंग चार तीन दो एक से दो हज़ार चार सौ निन्यानवे रुपये का भुगतान हुआ।",
+    ),
+    ("लोन की EMI ₹8,750 है।", "लोन की ई एम आई आठ हज़ार सात सौ पचास रुपये है।"),
+    ("FD पर 7.5% ब्याज मिलेगा।", "एफ़ डी पर साढ़े सात प्रतिशत ब्याज मिलेगा।"),
+    ("आपका ऑर्डर 3 आइटम का है।", "आपका ऑर्डर तीन आइटम का है।"),
+    ("कैशबैक ₹50 आपके वॉलेट में जुड़ गया।", "कैशबैक पचास रुपये आपके वॉलेट में जुड़ गया।"),
+    ("ऑफ़र सिर्फ़ 24 घंटे के लिए है।", "ऑफ़र सिर्फ़ चौबीस घंटे के लिए है।"),
+    ("50% तक की छूट पाएँ।", "पचास प्रतिशत तक की छूट पाएँ।"),
+    ("स्टॉक में सिर्फ़ 2 बचे हैं।", "स्टॉक में सिर्फ़ दो बचे हैं।"),
+    ("चुनाव के नतीजे 4 जून को आएँगे।", "चुनाव के नतीजे चार जून को आएँगे।"),
+    ("देश की आबादी 140 करोड़ है।", "देश की आबादी एक सौ चालीस करोड़ है।"),
+    ("बजट ₹48 लाख करोड़ का है।", "बजट अड़तालीस लाख करोड़ रुपये का है।"),
+    ("GDP ग्रोथ 6.5% रही।", "जी डी पी ग्रोथ साढ़े छह प्रतिशत रही।"),
+    ("RBI ने रेपो रेट 6.5% पर रखा।", "आर बी आई ने रेपो रेट साढ़े छह प्रतिशत पर रखा।"),
+    ("मौसम विभाग ने 48 घंटे का अलर्ट जारी किया।", "मौसम विभाग ने अड़तालीस घंटे का अलर्ट जारी किया।"),
+    ("कोहरे के कारण 20 ट्रेनें लेट हैं।", "कोहरे के कारण बीस ट्रेनें लेट हैं।"),
     # English words in a Hindi sentence: in Devanagari, as Indians say them
     ("मेरा order cancel हो गया, refund कब आएगा?", "मेरा ऑर्डर कैंसल हो गया, रिफ़ंड कब आएगा?"),
     ("अपना mobile number update करें।", "अपना मोबाइल नंबर अपडेट करें।"),
@@ -164,6 +220,53 @@ ENGLISH_MESSAGES = [
     ("COVID-19 cases fell this week.", "COVID nineteen cases fell this week."),
     ("The temperature fell to -5°C.", "The temperature fell to minus five degrees Celsius."),
     ("PLEASE CALL US BACK TODAY.", "please call us back today."),
+    (
+        "Rs. 1,500 has been debited from your account.",
+        "one thousand five hundred rupees has been debited from your account.",
+    ),
+    (
+        "Your available balance is Rs. 12,345.67.",
+        "Your available balance is twelve thousand three hundred and forty five rupees"
+        " and sixty seven paise.",
+    ),
+    ("Your order #45821 has been shipped.", "Your order four five eight two one has been shipped."),
+    ("Your parcel will arrive in 2-3 days.", "Your parcel will arrive in two to three days."),
+    (
+        "Train number 12951 will arrive on platform 3.",
+        "Train number one two nine five one will arrive on platform three.",
+    ),
+    ("Your seat is 14B.", "Your seat is fourteen B."),
+    ("The appointment is at 3:15 PM.", "The appointment is at three fifteen P M."),
+    ("Tomorrow will be 32°C and sunny.", "Tomorrow will be thirty two degrees Celsius and sunny."),
+    ("There is a 70% chance of rain.", "There is a seventy percent chance of rain."),
+    (
+        "Petrol now costs ₹96.72 a litre.",
+        "Petrol now costs ninety six rupees and seventy two paise a litre.",
+    ),
+    ("Exams begin on 1 March.", "Exams begin on first March."),
+    ("Results are out on May 25.", "Results are out on May twenty fifth."),
+    ("Press 1 for Hindi and 2 for English.", "Press one for Hindi and two for English."),
+    ("The distance is 1,400 km.", "The distance is one thousand four hundred kilometres."),
+    ("Take the medicine 2 times a day.", "Take the medicine two times a day."),
+    ("The OTP is valid for 10 minutes.", "The O T P is valid for ten minutes."),
+    ("Never share your UPI PIN.", "Never share your U P I PIN."),
+    (
+        "Rs. 2,499 was paid with your card ending 4321.",
+        "two thousand four hundred and ninety nine rupees was paid with your card ending"
+        " four three two one.",
+    ),
+    (
+        "Your EMI of ₹8,750 is due.",
+        "Your E M I of eight thousand seven hundred and fifty rupees is due.",
+    ),
+    ("Get up to 50% off.", "Get up to fifty percent off."),
+    ("Only 2 left in stock.", "Only two left in stock."),
+    ("GDP grew 6.5% last year.", "G D P grew six point five percent last year."),
+    ("Dr. Rao will see you at 11 am.", "Doctor Rao will see you at eleven A M."),
+    ("Windows 11 needs 8 GB of RAM.", "Windows eleven needs eight gigabytes of RAM."),
+    ("The match starts at 7:30.", "The match starts at seven thirty."),
+    ("Mumbai got 120 mm of rain.", "Mumbai got one hundred and twenty millimetres of rain."),
+    ("India won by 5 wickets.", "India won by five wickets."),
 ]
 
 
@@ -171,3 +274,7 @@ ENGLISH_MESSAGES = [
 def test_english_messages(text: str, expected: str) -> None:
     """A request in English is never transliterated."""
     assert TextNormaliser().normalise(text, "en").text == expected
+
+
+def test_the_table_is_large() -> None:
+    assert len(HINDI_MESSAGES) + len(ROMANISED) + len(ENGLISH_MESSAGES) >= 150
