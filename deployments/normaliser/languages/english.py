@@ -124,6 +124,9 @@ class EnglishReader(ContextReader):
             return f"{self.cardinal(hundreds)} {self.cardinal(rest)}"
         return self.cardinal(n)
 
+    def score(self, ours: str, theirs: str) -> str:
+        return f"{self.cardinal(int(ours))} {self.cardinal(int(theirs))}"
+
     def decade(self, text: str) -> str:
         """1990s -> nineteen nineties, 80s -> eighties, 2000s -> two thousands."""
         words = (self.year(int(text)) if len(text) == 4 else self.cardinal(int(text))).split()
@@ -149,6 +152,22 @@ class EnglishReader(ContextReader):
     def code_rules(self) -> list[Rule]:
         return [
             *super().code_rules(),
+            Rule(  # a score, not a range: won 2-1 -> won two one
+                re.compile(
+                    r"\b(won|beat|lost|leads?|led|drew|score|scored|trails?)\s"
+                    r"(\d{1,2})\s?[-–]\s?(\d{1,2})(?![\w.-])",
+                    re.I,
+                ),
+                lambda m: f"{m[1]} {self.score(m[2], m[3])}",
+            ),
+            Rule(  # a 3-0 win
+                re.compile(
+                    r"(?<![\w.])(\d{1,2})\s?[-–]\s?(\d{1,2})"
+                    r"(?=\s+(?:win|victory|defeat|loss|lead|draw)\b)",
+                    re.I,
+                ),
+                lambda m: self.score(m[1], m[2]),
+            ),
             Rule(  # versions: 2.0.1 -> two point zero point one
                 re.compile(r"(?<![\w.])v?(\d+)\.(\d+)\.(\d)(?![\w.]|\.\d)"),
                 lambda m: " point ".join(self.cardinal(int(part)) for part in m.groups()),

@@ -274,6 +274,13 @@ class HindiReader(ContextReader):
                 lambda m: self.address_part(m[1]) + self.address_path(m[2]),
             ),
             *super().code_rules(),
+            Rule(  # a score, not a range: भारत ने 2-1 से जीता -> दो-एक
+                re.compile(
+                    r"(?<![\w.])(\d{1,2})\s?[-–]\s?(\d{1,2})"
+                    r"(?=\s+से\s+(?:\S+\s+)?(?:जीत|हरा|हार|मात|बढ़त))"
+                ),
+                lambda m: f"{self.cardinal(int(m[1]))}-{self.cardinal(int(m[2]))}",
+            ),
             Rule(
                 re.compile(
                     r"(?:(?:सुबह|दोपहर|शाम|रात)\s+)?"  # said below: once is enough

@@ -153,6 +153,9 @@ HINDI_MESSAGES = [
     ("RBI ने रेपो रेट 6.5% पर रखा।", "आर बी आई ने रेपो रेट साढ़े छह प्रतिशत पर रखा।"),
     ("मौसम विभाग ने 48 घंटे का अलर्ट जारी किया।", "मौसम विभाग ने अड़तालीस घंटे का अलर्ट जारी किया।"),
     ("कोहरे के कारण 20 ट्रेनें लेट हैं।", "कोहरे के कारण बीस ट्रेनें लेट हैं।"),
+    # scores are not ranges
+    ("भारत ने 2-1 से मैच जीता।", "भारत ने दो-एक से मैच जीता।"),
+    ("भारत ने पाकिस्तान को 3-0 से हराया।", "भारत ने पाकिस्तान को तीन-शून्य से हराया।"),
     # English words in a Hindi sentence: in Devanagari, as Indians say them
     ("मेरा order cancel हो गया, refund कब आएगा?", "मेरा ऑर्डर कैंसल हो गया, रिफ़ंड कब आएगा?"),
     ("अपना mobile number update करें।", "अपना मोबाइल नंबर अपडेट करें।"),
@@ -220,6 +223,7 @@ ENGLISH_MESSAGES = [
     ("COVID-19 cases fell this week.", "COVID nineteen cases fell this week."),
     ("The temperature fell to -5°C.", "The temperature fell to minus five degrees Celsius."),
     ("PLEASE CALL US BACK TODAY.", "please call us back today."),
+    ("India won 2-1 last night.", "India won two one last night."),
     (
         "Rs. 1,500 has been debited from your account.",
         "one thousand five hundred rupees has been debited from your account.",
