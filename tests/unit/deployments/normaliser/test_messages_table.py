@@ -181,6 +181,8 @@ HINDI_MESSAGES = [
 # Hindi typed in Latin letters, English loans among its words (language hi).
 ROMANISED = [
     ("mera order cancel ho gaya, refund kab aayega?", "मेरा ऑर्डर कैंसल हो गया, रिफ़ंड कब आयेगा?"),
+    # words that are English and romanised Hindi stay Hindi (main = मैं, use = उसे)
+    ("main ghar ja raha hoon, use bata dena", "मैं घर जा रहा हूं, उसे बता देना"),
 ]
 
 
