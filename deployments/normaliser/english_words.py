@@ -110,11 +110,12 @@ def from_phonemes(sounds: list[str], spelling: str) -> str:
         if after_consonant and previous not in ("n", "m"):
             out.append(HALANT)
         if sound in ("n", "m", "ŋ") and following in STOPS_AND_FRICATIVES:
-            out.append(ANUSVARA if sound != "ŋ" or following in ("k", "ɡ", "g") else "ंग")
-            after_consonant = False
+            nasal = ANUSVARA if sound != "ŋ" or following in ("k", "ɡ", "g") else "ंग"
+            out.append(nasal)
+            after_consonant = nasal != ANUSVARA  # after ंग a cluster: सॉन्ग्स
             continue
         out.append(letter)
-        after_consonant = not letter.startswith(ANUSVARA)
+        after_consonant = True  # ंग too: a vowel after it is a sign (सिंगिंग)
     return "".join(out)
 
 
