@@ -105,15 +105,17 @@ def from_phonemes(sounds: list[str], spelling: str) -> str:
             continue
         following = sounds[i + 1] if i + 1 < len(sounds) else None
         previous = sounds[i - 1] if i else None
-        # A cluster is written with halant, except after n or m (ऑनलाइन, डाउनलोड:
-        # Hindi drops that vowel in speech anyway).
-        if after_consonant and previous not in ("n", "m"):
-            out.append(HALANT)
-        if sound in ("n", "m", "ŋ") and following in STOPS_AND_FRICATIVES:
+        # After a vowel, a nasal before a stop or fricative is anusvara (कैंसल, बैंक);
+        # after a consonant it is a letter of the cluster (रिटर्न्ड).
+        if sound in ("n", "m", "ŋ") and following in STOPS_AND_FRICATIVES and not after_consonant:
             nasal = ANUSVARA if sound != "ŋ" or following in ("k", "ɡ", "g") else "ंग"
             out.append(nasal)
             after_consonant = nasal != ANUSVARA  # after ंग a cluster: सॉन्ग्स
             continue
+        # A cluster is written with halant, except after n or m (ऑनलाइन, डाउनलोड:
+        # Hindi drops that vowel in speech anyway).
+        if after_consonant and previous not in ("n", "m"):
+            out.append(HALANT)
         out.append(letter)
         after_consonant = True  # ंग too: a vowel after it is a sign (सिंगिंग)
     return "".join(out)
