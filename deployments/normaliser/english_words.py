@@ -85,10 +85,24 @@ def phonemes(word: str) -> list[str]:
     return [s for i, s in enumerate(found) if not (s == "ɹ" and i and found[i - 1] == "ɹ")]
 
 
+# Reduced vowels of endings that Indian English says as spelt: -ted/-ded (लिमिटेड),
+# -age (लगेज), -ment (पेमेंट).
+_ENDINGS = (("ed", ("ɪ", "ᵻ"), 2), ("age", ("ɪ", "ᵻ"), 2), ("ment", ("ə",), 3))
+
+
+def indian_endings(sounds: list[str], spelling: str) -> list[str]:
+    """``sounds`` with the reduced vowel of a spelt ending said as e."""
+    for ending, reduced, back in _ENDINGS:
+        if spelling.endswith(ending) and len(sounds) > back and sounds[-back] in reduced:
+            return [*sounds[:-back], "e", *sounds[-back + 1 :]]
+    return sounds
+
+
 def from_phonemes(sounds: list[str], spelling: str) -> str:
     """Devanagari for ``sounds``: clusters with halant, a nasal before a consonant as
     anusvara. American /ɑː/ is ऑ where the word is spelt with an o (online, problem),
     as Indian English says it."""
+    sounds = indian_endings(sounds, spelling.lower())
     out: list[str] = []
     after_consonant = False
     o_spelt = "o" in spelling.lower()

@@ -46,6 +46,9 @@ def test_every_lexicon_word_round_trips_whatever_its_case() -> None:
         ("family", "फ़ैमिली"),
         ("singing", "सिंगिंग"),  # a vowel after ंग is a sign
         ("burned", "बर्नड"),  # a nasal after a consonant is a letter, not anusvara
+        ("wanted", "वॉंटेड"),  # endings said as spelt: -ed, -age, -ment
+        ("village", "विलेज"),
+        ("assignment", "असाइनमेंट"),
     ],
 )
 def test_words_outside_the_lexicon_are_written_from_their_sounds(word: str, expected: str) -> None:
