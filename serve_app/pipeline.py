@@ -103,13 +103,9 @@ class RemoteSynthesis:
         self._handle = handle
         self._stream = handle.options(stream=True)
 
-    async def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
-        stream = self._stream.synthesize.remote(job)
-        try:
-            async for chunk in stream:
-                yield chunk
-        finally:
-            stream.cancel()  # the replica stops speaking segments nobody will read
+    def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
+        # cancelled on close: the replica stops speaking segments nobody will read
+        return _cancelled_on_close(self._stream.synthesize.remote(job))
 
     async def info(self) -> SynthesiserInfo:
         result: SynthesiserInfo = await self._handle.info.remote()
@@ -140,13 +136,19 @@ class RemoteEncoding:
     def __init__(self, handle: Any) -> None:
         self._stream = handle.options(stream=True)
 
-    async def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:
-        stream = self._stream.encode.remote(job)
-        try:
-            async for chunk in stream:
-                yield chunk
-        finally:
-            stream.cancel()  # the encoder cancels the Synthesiser's stream in turn
+    def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:
+        # cancelled on close: the encoder cancels the Synthesiser's stream in turn
+        return _cancelled_on_close(self._stream.encode.remote(job))
+
+
+async def _cancelled_on_close(stream: Any) -> AsyncGenerator[Any, None]:
+    """The items of a Serve streaming response, which is cancelled however the reading
+    ends (done, failed, or the reader closed us)."""
+    try:
+        async for item in stream:
+            yield item
+    finally:
+        stream.cancel()
 
 
 class Pipeline:

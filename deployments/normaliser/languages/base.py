@@ -122,9 +122,6 @@ MONTH_NAMES = "|".join(
      "Aug(?:ust)?", "Sept?(?:ember)?", "Oct(?:ober)?", "Nov(?:ember)?", "Dec(?:ember)?")
 )  # fmt: skip
 _MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
-# Written between a code's name and its digits: "OTP: 4821", "PIN code 110001".
-CODE_GLUE = r"(?:\s*(?:[:#=-]|is|no\.?|number|code|ending(?: with| in)?)\s*)*\s*"
-LATIN_WORDS_TO_KEEP = re.compile(r"[A-Za-z]+\.?")
 
 
 def month_number(name: str) -> int:
@@ -166,12 +163,13 @@ class ContextReader(Reader):
     vulgar_fractions: ClassVar[dict[str, str]] = {}
     after_time = ""  # a regex for a word that already follows times ("बजे")
     # Codes read digit by digit: the words that name them (a regex), what may stand
-    # between name and digits, and words after digits that make them an amount.
+    # between name and digits ("OTP: 4821", "PIN code 110001"; a regex), and words
+    # after digits that make them an amount.
     code_names = (
         r"OTP|PIN|PNR|CVV|UPI|ID|A/c|Acc(?:oun)?t|account|card|ref(?:erence)?|mobile|phone|"
         r"number|no\.|call|dial|helpline|whatsapp|sms|order|train"
     )
-    code_glue = CODE_GLUE
+    code_glue = r"[:#=-]|is|no\.?|number|code|ending(?: with| in)?"
     amount_after = r"/-"
     # Acronyms: how the language names each capital letter, those said as words,
     # and digits next to a letter (5G, A1) as the language says them there.
@@ -229,7 +227,7 @@ class ContextReader(Reader):
         return [
             Rule(
                 re.compile(
-                    rf"(?<![\w/])({self.code_names})({self.code_glue})"
+                    rf"(?<![\w/])({self.code_names})((?:\s*(?:{self.code_glue})\s*)*\s*)"
                     rf"(\d(?:\d|[ -](?=\d)){{3,}})(?![\d.,]\d|\s?(?:{self.amount_after}))",
                     re.I,
                 ),

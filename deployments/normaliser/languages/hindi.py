@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from deployments.normaliser.english_words import to_devanagari
 from deployments.normaliser.languages.base import (
     CURRENCY_CODES,
     NUMBER,
@@ -47,7 +48,6 @@ CURRENCY_NAMES = {
     "gbp": ("पाउंड", "पेंस"),
 }
 RUPEES_AFTER = r"\s?(?:रुपये|रुपए|रूपये)"
-UNITS = {"रुपये": "पैसे", "डॉलर": "सेंट", "यूरो": "सेंट", "पाउंड": "पेंस"}
 UNITS = {
     "km/h": "किलोमीटर प्रति घंटा",
     "kmph": "किलोमीटर प्रति घंटा",
@@ -185,10 +185,7 @@ class HindiReader(ContextReader):
         ContextReader.code_names + r"|ओटीपी|पिन|खाता|खाते|अकाउंट|कार्ड|रेफ़रेंस|रेफरेंस|संदर्भ|"
         r"मोबाइल|फ़ोन|फोन|आईडी|नंबर|नं\.|हेल्पलाइन|व्हाट्सऐप|ऑर्डर|ट्रेन|गाड़ी"
     )
-    code_glue = (
-        r"(?:\s*(?:[:#=-]|is|no\.?|number|code|ending(?: with| in)?|है|हैं|नंबर|नं\.?|संख्या|कोड)"
-        r"\s*)*\s*"
-    )
+    code_glue = ContextReader.code_glue + r"|है|हैं|नंबर|नं\.?|संख्या|कोड"
     amount_after = r"रुपये|रुपए|/-"
     letter_names = LETTERS
     word_acronyms = WORD_ACRONYMS
@@ -294,8 +291,6 @@ class HindiReader(ContextReader):
     def address_part(self, text: str) -> str:
         """``bank.co.in`` -> बैंक डॉट को डॉट इन: dots said, letters of a domain suffix
         spelled where Indians spell them (डॉट ओ आर जी), words in Devanagari."""
-        from deployments.normaliser.english_words import to_devanagari
-
         parts = []
         for part in re.split(r"([.+_-])", text):
             if part in SEPARATORS:
