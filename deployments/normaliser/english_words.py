@@ -1,15 +1,17 @@
-"""English words inside Hindi sentences, written in Devanagari as Indians say them.
+"""English words inside sentences of Indian languages, written as Indians say them.
 
-``मेरा order cancel हो गया`` -> ``मेरा ऑर्डर कैंसल हो गया``: a Hindi voice gets every
-word in its own script instead of switching to an English voice (eSpeak) or being
-given English phonemes mid-sentence (Kokoro). Two sources, in order:
+``मेरा order cancel हो गया`` -> ``मेरा ऑर्डर कैंसल हो गया``: a voice gets every word
+in its language's own script instead of switching to an English voice (eSpeak) or
+being given English phonemes mid-sentence (Kokoro). Two sources, in order:
 
-1. The lexicon, ``data/hi_english.tsv``: the words of Indian customer service,
-   banking, commerce, travel and tech, each as it is said and written in Hindi
-   (``order`` -> ऑर्डर, ``refund`` -> रिफ़ंड), reviewed by hand.
-2. Every other word: its American English phonemes from eSpeak NG, written in
-   Devanagari by rule (consonant clusters with halant, a nasal before a consonant
-   as anusvara, vowels as matras), so that no Latin word reaches a Hindi voice.
+1. The language's lexicon, ``data/<language>_english.tsv`` (Hindi has one): the
+   words of Indian customer service, banking, commerce, travel and tech, each as
+   it is said and written in the language (``order`` -> ऑर्डर, ``refund`` ->
+   रिफ़ंड), reviewed by hand.
+2. Every other word: its American English phonemes from eSpeak NG, written in the
+   language's script by rule (:mod:`indic_scripts`: clusters with the virama, a
+   nasal before a stop as the anusvara where the script uses one, vowels as signs),
+   so that no Latin word reaches the voice.
 """
 
 from __future__ import annotations
@@ -18,30 +20,17 @@ import functools
 import re
 from pathlib import Path
 
+from deployments.normaliser.indic_scripts import DEVANAGARI, SCRIPTS, Script
+
 LEXICON_PATH = Path(__file__).with_name("data") / "hi_english.tsv"
 LATIN_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
 
-HALANT, ANUSVARA = "\u094d", "\u0902"
-CONSONANTS = {
-    "p": "प", "b": "ब", "t": "ट", "d": "ड", "k": "क", "ɡ": "ग", "g": "ग", "f": "फ़",
-    "v": "व", "θ": "थ", "ð": "द", "s": "स", "z": "ज़", "ʃ": "श", "ʒ": "ज़", "h": "ह",
-    "t^ʃ": "च", "d^ʒ": "ज", "m": "म", "n": "न", "ŋ": "ंग", "l": "ल", "ɫ": "ल", "ɹ": "र",
-    "r": "र", "w": "व", "j": "य", "ɾ": "ट", "x": "ख़", "ʔ": "",
-}  # fmt: skip
-# vowel -> (its letter at the start of a syllable, its sign after a consonant)
-VOWELS = {
-    "iː": ("ई", "ी"), "i": ("ई", "ी"), "ɪ": ("इ", "ि"), "ᵻ": ("इ", "ि"), "e": ("ए", "े"),
-    "ɛ": ("ए", "े"), "e^ɪ": ("ए", "े"), "æ": ("ऐ", "ै"), "a": ("आ", "ा"), "ɑː": ("आ", "ा"),
-    "ɑ": ("आ", "ा"), "ɒ": ("ऑ", "ॉ"), "ɔ": ("ऑ", "ॉ"), "ɔː": ("ऑ", "ॉ"), "ʊ": ("उ", "ु"),
-    "uː": ("ऊ", "ू"), "u": ("ऊ", "ू"), "ʌ": ("अ", ""), "ə": ("अ", ""), "ɐ": ("अ", ""),
-    "ɜː": ("अ", ""), "ɜ": ("अ", ""), "o^ʊ": ("ओ", "ो"), "əʊ": ("ओ", "ो"), "o": ("ओ", "ो"),
-    "a^ɪ": ("आइ", "ाइ"), "a^ʊ": ("आउ", "ाउ"), "ɔ^ɪ": ("ऑय", "ॉय"), "ɔɪ": ("ऑय", "ॉय"),
-}  # fmt: skip
-# A nasal before these is written as anusvara (कैंसल, कंप्यूटर, बैंक); before others
-# it keeps its letter (ऑनलाइन, डाउनलोड).
+# A nasal before these, after a vowel, is an anusvara where the script writes one
+# (कैंसल, कंप्यूटर, बैंक); before others it keeps its letter (ऑनलाइन, डाउनलोड).
 STOPS_AND_FRICATIVES = frozenset(
     "p b t d k ɡ g t^ʃ d^ʒ f v θ ð s z ʃ ʒ ɾ".split()
 )  # fmt: skip
+VELARS = frozenset({"k", "ɡ", "g"})
 # r-coloured vowels: the vowel, then r
 R_COLOURED = {
     "ɚ": "ə", "ɔː^ɹ": "ɔː", "ɑː^ɹ": "ɑː", "ɛ^ɹ": "ɛ", "ɪ^ɹ": "ɪ", "ʊ^ɹ": "ʊ", "ɜː^ɹ": "ɜː",
@@ -50,19 +39,27 @@ SYLLABIC = {"ə^l": ("ə", "l"), "ə^n": ("ə", "n"), "ə^m": ("ə", "m")}
 PHONEME = re.compile(
     "|".join(
         re.escape(p)
-        for p in sorted((*CONSONANTS, *VOWELS, *R_COLOURED, *SYLLABIC), key=len, reverse=True)
+        for p in sorted(
+            (*DEVANAGARI.consonants, *DEVANAGARI.vowels, *R_COLOURED, *SYLLABIC),
+            key=len,
+            reverse=True,
+        )
     )
 )
 
 
 @functools.cache
-def lexicon() -> dict[str, str]:
-    """``english word -> Devanagari`` from the lexicon file (comments and blanks skipped)."""
+def lexicon(language: str = "hi") -> dict[str, str]:
+    """``english word -> spelling`` from the language's lexicon file, if it has one
+    (comments and blanks skipped)."""
+    path = LEXICON_PATH.with_name(f"{language}_english.tsv")
     words: dict[str, str] = {}
-    for line in LEXICON_PATH.read_text(encoding="utf-8").splitlines():
+    if not path.exists():
+        return words
+    for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
-            english, devanagari = line.split("\t")
-            words[english] = devanagari
+            english, spelling = line.split("\t")
+            words[english] = spelling
     return words
 
 
@@ -98,52 +95,94 @@ def indian_endings(sounds: list[str], spelling: str) -> list[str]:
     return sounds
 
 
-def from_phonemes(sounds: list[str], spelling: str) -> str:
-    """Devanagari for ``sounds``: clusters with halant, a nasal before a consonant as
-    anusvara. American /ɑː/ is ऑ where the word is spelt with an o (online, problem),
+def from_phonemes(sounds: list[str], spelling: str, script: Script = DEVANAGARI) -> str:
+    """``sounds`` written in ``script``: vowels as letters or signs, clusters joined
+    with the virama, a nasal before a stop as the anusvara where the script writes
+    one. American /ɑː/ is open o where the word is spelt with an o (online, problem),
     as Indian English says it."""
-    sounds = indian_endings(sounds, spelling.lower())
+    spelling = spelling.lower()
+    sounds = indian_endings(sounds, spelling)
+    if "o" in spelling:
+        sounds = ["ɒ" if s in ("ɑː", "ɑ") else s for s in sounds]
     out: list[str] = []
-    after_consonant = False
-    o_spelt = "o" in spelling.lower()
+    after_consonant = False  # the last letter written is a consonant without its vowel
     for i, sound in enumerate(sounds):
-        if sound in VOWELS:
-            letter, sign = VOWELS[sound]
-            if sound in ("ɑː", "ɑ") and o_spelt:
-                letter, sign = "ऑ", "ॉ"
+        if sound in script.vowels:
+            letter, sign = script.vowels[sound]
             out.append(sign if after_consonant else letter)
             after_consonant = False
             continue
-        letter = CONSONANTS[sound]
-        if not letter:
+        if not script.consonants[sound]:
             continue
         following = sounds[i + 1] if i + 1 < len(sounds) else None
         previous = sounds[i - 1] if i else None
-        # After a vowel, a nasal before a stop or fricative is anusvara (कैंसल, बैंक);
-        # after a consonant it is a letter of the cluster (रिटर्न्ड).
-        if sound in ("n", "m", "ŋ") and following in STOPS_AND_FRICATIVES and not after_consonant:
-            nasal = ANUSVARA if sound != "ŋ" or following in ("k", "ɡ", "g") else "ंग"
-            out.append(nasal)
-            after_consonant = nasal != ANUSVARA  # after ंग a cluster: सॉन्ग्स
+        before_stop = following in STOPS_AND_FRICATIVES
+        if (
+            sound in script.anusvara_nasals
+            and before_stop
+            and not after_consonant
+            and (sound != "ŋ" or following in VELARS)
+        ):
+            out.append(script.anusvara)  # बैंक, कैंसल; after a consonant a letter: बर्न्ड
             continue
-        # A cluster is written with halant, except after n or m (ऑनलाइन, डाउनलोड:
-        # Hindi drops that vowel in speech anyway).
-        if after_consonant and previous not in ("n", "m"):
-            out.append(HALANT)
-        out.append(letter)
-        after_consonant = True  # ंग too: a vowel after it is a sign (सिंगिंग)
-    return "".join(out)
+        letter = _consonant(script, sound, following, first=i == 0)
+        plain = letter == script.consonants[sound]
+        final = script.finals.get(sound) if plain and following not in script.vowels else None
+        if after_consonant and _joins(script, sound, previous, letter):
+            out.append(script.virama)
+        out.append(final or letter)
+        after_consonant = final is None
+    if after_consonant and script.final_virama:
+        out.append(script.virama)
+    word = "".join(out)
+    return script.tidy(word) if script.tidy else word
 
 
-@functools.lru_cache(maxsize=4096)
-def to_devanagari(word: str) -> str:
-    """``word`` (Latin letters) as it is said in Hindi, in Devanagari."""
-    known = lexicon().get(word.lower())
+def _consonant(script: Script, sound: str, following: str | None, first: bool) -> str:
+    """The letter for ``sound`` where it stands."""
+    if following is not None and (sound, following) in script.nasal_before:
+        return script.nasal_before[sound, following]
+    if sound == "ŋ" and following in VELARS and script.velar_nasal:
+        return script.velar_nasal
+    if first and sound in script.initials:
+        return script.initials[sound]
+    return script.consonants[sound]
+
+
+def _joins(script: Script, sound: str, previous: str | None, letter: str) -> bool:
+    """Whether ``letter`` joins the consonant before it with the virama: not where the
+    script writes that cluster side by side (ऑनलाइन: n or m before a consonant that
+    is not a stop; Gurmukhi but for r and h), nor before a letter that begins with a
+    vowel (Bengali's ওয় for w)."""
+    if script.joined is not None and sound not in script.joined:
+        return False
+    if script.open_after_nasal and previous in ("n", "m") and sound not in STOPS_AND_FRICATIVES:
+        return False
+    return not _VOWEL_LETTER.match(letter)
+
+
+_VOWEL_LETTER = re.compile(
+    "[\u0904-\u0914\u0985-\u0994\u0a05-\u0a14\u0a85-\u0a94\u0b05-\u0b14"
+    "\u0b85-\u0b94\u0c05-\u0c14\u0c85-\u0c94\u0d05-\u0d14]"
+)
+
+
+@functools.lru_cache(maxsize=8192)
+def native_spelling(word: str, language: str) -> str:
+    """``word`` (Latin letters) as speakers of ``language`` say it, in its script:
+    from the language's lexicon, else from the word's sounds. Unchanged for a
+    language with no Brahmic script (English, Urdu)."""
+    script = SCRIPTS.get(language)
+    if script is None:
+        return word
+    known = lexicon(language).get(word.lower())
     if known is not None:
         return known
-    return from_phonemes(phonemes(word), word) or word
+    if 2 <= len(word) <= 6 and word.isupper():  # an initialism: O T P
+        return " ".join(native_spelling(letter, language) for letter in word)
+    return from_phonemes(phonemes(word), word, script) or word
 
 
-def devanagari_words(text: str) -> str:
-    """Every Latin word of ``text`` in Devanagari."""
-    return LATIN_WORD.sub(lambda m: to_devanagari(m[0]), text)
+def native_spellings(text: str, language: str) -> str:
+    """Every Latin word of ``text`` in ``language``'s script."""
+    return LATIN_WORD.sub(lambda m: native_spelling(m[0], language), text)

@@ -8,19 +8,18 @@ Hindi. Segments keep the offsets of the input they came from.
 from __future__ import annotations
 
 import asyncio
-import re
 import unicodedata
 from collections import Counter
 
 from deployments.messages import NormalisedText, Segment
 from deployments.normaliser.cleaning import clean
-from deployments.normaliser.english_words import devanagari_words
+from deployments.normaliser.english_words import native_spellings
+from deployments.normaliser.indic_scripts import SCRIPTS
 from deployments.normaliser.languages import reader_for
 from deployments.normaliser.segmenter import PROFILES, segment
 from deployments.normaliser.transliteration import is_romanised, romanised_to_devanagari
 
 DEVANAGARI = range(0x0900, 0x0980)
-_DEVANAGARI_LETTER = re.compile("[\u0904-\u0939\u0958-\u0961]")
 # Normalising costs ~8 us a character here: up to this many it runs on the event
 # loop (under 2 ms, less than a thread hop under load), longer texts on a thread.
 INLINE_NORMALISE_CHARS = 200
@@ -59,13 +58,20 @@ class TextNormaliser:
         cleaned = clean(text)
         reader = reader_for(language)
         romanised = language == "hi" and is_romanised(cleaned.text)
+        pieces = [
+            (piece, reader.read(piece.text)) for piece in segment(cleaned.text, PROFILES[quality])
+        ]
+        # Where what is said is in the language's own script, its English words are
+        # written in that script too: no Latin word reaches an Indic voice.
+        script = SCRIPTS.get(language)
+        mixed = script is not None and any(script.letters.search(said) for _, said in pieces)
         segments: list[Segment] = []
-        for piece in segment(cleaned.text, PROFILES[quality]):
-            spoken = reader.read(piece.text)
+        for piece, said in pieces:
+            spoken = said
             if romanised:
                 spoken = romanised_to_devanagari(spoken)
-            elif language == "hi" and _DEVANAGARI_LETTER.search(spoken):
-                spoken = devanagari_words(spoken)  # English words in a Hindi sentence
+            elif mixed:
+                spoken = native_spellings(spoken, language)
             # Words put next to combining marks, or letters from transliteration,
             # may compose differently: keep the output NFC.
             spoken = unicodedata.normalize("NFC", spoken)

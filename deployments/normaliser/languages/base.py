@@ -44,6 +44,15 @@ class Reader:
     minus_word = "minus"
     percent_word = "percent"
     max_cardinal_digits = 12
+    # Codes read digit by digit: the words that name them (a regex), what may stand
+    # between name and digits ("OTP: 4821", "PIN code 110001"; a regex), and words
+    # after digits that make them an amount.
+    code_names = (
+        r"OTP|PIN|PNR|CVV|UPI|ID|A/c|Acc(?:oun)?t|account|card|ref(?:erence)?|mobile|phone|"
+        r"number|no\.|call|dial|helpline|whatsapp|sms|order|train"
+    )
+    code_glue = r"[:#=-]|is|no\.?|number|code|ending(?: with| in)?"
+    amount_after = r"/-"
 
     def cardinal(self, n: int) -> str:
         raise NotImplementedError
@@ -67,7 +76,51 @@ class Reader:
             words += f" {self.decimal_word} {self.digits(fraction)}"
         return words
 
+    def code_name(self, word: str) -> str:
+        """The word before a code, as the language says it (acronyms are spelled later)."""
+        return word
+
+    def glue_words(self, text: str) -> str:
+        """What stands between a code's name and its digits, as the language says it
+        (``:``, ``#``, ``=`` are not said)."""
+        return re.sub(r"\s*[:#=]\s*", " ", text)
+
+    def spell(self, text: str) -> str:
+        """A code digit by digit, in the groups it was written in; an unbroken mobile
+        number in two fives, other long runs in fours (a pause between groups)."""
+        groups = re.split(r"[ -]+", text.strip())
+        if len(groups) == 1:
+            run = groups[0]
+            if len(run) == 10 and run[0] in "6789":
+                groups = [run[:5], run[5:]]
+            elif len(run) > 6:
+                groups = [run[i : i + 4] for i in range(0, len(run), 4)]
+        return ", ".join(self.digits(group) for group in groups)
+
+    def named_code_rule(self) -> Rule:
+        """Digits after a code's name (``OTP 4821``, ``खाता संख्या 1234 5678``) are
+        read digit by digit, unless an amount's word follows them."""
+        return Rule(
+            re.compile(
+                rf"(?<![\w/])({self.code_names})((?:\s*(?:{self.code_glue})\s*)*\s*)"
+                rf"(\d(?:\d|[ -](?=\d)){{3,}})(?![\d.,]\d|\s?(?:{self.amount_after}))",
+                re.I,
+            ),
+            lambda m: f"{self.code_name(m[1])}{self.glue_words(m[2])}{self.spell(m[3])}",
+        )
+
+    def long_run_rule(self) -> Rule:
+        """A long unbroken digit run is a number to key in, not a quantity."""
+        return Rule(
+            re.compile(rf"(?<![\d,.])(\d{{9,}})(?![\d,.]|\s?(?:{self.amount_after}))"),
+            lambda m: self.spell(m[1]),
+        )
+
     def rules(self) -> list[Rule]:
+        return [self.named_code_rule(), self.long_run_rule(), *self.number_rules()]
+
+    def number_rules(self) -> list[Rule]:
+        """Percentages, signed numbers, then every number left as a quantity."""
         return [
             Rule(
                 re.compile(rf"({NUMBER})\s?%"),
@@ -162,15 +215,10 @@ class ContextReader(Reader):
     abbreviations: ClassVar[dict[str, str]] = {}
     vulgar_fractions: ClassVar[dict[str, str]] = {}
     after_time = ""  # a regex for a word that already follows times ("बजे")
-    # Codes read digit by digit: the words that name them (a regex), what may stand
-    # between name and digits ("OTP: 4821", "PIN code 110001"; a regex), and words
-    # after digits that make them an amount.
-    code_names = (
-        r"OTP|PIN|PNR|CVV|UPI|ID|A/c|Acc(?:oun)?t|account|card|ref(?:erence)?|mobile|phone|"
-        r"number|no\.|call|dial|helpline|whatsapp|sms|order|train"
-    )
-    code_glue = r"[:#=-]|is|no\.?|number|code|ending(?: with| in)?"
-    amount_after = r"/-"
+    # Ratios (16:9, 1:2): what is said for the colon, and the words that mark a
+    # colon as a ratio even where it could be a time (ratio 1:30).
+    ratio_word = "to"
+    ratio_names = r"ratio|aspect"
     # Acronyms: how the language names each capital letter, those said as words,
     # and digits next to a letter (5G, A1) as the language says them there.
     letter_names: ClassVar[dict[str, str]] = {}
@@ -187,27 +235,6 @@ class ContextReader(Reader):
         """A date written with an English month name (``22 Nov 2026``, ``Nov 22, 2026``)."""
         raise NotImplementedError
 
-    def code_name(self, word: str) -> str:
-        """The word before a code, as the language says it (acronyms are spelled later)."""
-        return word
-
-    def glue_words(self, text: str) -> str:
-        """What stands between a code's name and its digits, as the language says it
-        (``:``, ``#``, ``=`` are not said)."""
-        return re.sub(r"\s*[:#=]\s*", " ", text)
-
-    def spell(self, text: str) -> str:
-        """A code digit by digit, in the groups it was written in; an unbroken mobile
-        number in two fives, other long runs in fours (a pause between groups)."""
-        groups = re.split(r"[ -]+", text.strip())
-        if len(groups) == 1:
-            run = groups[0]
-            if len(run) == 10 and run[0] in "6789":
-                groups = [run[:5], run[5:]]
-            elif len(run) > 6:
-                groups = [run[i : i + 4] for i in range(0, len(run), 4)]
-        return ", ".join(self.digits(group) for group in groups)
-
     def acronym(self, letters: str) -> str:
         """Capitals said as a word if they are one, else letter by letter."""
         return self.word_acronyms.get(letters) or " ".join(
@@ -221,18 +248,15 @@ class ContextReader(Reader):
         """A number before a letter (221B)."""
         return self.cardinal(n)
 
+    def ratio(self, first: str, second: str, named: bool = False) -> str:
+        """``first:second`` as a ratio; ``named``: the word ratio follows it."""
+        return f"{self.cardinal(int(first))} {self.ratio_word} {self.cardinal(int(second))}"
+
     def code_rules(self) -> list[Rule]:
         """Before anything reads digits as a quantity: codes after their names, dates
         with English month names, alphanumerics."""
         return [
-            Rule(
-                re.compile(
-                    rf"(?<![\w/])({self.code_names})((?:\s*(?:{self.code_glue})\s*)*\s*)"
-                    rf"(\d(?:\d|[ -](?=\d)){{3,}})(?![\d.,]\d|\s?(?:{self.amount_after}))",
-                    re.I,
-                ),
-                lambda m: f"{self.code_name(m[1])}{self.glue_words(m[2])}{self.spell(m[3])}",
-            ),
+            self.named_code_rule(),
             Rule(
                 re.compile(
                     rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th)?\s+({MONTH_NAMES})(?:\.(?!\s*$))?,?"
@@ -317,9 +341,23 @@ class ContextReader(Reader):
                 re.compile(r"(?<!\d)(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})(?!\d)"),
                 lambda m: self._date(m[1], m[2], m[3]) or m[0],
             ),
+            Rule(  # a ratio named as one: "ratio of 1:30", "1:30 का अनुपात"
+                re.compile(
+                    rf"(?<![\w:])(?:((?:{self.ratio_names})\W{{0,12}}?)(\d{{1,3}}):(\d{{1,3}})"
+                    rf"|(\d{{1,3}}):(\d{{1,3}})(?=\s*\S{{0,3}}\s*(?:{self.ratio_names})))(?![\d:])",
+                    re.I,
+                ),
+                lambda m: (
+                    m[1] + self.ratio(m[2], m[3]) if m[1] else self.ratio(m[4], m[5], named=True)
+                ),
+            ),
             Rule(
                 re.compile(rf"(?<!\d)([01]?\d|2[0-3]):([0-5]\d)(?!\d)({self.after_time})?"),
                 lambda m: self.time(int(m[1]), int(m[2])),
+            ),
+            Rule(  # what cannot be a time is a ratio: 16:9, 4:3, 1:1
+                re.compile(r"(?<![\d:.])(\d{1,3}):(\d{1,3})(?![\d:])"),
+                lambda m: self.ratio(m[1], m[2]),
             ),
             *self.money_rules(currency),
             Rule(
@@ -327,10 +365,7 @@ class ContextReader(Reader):
                 lambda m: f"{self.number(m[1])} {self.to} {self.number(m[2])}",
             ),
             *self.amount_rules(),
-            Rule(  # a long unbroken digit run is a number to key in, not a quantity
-                re.compile(rf"(?<![\d,.])(\d{{9,}})(?![\d,.]|\s?(?:{self.amount_after}))"),
-                lambda m: self.spell(m[1]),
-            ),
+            self.long_run_rule(),
             Rule(
                 re.compile(rf"(?<!\d)(\d+)?\s?({alternatives(self.vulgar_fractions)})"),
                 lambda m: self.vulgar(m[1], m[2]),
@@ -352,7 +387,7 @@ class ContextReader(Reader):
                 re.compile(r"(?<![A-Za-z])([A-Z]{2,6})(?![A-Za-z])"), lambda m: self.acronym(m[1])
             ),
             Rule(re.compile(r"\s&\s"), lambda m: f" {self.and_} "),
-            *super().rules(),
+            *self.number_rules(),
         ]
 
     def _date(self, day: str, month: str, year: str) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from deployments.normaliser.english_words import to_devanagari
+from deployments.normaliser.english_words import native_spelling
 from deployments.normaliser.languages.base import (
     CURRENCY_CODES,
     NUMBER,
@@ -181,6 +181,8 @@ class HindiReader(ContextReader):
     abbreviations = ABBREVIATIONS
     vulgar_fractions = FRACTIONS
     after_time = r"\s?बजे"
+    ratio_word = "अनुपात"
+    ratio_names = ContextReader.ratio_names + "|अनुपात"
     code_names = (
         ContextReader.code_names + r"|ओटीपी|पिन|खाता|खाते|अकाउंट|कार्ड|रेफ़रेंस|रेफरेंस|संदर्भ|"
         r"मोबाइल|फ़ोन|फोन|आईडी|नंबर|नं\.|हेल्पलाइन|व्हाट्सऐप|ऑर्डर|ट्रेन|गाड़ी"
@@ -231,6 +233,11 @@ class HindiReader(ContextReader):
         if symbol == "½" and whole:
             return self.half_more(int(whole))
         return super().vulgar(whole, symbol)
+
+    def ratio(self, first: str, second: str, named: bool = False) -> str:
+        """1:2 -> एक अनुपात दो; before the word अनुपात, एक और दो (के अनुपात में)."""
+        joiner = self.and_ if named else self.ratio_word
+        return f"{self.cardinal(int(first))} {joiner} {self.cardinal(int(second))}"
 
     def time(self, hour: int, minute: int) -> str:
         spoken = hour % 12 or 12
@@ -300,7 +307,7 @@ class HindiReader(ContextReader):
             elif part.isdigit():
                 parts.append(self.digits(part))
             elif part:
-                parts.append(to_devanagari(part))
+                parts.append(native_spelling(part, "hi"))
         return " ".join(parts)
 
     def address_path(self, path: str) -> str:

@@ -166,6 +166,12 @@ HINDI_MESSAGES = [
     ("आपका UPI payment successful रहा।", "आपका यू पी आई पेमेंट सक्सेसफ़ुल रहा।"),
     ("Customer care से बात करने के लिए 1 दबाएँ।", "कस्टमर केयर से बात करने के लिए एक दबाएँ।"),
     ("आपका loan approve हो गया है।", "आपका लोन अप्रूव हो गया है।"),
+    # ratios: a colon that cannot be a time, or is named a ratio
+    ("यह फ़ोन 16:9 की स्क्रीन के साथ आता है।", "यह फ़ोन सोलह अनुपात नौ की स्क्रीन के साथ आता है।"),
+    (
+        "सीमेंट और रेत को 1:3 के अनुपात में मिलाएँ।",
+        "सीमेंट और रेत को एक और तीन के अनुपात में मिलाएँ।",
+    ),
     # e-mail and web addresses, read out
     ("अपनी शिकायत help@bank.in पर भेजें।", "अपनी शिकायत हेल्प एट द रेट बैंक डॉट इन पर भेजें।"),
     (
@@ -273,6 +279,8 @@ ENGLISH_MESSAGES = [
     ("The match starts at 7:30.", "The match starts at seven thirty."),
     ("Mumbai got 120 mm of rain.", "Mumbai got one hundred and twenty millimetres of rain."),
     ("India won by 5 wickets.", "India won by five wickets."),
+    ("Mix cement and sand in the ratio 1:3.", "Mix cement and sand in the ratio one to three."),
+    ("Most films are shot in 16:9.", "Most films are shot in sixteen to nine."),
 ]
 
 

@@ -259,6 +259,17 @@ OTHER = [
     ("te", "1,00,000", "లక్ష"),
     ("te", "౨౫", "ఇరవై ఐదు"),
     ("gu", "૧૨", "12"),  # no reader yet: digits become ASCII for the engine
+    # English words in the language's own script; codes digit by digit
+    ("ta", "உங்கள் order online ஆனது", "உங்கள் ஆர்டர் ஆன்லைன் ஆனது"),
+    ("ta", "OTP 4821", "ஓ டீ பீ நான்கு எட்டு இரண்டு ஒன்று"),
+    ("te", "మీ bank number", "మీ బ్యాంక్ నంబర్"),
+    ("kn", "ನಿಮ್ಮ bank order", "ನಿಮ್ಮ ಬ್ಯಾಂಕ್ ಆರ್ಡರ್"),
+    ("ml", "നിങ്ങളുടെ bank order", "നിങ്ങളുടെ ബാങ്ക് ഓർഡർ"),
+    ("bn", "আপনার phone online", "আপনার ফোন অনলাইন"),
+    ("gu", "તમારો bank order", "તમારો બેંક ઑર્ડર"),
+    ("pa", "ਤੁਹਾਡਾ bank order", "ਤੁਹਾਡਾ ਬੈਂਕ ਆਰਡਰ"),
+    ("mr", "तुमची order", "तुमची ऑर्डर"),
+    ("mr", "PIN 4821", "पी आइ एन चार आठ दोन एक"),
 ]
 
 _normaliser = TextNormaliser()
