@@ -31,16 +31,19 @@ STOPS_AND_FRICATIVES = frozenset(
     "p b t d k ɡ g t^ʃ d^ʒ f v θ ð s z ʃ ʒ ɾ".split()
 )  # fmt: skip
 VELARS = frozenset({"k", "ɡ", "g"})
+_FRONT_HIGH = frozenset({"i", "iː", "ɪ", "ᵻ"})
 # r-coloured vowels: the vowel, then r
 R_COLOURED = {
     "ɚ": "ə", "ɔː^ɹ": "ɔː", "ɑː^ɹ": "ɑː", "ɛ^ɹ": "ɛ", "ɪ^ɹ": "ɪ", "ʊ^ɹ": "ʊ", "ɜː^ɹ": "ɜː",
 }  # fmt: skip
 SYLLABIC = {"ə^l": ("ə", "l"), "ə^n": ("ə", "n"), "ə^m": ("ə", "m")}
+# British diphthongs, read only to line British vowels up with American ones.
+BRITISH = ("ə^ʊ", "e^ə", "ɪ^ə", "ʊ^ə")
 PHONEME = re.compile(
     "|".join(
         re.escape(p)
         for p in sorted(
-            (*DEVANAGARI.consonants, *DEVANAGARI.vowels, *R_COLOURED, *SYLLABIC),
+            (*DEVANAGARI.consonants, *DEVANAGARI.vowels, *R_COLOURED, *SYLLABIC, *BRITISH),
             key=len,
             reverse=True,
         )
@@ -63,14 +66,34 @@ def lexicon(language: str = "hi") -> dict[str, str]:
     return words
 
 
-def phonemes(word: str) -> list[str]:
-    """The word's phonemes (American English, eSpeak NG), r-colouring split off."""
+def _tokens(word: str, voice: str) -> list[str]:
     from deployments.synthesis.espeak_binding import espeak_library
 
-    ipa = "".join(espeak_library().text_to_phonemes(word, "en-us")).replace("ˈ", "")
+    ipa = "".join(espeak_library().text_to_phonemes(word, voice))
+    return PHONEME.findall(ipa.replace("ˈ", "").replace("ˌ", ""))
+
+
+_VOWEL_TOKENS = frozenset({*DEVANAGARI.vowels, *R_COLOURED, *SYLLABIC, *BRITISH})
+_CENTRING = frozenset({"ɛ^ɹ", "ɪ^ɹ"})  # care, here: said केयर, हियर in India
+
+
+def phonemes(word: str) -> list[str]:
+    """The word's sounds as Indian English says them, from eSpeak NG: American
+    consonants (the r of the spelling is said), British LOT vowels (online,
+    problem: ɒ, where American has ɑː), r-colouring split off."""
+    tokens = _tokens(word, "en-us")
+    vowels = [i for i, t in enumerate(tokens) if t in _VOWEL_TOKENS]
+    british = [t for t in _tokens(word, "en") if t in _VOWEL_TOKENS]
+    if len(british) == len(vowels):
+        for i, theirs in zip(vowels, british, strict=True):
+            if theirs == "ɒ" and tokens[i] in ("ɑː", "ɑ", "ɔ"):
+                tokens[i] = "ɒ"
     found: list[str] = []
-    for token in PHONEME.findall(ipa.replace("ˌ", "")):
-        if token in R_COLOURED:
+    for i, token in enumerate(tokens):
+        following = tokens[i + 1] if i + 1 < len(tokens) else None
+        if token in _CENTRING and following not in _VOWEL_TOKENS:
+            found += [R_COLOURED[token], "j", "ə", "ɹ"]
+        elif token in R_COLOURED:
             found += [R_COLOURED[token], "ɹ"]
         elif token in SYLLABIC:
             found += list(SYLLABIC[token])
@@ -83,45 +106,93 @@ def phonemes(word: str) -> list[str]:
 
 
 # Reduced vowels of endings that Indian English says as spelt: -ted/-ded (लिमिटेड),
-# -age (लगेज), -ment (पेमेंट).
-_ENDINGS = (("ed", ("ɪ", "ᵻ"), 2), ("age", ("ɪ", "ᵻ"), 2), ("ment", ("ə",), 3))
+# -es (सर्विसेज़), -age (लगेज), -ent (पेमेंट, स्टूडेंट), -ful (ब्यूटीफ़ुल).
+_ENDINGS = (
+    ("ed", ("ɪ", "ᵻ"), 2, "e"),
+    ("es", ("ɪ", "ᵻ"), 2, "e"),
+    ("age", ("ɪ", "ᵻ"), 2, "e"),
+    ("ent", ("ə",), 3, "e"),
+    ("ful", ("ə",), 2, "ʊ"),
+)
+_VOICELESS_AFTER = frozenset({"f", "s"})  # the BATH words: after, class, staff
 
 
-def indian_endings(sounds: list[str], spelling: str) -> list[str]:
-    """``sounds`` with the reduced vowel of a spelt ending said as e."""
-    for ending, reduced, back in _ENDINGS:
+_GLIDES = {"a^ɪ": ["a", "j"], "e^ɪ": ["e", "j"], "a^ʊ": ["a", "w"]}
+
+
+def indian_english(sounds: list[str], spelling: str) -> list[str]:
+    """``sounds`` (American) as Indian English says the word spelt ``spelling``:
+    spelt endings said as spelt (-ed, -es, -age, -ent, -ful; -ed and -s voiced as d
+    and s after a consonant: बेस्ड, फ़्रेंड्स; a final -a as a: कैमरा, आइडिया), and
+    the British vowel of after, class, staff (आफ़्टर, क्लास, स्टाफ़) where American
+    has æ."""
+    sounds = list(sounds)
+    for ending, reduced, back, vowel in _ENDINGS:
         if spelling.endswith(ending) and len(sounds) > back and sounds[-back] in reduced:
-            return [*sounds[:-back], "e", *sounds[-back + 1 :]]
-    return sounds
+            sounds[-back] = vowel
+            break
+    last = len(sounds) - 1
+    if spelling.endswith("a") and last >= 1 and sounds[last] in ("ə", "ɐ"):
+        sounds[last] = "a"
+    if last >= 1 and sounds[last - 1] not in _VOWEL_TOKENS:
+        if spelling.endswith("ed") and sounds[last] == "t":
+            sounds[last] = "d"
+        elif spelling.endswith("s") and not spelling.endswith("ss") and sounds[last] == "z":
+            sounds[last] = "s"
+    said: list[str] = []
+    for i, sound in enumerate(sounds):
+        after = sounds[i + 1 :]
+        if not after:
+            said.append(sound)
+        elif after[0] in ("ə", "ɐ") and sound in _GLIDES:
+            said += _GLIDES[sound]  # फ़ायर, प्लेयर, पावर
+        elif sound in ("iː", "i") and after[0] in _VOWEL_TOKENS - _FRONT_HIGH:
+            said.append("ɪ")  # short before the y of मीडिया, रियल
+        elif sound == "æ" and after[0] in _VOICELESS_AFTER and _bath(after, spelling):
+            said.append("ɑː")
+        else:
+            said.append(sound)
+    return said
+
+
+def _bath(after: list[str], spelling: str) -> bool:
+    """Whether /æ/ before ``after`` is a BATH vowel: before f or s and then a
+    consonant or the end (after, class, staff; not gas, not classic)."""
+    if len(after) == 1:
+        return after[0] == "f" or spelling.endswith("ss")
+    return after[1] not in _VOWEL_TOKENS
 
 
 def from_phonemes(sounds: list[str], spelling: str, script: Script = DEVANAGARI) -> str:
-    """``sounds`` written in ``script``: vowels as letters or signs, clusters joined
-    with the virama, a nasal before a stop as the anusvara where the script writes
-    one. American /ɑː/ is open o where the word is spelt with an o (online, problem),
-    as Indian English says it."""
-    spelling = spelling.lower()
-    sounds = indian_endings(sounds, spelling)
-    if "o" in spelling:
-        sounds = ["ɒ" if s in ("ɑː", "ɑ") else s for s in sounds]
+    """``sounds`` written in ``script``: vowels as letters or signs (a y between an
+    i and the vowel after it: रियल, आइडिया), clusters joined with the virama, a
+    nasal before a stop as the anusvara where the script writes one (m only before
+    p and b: नंबर, but टाइम्स)."""
+    sounds = indian_english(sounds, spelling.lower())
     out: list[str] = []
     after_consonant = False  # the last letter written is a consonant without its vowel
     for i, sound in enumerate(sounds):
+        previous = sounds[i - 1] if i else None
         if sound in script.vowels:
             letter, sign = script.vowels[sound]
+            if i == len(sounds) - 1:
+                letter, sign = script.final_vowels.get(sound, (letter, sign))
+            if previous in _FRONT_HIGH and sound not in _FRONT_HIGH:
+                out.append(script.consonants["j"])
+                after_consonant = True
             out.append(sign if after_consonant else letter)
             after_consonant = False
             continue
         if not script.consonants[sound]:
             continue
         following = sounds[i + 1] if i + 1 < len(sounds) else None
-        previous = sounds[i - 1] if i else None
         before_stop = following in STOPS_AND_FRICATIVES
         if (
             sound in script.anusvara_nasals
             and before_stop
             and not after_consonant
             and (sound != "ŋ" or following in VELARS)
+            and (sound != "m" or following in ("p", "b"))
         ):
             out.append(script.anusvara)  # बैंक, कैंसल; after a consonant a letter: बर्न्ड
             continue
@@ -156,7 +227,12 @@ def _joins(script: Script, sound: str, previous: str | None, letter: str) -> boo
     vowel (Bengali's ওয় for w)."""
     if script.joined is not None and sound not in script.joined:
         return False
-    if script.open_after_nasal and previous in ("n", "m") and sound not in STOPS_AND_FRICATIVES:
+    if (
+        script.open_after_nasal
+        and previous in ("n", "m")
+        and sound not in STOPS_AND_FRICATIVES
+        and sound != "j"  # कम्युनिटी
+    ):
         return False
     return not _VOWEL_LETTER.match(letter)
 

@@ -52,6 +52,7 @@ class Script:
     finals: Mapping[str, str] = field(default_factory=dict)
     nasal_before: Mapping[tuple[str, str], str] = field(default_factory=dict)
     initials: Mapping[str, str] = field(default_factory=dict)  # at a word's start (ந)
+    final_vowels: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # बाई
     tidy: Callable[[str], str] | None = None  # a last spelling rule over the word
 
     @functools.cached_property
@@ -67,7 +68,7 @@ DEVANAGARI = Script(
         "p": "प", "b": "ब", "t": "ट", "d": "ड", "k": "क", "ɡ": "ग", "g": "ग", "f": "फ़",
         "v": "व", "θ": "थ", "ð": "द", "s": "स", "z": "ज़", "ʃ": "श", "ʒ": "ज़", "h": "ह",
         "t^ʃ": "च", "d^ʒ": "ज", "m": "म", "n": "न", "ŋ": "ंग", "l": "ल", "ɫ": "ल", "ɹ": "र",
-        "r": "र", "w": "व", "j": "य", "ɾ": "ट", "x": "ख़", "ʔ": "",
+        "r": "र", "w": "व", "j": "य", "ɾ": "ट", "x": "ख़", "ʔ": "ट",
     },
     vowels={
         "iː": ("ई", "ी"), "i": ("ई", "ी"), "ɪ": ("इ", "ि"), "ᵻ": ("इ", "ि"), "e": ("ए", "े"),
@@ -80,6 +81,7 @@ DEVANAGARI = Script(
     },
     virama="\u094d",
     anusvara="\u0902",
+    final_vowels={"a^ɪ": ("आई", "ाई")},  # बाय-बाई: हाई, ट्राई, but लाइन
 )  # fmt: skip
 
 
@@ -118,6 +120,7 @@ def derived(
         | dict(vowels or {}),
         virama=shifted(base.virama, offset, keep_nukta),
         anusvara=shifted(base.anusvara, offset, keep_nukta),
+        final_vowels={},
         **habits,  # type: ignore[arg-type]
     )
 
@@ -246,7 +249,7 @@ TAMIL = Script(
         "p": "ப", "b": "ப", "t": "ட", "d": "ட", "k": "க", "ɡ": "க", "g": "க", "f": "ஃப",
         "v": "வ", "θ": "த", "ð": "த", "s": "ஸ", "z": "ஸ", "ʃ": "ஷ", "ʒ": "ஷ", "h": "ஹ",
         "t^ʃ": "ச", "d^ʒ": "ஜ", "m": "ம", "n": "ன", "ŋ": "ங்க", "l": "ல", "ɫ": "ல",
-        "ɹ": "ர", "r": "ர", "w": "வ", "j": "ய", "ɾ": "ட", "x": "க", "ʔ": "",
+        "ɹ": "ர", "r": "ர", "w": "வ", "j": "ய", "ɾ": "ட", "x": "க", "ʔ": "ட",
     },
     vowels={
         **_each("iː i", ("ஈ", "ீ")), **_each("ɪ ᵻ", ("இ", "ி")), **_each("e ɛ", ("எ", "ெ")),

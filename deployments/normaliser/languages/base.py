@@ -218,6 +218,7 @@ class ContextReader(Reader):
     # Ratios (16:9, 1:2): what is said for the colon, and the words that mark a
     # colon as a ratio even where it could be a time (ratio 1:30).
     ratio_word = "to"
+    version_point = "point"  # between the parts of a version number (2.0.1)
     ratio_names = r"ratio|aspect"
     # Acronyms: how the language names each capital letter, those said as words,
     # and digits next to a letter (5G, A1) as the language says them there.
@@ -272,6 +273,14 @@ class ContextReader(Reader):
                     re.I,
                 ),
                 lambda m: self.day_month(int(m[2]), month_number(m[1]), m[3], True),
+            ),
+            Rule(  # versions: 2.0.1, v1.12.10 (1.1.25 without the v is a date)
+                re.compile(r"(?<![\w.])(v)?(\d+)\.(\d+)\.(\d+)(?![\w.]|\.\d)"),
+                lambda m: (
+                    f" {self.version_point} ".join(self.cardinal(int(p)) for p in m.groups()[1:])
+                    if m[1] or len(m[4]) == 1
+                    else m[0]
+                ),
             ),
             Rule(re.compile(r"(?<![\w-])([A-Z]{2,})-(?=\d)"), lambda m: f"{m[1]} "),  # COVID-19
             Rule(

@@ -168,10 +168,6 @@ class EnglishReader(ContextReader):
                 ),
                 lambda m: self.score(m[1], m[2]),
             ),
-            Rule(  # versions: 2.0.1 -> two point zero point one
-                re.compile(r"(?<![\w.])v?(\d+)\.(\d+)\.(\d)(?![\w.]|\.\d)"),
-                lambda m: " point ".join(self.cardinal(int(part)) for part in m.groups()),
-            ),
             Rule(
                 re.compile(r"(?<![\w])((?:1[1-9]|20)?\d0)'?s(?![\w])"),
                 lambda m: self.decade(m[1]),

@@ -182,6 +182,7 @@ class HindiReader(ContextReader):
     vulgar_fractions = FRACTIONS
     after_time = r"\s?बजे"
     ratio_word = "अनुपात"
+    version_point = "पॉइंट"
     ratio_names = ContextReader.ratio_names + "|अनुपात"
     code_names = (
         ContextReader.code_names + r"|ओटीपी|पिन|खाता|खाते|अकाउंट|कार्ड|रेफ़रेंस|रेफरेंस|संदर्भ|"

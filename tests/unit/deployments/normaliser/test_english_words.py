@@ -36,6 +36,25 @@ def test_the_lexicon_is_sorted_lower_case_devanagari_and_unique() -> None:
     assert len(rows) >= 250
 
 
+# English words that are also common romanised Hindi (to = तो, is = इस, pet = पेट):
+# typed Hindi must keep them, so the lexicon leaves them to the rule. (Where both
+# readings are written alike, bus = बस, pass = पास, the lexicon may hold them.)
+ROMANISED_HINDI = (
+    "the to is in us do so me he hi are main use bad her age man sun mat band "
+    "par per bar tab log mere ya na ha ma le de re pe ye hum ham kam ho mile sake "
+    "pair jab kar tum ab bat din dil mai hai jo ka ki ke ko se ne ab sab aap ap had bhi "
+    "ek kal aaj hain door pure more am teen char pal ban dan pet hat jan das"
+).split()
+
+
+def test_the_lexicon_leaves_romanised_hindi_words_alone() -> None:
+    assert not set(ROMANISED_HINDI) & set(lexicon("hi"))
+
+
+def test_the_lexicon_holds_thousands_of_words() -> None:
+    assert len(lexicon("hi")) >= 3000
+
+
 def test_every_lexicon_word_round_trips_whatever_its_case() -> None:
     for english, devanagari in lexicon("hi").items():
         assert native_spelling(english, "hi") == devanagari
