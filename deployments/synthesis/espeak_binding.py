@@ -121,6 +121,10 @@ class EspeakLibrary:
         self._callback = SYNTH_CALLBACK(self._on_audio)
         self._lib.espeak_SetSynthCallback(self._callback)
         self._voice: VoiceSettings | None = None
+        # espeak_TextToPhonemes leaves translator state behind that makes the next
+        # espeak_Synth lose its first word event (seen with eSpeak NG 1.52): a
+        # synthesis of a blank after phonemes resets it.
+        self._phonemised = False
 
     def _declare(self) -> None:
         lib = self._lib
@@ -185,6 +189,10 @@ class EspeakLibrary:
         utterance = Utterance()
         with self.lock:
             self._select(voice)
+            if self._phonemised:
+                self._current = Utterance()  # heard by no one
+                self._lib.espeak_Synth(b" \0", 2, 0, POS_CHARACTER, 0, CHARS_UTF8, None, None)
+                self._phonemised = False
             self._current = utterance
             self._should_stop = should_stop
             try:
@@ -211,6 +219,7 @@ class EspeakLibrary:
         clauses = []
         with self.lock:
             self._select(VoiceSettings(voice_name))
+            self._phonemised = True
             # Each call translates one clause and moves the cursor past it (NULL at the end).
             while cursor.value:
                 result = self._lib.espeak_TextToPhonemes(ctypes.byref(cursor), CHARS_UTF8, mode)

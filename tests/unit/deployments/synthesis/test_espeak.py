@@ -41,6 +41,26 @@ def test_library_speaks_hindi_in_blocks_with_word_events() -> None:
     assert words == sorted(words, key=lambda w: w.audio_ms)
 
 
+def test_word_events_survive_phoneme_translation() -> None:
+    """The normaliser asks the same library for English phonemes between syntheses;
+    a run of such words once made the next synthesis lose its first word event."""
+    lib = espeak_library()
+    words = (  # a run that reproduced it (the order matters, not one word)
+        "cancel refund computer online download thanks return family singing burned wanted "
+        "village assignment strengths xylophone quixotic rhythm Zanzibar a bank order app bank "
+        "online phone app computer train online bank order number station phone bank order "
+        "online phone number order phone online bank order online number phone customer "
+        "singing bank order app phone number station computer bank order phone number "
+        "download bank order online train computer strengths xylophone rhythm Zanzibar boy "
+        "switch video bottle awesome queue a X K Q"
+    )
+    for word in words.split():
+        for voice in ("en-us", "en"):
+            lib.text_to_phonemes(word, voice)
+    utterance = lib.synthesize("नमस्ते दुनिया, आप कैसे हैं?", VoiceSettings("hi"))
+    assert [w.text_position for w in utterance.words][:2] == [0, 7]
+
+
 def test_library_rejects_unknown_voice() -> None:
     with pytest.raises(EspeakError):
         espeak_library().synthesize("hello", VoiceSettings("no-such-language"))
