@@ -74,12 +74,13 @@ class AudioChunk:
 
 @dataclass(frozen=True)
 class OutputParams:
-    """How a request wants its audio: container, rate (None = the voice's own), gain, MP3 rate."""
+    """How a request wants its audio: container, rate (None = the voice's own, or the
+    one the format carries), gain, bit rate in kbps (MP3, Opus, AAC)."""
 
     format: str
     sample_rate: int | None = None
     volume: float = 1.0
-    mp3_bitrate_kbps: int = 64
+    bitrate_kbps: int | None = None
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from deployments.encoding.writers import FORMATS, STREAMABLE_FORMATS, content_type
+from typing import get_args
+
+from deployments.encoding.writers import AUDIO_FORMATS, STREAMABLE_FORMATS, content_type
 from deployments.normaliser.languages import FULL_RULES, number_languages
 from deployments.normaliser.policy import LanguagePolicy
 from deployments.synthesis.engine import EngineInfo
@@ -21,6 +23,7 @@ from serve_app.protocol import (
     Modelling,
     ModelList,
     PipelineStage,
+    Quality,
     Readiness,
     StreamingInfo,
     TextNormalizationInfo,
@@ -29,7 +32,7 @@ from serve_app.protocol import (
     VoiceRecord,
     WebSocketInfo,
 )
-from serve_app.settings import QUALITY_MP3_KBPS, SAMPLE_RATES, IngressConfig
+from serve_app.settings import SAMPLE_RATES, IngressConfig
 
 STREAM_FORMATS = ("audio", "sse")
 UNAVAILABLE = {
@@ -195,20 +198,21 @@ class Catalog:
             ),
             audio_formats=[
                 AudioFormatInfo(
-                    format=fmt,
-                    content_type=content_type(fmt, "{sample_rate}"),
-                    encoding="mp3" if fmt == "mp3" else "signed_16_bit_pcm",
-                    streamed=fmt in STREAMABLE_FORMATS,
-                    bitrates_kbps=QUALITY_MP3_KBPS if fmt == "mp3" else None,
+                    format=f.name,
+                    content_type=content_type(f.name, "{sample_rate}"),
+                    encoding=f.encoding,
+                    streamed=f.streamed,
+                    sample_rate=f.sample_rate,
+                    bitrates_kbps=dict(f.bitrates_kbps) if f.bitrates_kbps else None,
                 )
-                for fmt in FORMATS
+                for f in AUDIO_FORMATS.values()
             ],
             sample_rates=list(SAMPLE_RATES),
             default_sample_rate=self.default_sample_rate(),
             modelling=Modelling(modes=modes, loras=self.loras()),
             generation_controls=GenerationControls(
                 **controls,
-                quality=ControlChoices(values=list(QUALITY_MP3_KBPS), default="balanced"),
+                quality=ControlChoices(values=list(get_args(Quality)), default="balanced"),
                 sample_rate=ControlChoices(values=list(SAMPLE_RATES), default="voice native"),
             ),
             languages=self.languages(),

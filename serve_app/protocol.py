@@ -26,7 +26,9 @@ CONTROLS = {"speed": (0.5, 2.0, 1.0), "pitch": (-1.0, 1.0, 0.0), "volume": (0.0,
 Speed = Annotated[float, Field(ge=CONTROLS["speed"][0], le=CONTROLS["speed"][1])]
 Pitch = Annotated[float, Field(ge=CONTROLS["pitch"][0], le=CONTROLS["pitch"][1])]
 Volume = Annotated[float, Field(ge=CONTROLS["volume"][0], le=CONTROLS["volume"][1])]
-Format = Literal["pcm", "mp3", "wav"]
+# The wire formats of deployments/encoding/writers.py (a test keeps them equal).
+Format = Literal["pcm", "mp3", "wav", "ulaw", "alaw", "opus", "aac", "flac"]
+StreamableFormat = Literal["pcm", "mp3", "ulaw", "alaw", "opus", "aac", "flac"]
 StreamFormat = Literal["audio", "sse"]
 Quality = Literal["fast", "balanced", "high"]
 
@@ -191,6 +193,7 @@ class AudioFormatInfo(BaseModel):
     channels: int = 1
     streamed: bool
     buffered: bool = True
+    sample_rate: int | None = Field(None, description="The one rate the format carries.")
     bitrates_kbps: dict[str, int] | None = None
 
 
@@ -353,7 +356,7 @@ class WsQuery(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     language: str | None = None
-    response_format: Literal["pcm", "mp3"] = "pcm"
+    response_format: StreamableFormat = "pcm"
     sample_rate: int | None = None
     quality: Quality = "balanced"
     model: str = Field(DEFAULT_MODEL_ID, validation_alias=AliasChoices("model", "model_id"))

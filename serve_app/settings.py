@@ -13,7 +13,6 @@ ENV_PREFIX = "TTS_"
 
 DEFAULT_MODEL_ID = "service-v1"
 SAMPLE_RATES = (8000, 16000, 22050, 24000, 44100, 48000)
-QUALITY_MP3_KBPS = {"fast": 48, "balanced": 64, "high": 128}
 
 
 class IngressConfig(BaseModel):

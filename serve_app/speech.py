@@ -14,7 +14,12 @@ import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 
-from deployments.encoding.writers import STREAMABLE_FORMATS, content_type
+from deployments.encoding.writers import (
+    AUDIO_FORMATS,
+    STREAMABLE_FORMATS,
+    bitrate_kbps,
+    content_type,
+)
 from deployments.messages import (
     EncodedChunk,
     EncodeJob,
@@ -32,7 +37,7 @@ from serve_app.errors import InvalidRequest, NotFound
 from serve_app.metrics import Metrics
 from serve_app.pipeline import Pipeline
 from serve_app.protocol import NormalizeRequest, RequestUsage, SpeechRequest, VoiceOptions
-from serve_app.settings import QUALITY_MP3_KBPS, SAMPLE_RATES, IngressConfig
+from serve_app.settings import SAMPLE_RATES, IngressConfig
 
 _VOICE_ID = re.compile(VOICE_ID_PATTERN)
 
@@ -115,13 +120,20 @@ class SpeechService:
             raise InvalidRequest(
                 "unsupported_format_for_stream",
                 f"'{options.response_format}' is only for buffered delivery (stream: false);"
-                " streams carry pcm or mp3.",
+                f" streams carry {', '.join(STREAMABLE_FORMATS)}.",
                 "response_format",
             )
         if options.sample_rate is not None and options.sample_rate not in SAMPLE_RATES:
             raise InvalidRequest(
                 "invalid_value",
                 f"sample_rate must be one of {', '.join(map(str, SAMPLE_RATES))}.",
+                "sample_rate",
+            )
+        fixed_rate = AUDIO_FORMATS[options.response_format].sample_rate
+        if fixed_rate and options.sample_rate not in (None, fixed_rate):
+            raise InvalidRequest(
+                "invalid_value",
+                f"'{options.response_format}' is always {fixed_rate} Hz.",
                 "sample_rate",
             )
         if not _VOICE_ID.match(options.voice):
@@ -158,9 +170,9 @@ class SpeechService:
         )
         output = OutputParams(
             format=options.response_format,
-            sample_rate=options.sample_rate,
+            sample_rate=options.sample_rate or fixed_rate,
             volume=options.volume,
-            mp3_bitrate_kbps=QUALITY_MP3_KBPS[options.quality],
+            bitrate_kbps=bitrate_kbps(options.response_format, options.quality),
         )
         return Voicing(voice, params, output)
 

@@ -35,8 +35,27 @@ SPEC_HEADERS = (
 )
 
 
-def decode(data: bytes) -> tuple[np.ndarray, int]:
-    """Decode a WAV or MP3 body with libsndfile: samples and rate."""
+def decode(data: bytes, fmt: str | None = None) -> tuple[np.ndarray, int]:
+    """Decode a body: samples and rate. libsndfile for WAV, MP3, Ogg Opus and headerless
+    G.711 (``fmt`` ulaw/alaw); FFmpeg (PyAV) for AAC, which libsndfile lacks, and for
+    streamed FLAC, whose length is unknown when its header is written (libsndfile
+    refuses that). Decoders other than the encoders where one exists."""
+    if fmt in ("ulaw", "alaw"):
+        subtype = {"ulaw": "ULAW", "alaw": "ALAW"}[fmt]
+        raw = soundfile.read(
+            io.BytesIO(data), dtype="float32", format="RAW", subtype=subtype,
+            samplerate=8000, channels=1,
+        )  # fmt: skip
+        return raw[0], 8000
+    if fmt in ("aac", "flac"):
+        import av
+
+        with av.open(io.BytesIO(data), format={"aac": "adts", "flac": "flac"}[fmt]) as container:
+            frames = [f.to_ndarray().reshape(-1) for f in container.decode(audio=0)]
+            rate = container.streams.audio[0].rate
+        decoded = np.concatenate(frames)
+        scale = np.iinfo(decoded.dtype).max + 1 if decoded.dtype.kind == "i" else 1
+        return (decoded / scale).astype(np.float32), rate
     samples, rate = soundfile.read(io.BytesIO(data), dtype="float32")
     return samples, rate
 

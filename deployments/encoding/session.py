@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import soxr
 
-from deployments.encoding.writers import make_writer
+from deployments.encoding.writers import AUDIO_FORMATS, FLOAT_FORMAT, make_writer
 from deployments.messages import OutputParams
 
 
@@ -17,17 +17,19 @@ class EncodingSession:
     """
 
     def __init__(self, output: OutputParams, input_rate: int) -> None:
-        self.sample_rate = output.sample_rate or input_rate
+        fixed = AUDIO_FORMATS[output.format].sample_rate if output.format in AUDIO_FORMATS else None
+        self.sample_rate = fixed or output.sample_rate or input_rate
         self._volume = np.float32(output.volume)
         self._resampler = (
             soxr.ResampleStream(input_rate, self.sample_rate, 1, dtype="float32", quality="HQ")
             if self.sample_rate != input_rate
             else None
         )
-        self._writer = make_writer(output.format, self.sample_rate, output.mp3_bitrate_kbps)
-        # MP3 encoding (~4 ms per second of audio here) and resampling run in C
+        self._writer = make_writer(output.format, self.sample_rate, output.bitrate_kbps)
+        # Compressing (MP3 ~4 ms per second of audio here) and resampling run in C
         # that releases the GIL: worth a thread. Writing PCM or WAV is a copy.
-        self.offload = output.format == "mp3" or self._resampler is not None
+        copies = ("pcm", "wav", FLOAT_FORMAT)
+        self.offload = output.format not in copies or self._resampler is not None
 
     def _prepare(self, samples: np.ndarray, last: bool) -> np.ndarray:
         samples = np.asarray(samples, dtype=np.float32)

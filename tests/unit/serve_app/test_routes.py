@@ -60,6 +60,57 @@ async def test_buffered_wav_and_mp3(client: httpx.AsyncClient, auth: dict[str, s
     assert abs(samples.size / rate - mp3_samples.size / mp3_rate) < 0.15
 
 
+@pytest.mark.parametrize(
+    ("fmt", "content_type", "rate"),
+    [
+        ("ulaw", "audio/PCMU;rate=8000;channels=1", 8000),
+        ("alaw", "audio/PCMA;rate=8000;channels=1", 8000),
+        ("opus", "audio/ogg;codecs=opus", 48000),
+        ("aac", "audio/aac", 24000),
+        ("flac", "audio/flac", 24000),
+    ],
+)
+@pytest.mark.parametrize("stream", [True, False])
+async def test_telephony_and_compressed_formats(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    fmt: str,
+    content_type: str,
+    rate: int,
+    stream: bool,
+) -> None:
+    """G.711 at 8 kHz (whole 20 ms frames, no header), Ogg Opus at 48 kHz, AAC and
+    FLAC at the voice's rate: streamed or buffered, each decodes to the speech."""
+    response = await speak(client, auth, response_format=fmt, stream=stream)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == content_type
+    assert response.headers["x-service-sample-rate"] == str(rate)
+    if fmt in ("ulaw", "alaw"):
+        assert len(response.content) % 160 == 0
+    samples, decoded_rate = decode(response.content, fmt)
+    assert decoded_rate == rate
+    assert 1.0 < samples.size / rate < 6.0 and abs(samples).max() > 0.05
+
+
+async def test_fixed_rate_formats_refuse_another_rate(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    response = await speak(client, auth, response_format="ulaw", sample_rate=16000)
+    assert response.status_code == 400
+    assert response.json()["error"]["param"] == "sample_rate"
+    assert (await speak(client, auth, response_format="ulaw", sample_rate=8000)).status_code == 200
+
+
+def test_the_wire_formats_are_the_encoders_formats() -> None:
+    from typing import get_args
+
+    from deployments.encoding.writers import FORMATS, STREAMABLE_FORMATS
+    from serve_app.protocol import Format, StreamableFormat
+
+    assert get_args(Format) == FORMATS
+    assert get_args(StreamableFormat) == STREAMABLE_FORMATS
+
+
 async def test_sse_events(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
     response = await speak(client, auth, stream_format="sse")
     assert response.headers["content-type"].startswith("text/event-stream")
@@ -296,6 +347,8 @@ async def test_capabilities_describe_formats_and_gaps(
         "sample_rate",
     }
     assert "bitrates_kbps" not in formats["pcm"] and formats["mp3"]["bitrates_kbps"]
+    assert formats["ulaw"]["sample_rate"] == 8000 and formats["opus"]["sample_rate"] == 48000
+    assert formats["alaw"]["encoding"] == "g711_a_law" and formats["aac"]["streamed"]
     assert "engines" not in caps["generation_controls"]["speed"]
     assert "espeak" in caps["generation_controls"]["pitch"]["engines"]
 

@@ -86,6 +86,15 @@ def test_an_mp3_session_at_another_rate_is_one_stream_of_what_was_billed(
     assert abs(samples.size * 1000 / rate - final["usage"]["audio_ms"]) < 150
 
 
+def test_a_telephony_session_sends_whole_mu_law_frames(client: TestClient) -> None:
+    """What a media-stream bridge forwards unchanged: 8 kHz mu-law in 20 ms frames."""
+    messages, final = converse(client, URL + "?response_format=ulaw")
+    pieces = [base64.b64decode(m["audio"]) for m in messages]
+    assert pieces and all(len(p) % 160 == 0 for p in pieces)
+    samples, rate = decode(b"".join(pieces), "ulaw")
+    assert rate == 8000 and abs(samples.size * 1000 / rate - final["usage"]["audio_ms"]) < 20
+
+
 @pytest.mark.parametrize("where", ["header", "message"])
 def test_a_key_without_the_speech_scope_gets_key_scope_as_over_http(
     tmp_path: Path, where: str

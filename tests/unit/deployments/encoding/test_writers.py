@@ -3,7 +3,14 @@ import struct
 import numpy as np
 import pytest
 
-from deployments.encoding.writers import content_type, make_writer, to_int16
+from deployments.encoding.writers import (
+    FORMATS,
+    G711_FRAME_SAMPLES,
+    STREAMABLE_FORMATS,
+    content_type,
+    make_writer,
+    to_int16,
+)
 from tests.conftest import decode
 
 RATE = 22050
@@ -15,9 +22,17 @@ def tone(seconds: float, rate: int = RATE) -> np.ndarray:
 
 
 def write_all(fmt: str, samples: np.ndarray, pieces: int = 7, rate: int = RATE) -> bytes:
+    return b"".join(write_pieces(fmt, samples, pieces, rate))
+
+
+def write_pieces(fmt: str, samples: np.ndarray, pieces: int, rate: int = RATE) -> list[bytes]:
     writer = make_writer(fmt, rate, 64)
-    out = b"".join(writer.write(p) for p in np.array_split(samples, pieces))
-    return out + writer.finish()
+    return [writer.write(p) for p in np.array_split(samples, pieces)] + [writer.finish()]
+
+
+def pitch_hz(samples: np.ndarray, rate: int) -> float:
+    spectrum = np.abs(np.fft.rfft(samples * np.hanning(samples.size)))
+    return float(np.argmax(spectrum) * rate / samples.size)
 
 
 def test_pcm_is_signed_16_bit_little_endian_and_clipped() -> None:
@@ -52,5 +67,35 @@ def test_content_types() -> None:
     assert content_type("pcm", 16000) == "audio/L16;rate=16000;channels=1"
     assert content_type("mp3", 16000) == "audio/mpeg"
     assert content_type("wav", 16000) == "audio/wav"
+    assert content_type("ulaw", 8000) == "audio/PCMU;rate=8000;channels=1"
+    assert content_type("opus", 48000) == "audio/ogg;codecs=opus"
     with pytest.raises(ValueError):
         make_writer("ogg", RATE)
+
+
+@pytest.mark.parametrize(("fmt", "rate"), [("opus", 48000), ("aac", 24000), ("flac", 22050)])
+def test_compressed_streams_decode_to_the_same_tone(fmt: str, rate: int) -> None:
+    """Ogg Opus, AAC and FLAC written in pieces decode (libsndfile for Opus and FLAC,
+    FFmpeg for AAC) to the tone that went in, at its length; bytes leave as they are
+    encoded, not all at the end."""
+    pieces = write_pieces(fmt, tone(2.0, rate), pieces=20, rate=rate)
+    assert sum(1 for p in pieces[:-1] if p) >= 10
+    samples, decoded_rate = decode(b"".join(pieces), fmt)
+    assert decoded_rate == rate
+    assert abs(samples.size / rate - 2.0) < 0.1
+    assert abs(pitch_hz(samples[rate // 2 : rate], rate) - 440) < 5
+
+
+@pytest.mark.parametrize("fmt", ["ulaw", "alaw"])
+def test_g711_comes_in_whole_20_ms_frames(fmt: str) -> None:
+    pieces = write_pieces(fmt, tone(1.01, 8000), pieces=13, rate=8000)
+    assert all(len(p) % G711_FRAME_SAMPLES == 0 for p in pieces)  # one byte a sample
+    data = b"".join(pieces)
+    assert len(data) == 8160  # 1.01 s padded to a whole frame
+    samples, rate = decode(data, fmt)
+    assert rate == 8000 and abs(pitch_hz(samples[:8000], 8000) - 440) < 5
+    assert np.abs(samples[8080:]).max() < 0.01  # the padding is silence
+
+
+def test_every_format_but_wav_streams() -> None:
+    assert set(FORMATS) - set(STREAMABLE_FORMATS) == {"wav"}
