@@ -81,17 +81,16 @@ class Catalog:
 
     def voice_for_language(self, language: str, preferred: VoiceConfig) -> VoiceConfig:
         """``preferred`` if it speaks ``language``; else the first public voice whose own
-        language it is, else the first that speaks it; else ``preferred``."""
+        language it is, else the first that speaks it, of ``preferred``'s gender if
+        there is one; else ``preferred``."""
         if language in self.voice_languages(preferred):
             return preferred
-        public = self.public_voices()
-        for voice in public:
-            if voice.languages[0] == language and language in self.voice_languages(voice):
-                return voice
-        for voice in public:
-            if language in self.voice_languages(voice):
-                return voice
-        return preferred
+        speakers = [v for v in self.public_voices() if language in self.voice_languages(v)]
+        ranked = sorted(
+            speakers,
+            key=lambda v: (v.languages[0] != language, v.gender != preferred.gender),
+        )
+        return ranked[0] if ranked else preferred
 
     def engines_with(self, control: str) -> list[str]:
         """Loaded engines that honour ``control`` (others answer ``unsupported_feature``)."""

@@ -130,11 +130,20 @@ def parse_body(model: type[M], body: bytes) -> M:
     and gets a precise message. Nesting deeper than any body of ours is refused
     before parsing.
     """
+    return validate(model, read_json(body))
+
+
+def read_json(body: bytes) -> object:
+    """``body`` as a JSON document (refused past ``MAX_DEPTH`` before parsing)."""
     check_depth(body)
     try:
-        document = json.loads(body)
+        return json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise InvalidRequest("invalid_json", f"The request body is not valid JSON: {e}.") from None
+
+
+def validate(model: type[M], document: object) -> M:
+    """``document`` as ``model``; problems raise :class:`InvalidRequest`."""
     try:
         return model.model_validate(document)
     except ValidationError as e:

@@ -19,7 +19,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.types import Send
 
 from serve_app.errors import ServiceError
-from serve_app.protocol import AudioDelta, AudioDone
+from serve_app.protocol import AudioDelta, AudioDone, RequestUsage
 from serve_app.speech import SpeechJob, SpeechService, elapsed_ms
 
 SSE_CONTENT_TYPE = "text/event-stream"
@@ -55,7 +55,9 @@ def sse_event(name: str, payload: BaseModel | dict[str, object]) -> bytes:
     return f"event: {name}\ndata: {data}\n\n".encode()
 
 
-async def raw_audio(service: SpeechService, speech: SpeechJob) -> Response:
+async def raw_audio(
+    service: SpeechService, speech: SpeechJob, extra_headers: dict[str, str] | None = None
+) -> Response:
     stream = await service.open(speech, "http")
 
     async def body() -> AsyncIterator[bytes]:
@@ -67,11 +69,49 @@ async def raw_audio(service: SpeechService, speech: SpeechJob) -> Response:
         body(),
         functools.partial(service.finish, speech),
         media_type=speech.voicing.content_type,
-        headers=speech.headers(),
+        headers={**speech.headers(), **(extra_headers or {})},
     )
 
 
-async def sse(service: SpeechService, speech: SpeechJob) -> Response:
+class SpecEvents:
+    """SPEC.md's SSE events: ``audio.delta`` (index, base64 delta, ttfa_ms first),
+    ``audio.done`` (chunks, usage), ``error``."""
+
+    def delta(self, index: int, audio: str, ttfa_ms: float | None) -> bytes:
+        return sse_event("audio.delta", AudioDelta(index=index, delta=audio, ttfa_ms=ttfa_ms))
+
+    def done(self, chunks: int, usage: RequestUsage) -> bytes:
+        return sse_event("audio.done", AudioDone(chunks=chunks, usage=usage))
+
+    def error(self, body: dict[str, object]) -> bytes:
+        return sse_event("error", body)
+
+
+class OpenAIEvents:
+    """OpenAI's speech SSE events, data lines only: ``speech.audio.delta`` with
+    ``audio``, then ``speech.audio.done`` (with our usage: we bill characters, not
+    tokens), or ``error``."""
+
+    def delta(self, index: int, audio: str, ttfa_ms: float | None) -> bytes:
+        return _data({"type": "speech.audio.delta", "audio": audio})
+
+    def done(self, chunks: int, usage: RequestUsage) -> bytes:
+        return _data({"type": "speech.audio.done", "usage": usage.model_dump()})
+
+    def error(self, body: dict[str, object]) -> bytes:
+        return _data({"type": "error", **body})
+
+
+def _data(payload: dict[str, object]) -> bytes:
+    return f"data: {json.dumps(payload, ensure_ascii=False, separators=(',', ':'))}\n\n".encode()
+
+
+async def sse(
+    service: SpeechService,
+    speech: SpeechJob,
+    events: SpecEvents | OpenAIEvents,
+    extra_headers: dict[str, str] | None = None,
+) -> Response:
     stream = await service.open(speech, "sse")
     ttfa_ms = elapsed_ms(speech.received_at)
 
@@ -80,18 +120,14 @@ async def sse(service: SpeechService, speech: SpeechJob) -> Response:
         try:
             async for chunk in stream:
                 delta = base64.b64encode(chunk.data).decode("ascii")
-                yield sse_event(
-                    "audio.delta",
-                    AudioDelta(index=index, delta=delta, ttfa_ms=ttfa_ms if index == 0 else None),
-                )
+                yield events.delta(index, delta, ttfa_ms if index == 0 else None)
                 await service.meter.delivered(speech.bill, chunk)
                 index += 1
-            usage = service.meter.usage(speech.bill)
-            yield sse_event("audio.done", AudioDone(chunks=index, usage=usage))
+            yield events.done(index, service.meter.usage(speech.bill))
         except ServiceError as e:
-            yield sse_event("error", e.body(speech.request_id))
+            yield events.error(e.body(speech.request_id))
 
-    headers = {**speech.headers(), "x-accel-buffering": "no"}
+    headers = {**speech.headers(), "x-accel-buffering": "no", **(extra_headers or {})}
     return SettlingStreamingResponse(
         body(),
         functools.partial(service.finish, speech),
@@ -100,7 +136,9 @@ async def sse(service: SpeechService, speech: SpeechJob) -> Response:
     )
 
 
-async def buffered(service: SpeechService, speech: SpeechJob) -> Response:
+async def buffered(
+    service: SpeechService, speech: SpeechJob, extra_headers: dict[str, str] | None = None
+) -> Response:
     started = time.perf_counter()
     stream = await service.open(speech, "buffered")
     try:
@@ -115,6 +153,7 @@ async def buffered(service: SpeechService, speech: SpeechJob) -> Response:
         **speech.headers(),
         "x-service-generation-ms": str(round(elapsed_ms(started))),
         "x-service-cost-deci-micros": str(usage.cost_deci_micros),
+        **(extra_headers or {}),
     }
     body = b"".join(chunk.data for chunk in parts)
     return Response(body, media_type=speech.voicing.content_type, headers=headers)

@@ -9,14 +9,18 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, Request, WebSocket
 
+from deployments.encoding.writers import FORMATS, content_type
 from serve_app.accounts import ApiKey
 from serve_app.errors import (
     Overloaded,
     ServiceError,
     install_error_handlers,
     parse_body,
+    read_json,
+    validate,
 )
 from serve_app.middleware import RequestContextMiddleware
+from serve_app.openai_speech import OpenAISpeechRequest, from_openai, is_openai_request
 from serve_app.origins import allow_origins
 from serve_app.protocol import (
     Capabilities,
@@ -31,7 +35,7 @@ from serve_app.protocol import (
     UsageResponse,
     VoiceList,
 )
-from serve_app.responses import buffered, raw_audio, sse
+from serve_app.responses import OpenAIEvents, SpecEvents, buffered, raw_audio, sse
 from serve_app.state import IngressState
 from serve_app.stream_input import StreamInputSession
 
@@ -40,7 +44,18 @@ from serve_app.stream_input import StreamInputSession
 SPEECH_BODY = {
     "requestBody": {
         "required": True,
-        "content": {"application/json": {"schema": SpeechRequest.model_json_schema()}},
+        "description": "SPEC.md's request; or OpenAI's, when `model` is an OpenAI model id "
+        "(tts-1, tts-1-hd, gpt-4o-mini-tts, ...), answered as OpenAI answers.",
+        "content": {
+            "application/json": {
+                "schema": {
+                    "anyOf": [
+                        SpeechRequest.model_json_schema(),
+                        OpenAISpeechRequest.model_json_schema(),
+                    ]
+                }
+            }
+        },
     }
 }
 NORMALIZE_BODY = {
@@ -57,9 +72,12 @@ SPEECH_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "Audio as response_format and stream ask, or SSE events.",
         "content": {
-            "audio/L16": {"schema": {"type": "string", "format": "binary"}},
-            "audio/mpeg": {"schema": {"type": "string", "format": "binary"}},
-            "audio/wav": {"schema": {"type": "string", "format": "binary"}},
+            **{
+                content_type(fmt, "{sample_rate}").split(";")[0]: {
+                    "schema": {"type": "string", "format": "binary"}
+                }
+                for fmt in FORMATS
+            },
             "text/event-stream": {"schema": {"type": "string"}},
         },
     }
@@ -122,15 +140,26 @@ def create_app(state: IngressState) -> FastAPI:
         responses=SPEECH_RESPONSES,
     )
     async def create_speech(request: Request, key: ApiKey = speech_key) -> Any:
-        body = parse_body(SpeechRequest, await request.body())
+        """SPEC.md's speech request; a request naming an OpenAI model is read and
+        answered as OpenAI's (serve_app/openai_speech.py)."""
+        document = read_json(await request.body())
+        headers: dict[str, str] = {}
+        events: SpecEvents | OpenAIEvents = SpecEvents()
+        if is_openai_request(document, state.compat.openai):
+            openai = from_openai(
+                document, state.compat.openai, await state.catalog(), state.config.model_id
+            )
+            body, headers, events = openai.request, openai.headers(), OpenAIEvents()
+        else:
+            body = validate(SpeechRequest, document)
         speech = await state.speech.prepare(
             body, key, request.state.request_id, request.state.received_at
         )
         if not body.stream:
-            return await buffered(state.speech, speech)
+            return await buffered(state.speech, speech, headers)
         if body.stream_format == "sse":
-            return await sse(state.speech, speech)
-        return await raw_audio(state.speech, speech)
+            return await sse(state.speech, speech, events, headers)
+        return await raw_audio(state.speech, speech, headers)
 
     @app.post("/v1/text/normalize", dependencies=[speech_key], openapi_extra=NORMALIZE_BODY)
     async def normalize(request: Request) -> NormalizeResponse:

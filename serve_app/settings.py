@@ -28,6 +28,10 @@ class IngressConfig(BaseModel):
     model_id: str = DEFAULT_MODEL_ID
     model_owner: str = "service"
     language_policy_path: str = str(CONFIGS / "language_policy.yaml")
+    compat_path: str = Field(
+        str(CONFIGS / "compat.yaml"),
+        description="Model and voice names of other APIs' clients taken as ours.",
+    )
     database_url: str = Field(
         "sqlite:///var/ledger.sqlite3",
         description="sqlite:///PATH (relative to the project root) or postgresql://...",

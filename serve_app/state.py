@@ -14,6 +14,7 @@ from serve_app.admission import Admission
 from serve_app.auth import Authenticator
 from serve_app.billing import Meter
 from serve_app.catalog import Catalog
+from serve_app.compat import CompatConfig
 from serve_app.metrics import Metrics, NullMetrics
 from serve_app.pipeline import Pipeline
 from serve_app.protocol import ReplicaStatus
@@ -36,6 +37,7 @@ class IngressState:
     ) -> None:
         self.config = config
         self.policy = LanguagePolicy.from_file(config.language_policy_path)
+        self.compat = CompatConfig.from_file(config.compat_path)
         self.store = AccountStore.open(config.database_url)
         if config.dev_api_key:
             ensure_dev_project(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,24 @@ class LanguagePolicy(BaseModel):
 
     def script_of(self, code: str) -> str:
         return self.languages[code].script
+
+    def language_of_script(self, text: str) -> str | None:
+        """The first language (in policy order) written in the script most letters of
+        ``text`` are in: Devanagari -> hi, Latin -> en, Tamil -> ta; None for none."""
+        counts: Counter[str] = Counter(
+            _UNICODE_SCRIPTS.get(name.split(" ")[0], name.split(" ")[0].capitalize())
+            for ch in text
+            if ch.isalpha() and (name := unicodedata.name(ch, ""))
+        )
+        for script, _ in counts.most_common(1):
+            for code, entry in self.languages.items():
+                if entry.script == script:
+                    return code
+        return None
+
+
+# Unicode's script names where the policy says them otherwise.
+_UNICODE_SCRIPTS = {"ORIYA": "Odia"}
 
 
 def _fold(text: str) -> str:

@@ -1,0 +1,117 @@
+"""POST /v1/audio/speech as OpenAI's clients expect it.
+
+One rule decides: a request whose ``model`` is an OpenAI model id (``tts-1``,
+``gpt-4o-mini-tts``, ... in ``configs/compat.yaml``) is an OpenAI request. It is
+read with OpenAI's fields and defaults and answered as OpenAI answers; any other
+request is SPEC.md's, unchanged. An OpenAI request becomes our own
+:class:`SpeechRequest` here, so the same pipeline speaks both:
+
+- ``voice``: OpenAI's names (``alloy``, ``ash``, ...) or ``{"id": ...}``, mapped to
+  our voices; our own voice ids work too.
+- ``language`` (ours, optional): when absent, the language of the text's script
+  (Devanagari -> Hindi, Latin -> English, Tamil -> Tamil, ...), since OpenAI's
+  clients never send one.
+- ``response_format`` defaults to ``mp3``; ``pcm`` is 24 kHz (what every OpenAI
+  client assumes) unless ``sample_rate`` says otherwise; every format but ``wav``
+  streams, ``wav`` is sent whole (OpenAI's clients read the body either way).
+- ``speed`` 0.25-4.0 (engines clamp to what they can do).
+- ``instructions`` is a voice description; until a loaded engine builds voices from
+  descriptions it is accepted and not applied, and the response says so
+  (``x-service-instructions: ignored``).
+- ``stream_format: "sse"`` gets OpenAI's events (``speech.audio.delta``,
+  ``speech.audio.done``), not SPEC.md's.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from deployments.encoding.writers import STREAMABLE_FORMATS
+from serve_app.catalog import Catalog
+from serve_app.compat import ClientNames
+from serve_app.errors import InvalidRequest, validate
+from serve_app.protocol import Format, Quality, SpeechRequest, UnicodeText
+
+OPENAI_PCM_RATE = 24000
+
+
+class VoiceRef(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+
+
+class OpenAISpeechRequest(BaseModel):
+    """OpenAI's speech request, and the fields of ours that make sense with it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: UnicodeText
+    model: str
+    voice: str | VoiceRef
+    instructions: str | None = None
+    response_format: Format = "mp3"
+    speed: float = Field(1.0, ge=0.25, le=4.0)
+    stream_format: Literal["audio", "sse"] = "audio"
+    language: str | None = None
+    sample_rate: int | None = None
+    quality: Quality = "balanced"
+
+
+class OpenAIRequest:
+    """An OpenAI request as ours, and how its answer is framed."""
+
+    def __init__(self, request: SpeechRequest, instructions_ignored: bool) -> None:
+        self.request = request
+        self.instructions_ignored = instructions_ignored
+
+    def headers(self) -> dict[str, str]:
+        return {"x-service-instructions": "ignored"} if self.instructions_ignored else {}
+
+
+def is_openai_request(document: object, names: ClientNames) -> bool:
+    return isinstance(document, dict) and names.names_model(document.get("model"))
+
+
+def from_openai(
+    document: object, names: ClientNames, catalog: Catalog, model_id: str
+) -> OpenAIRequest:
+    """The OpenAI request ``document`` as our :class:`SpeechRequest` (400/404 with our
+    codes for what is wrong in it)."""
+    openai = validate(OpenAISpeechRequest, document)
+    if openai.language is None:
+        language = catalog.policy.language_of_script(openai.input) or catalog.policy.default
+    else:
+        canonical = catalog.policy.canonical(openai.language)
+        if canonical is None:
+            raise InvalidRequest(
+                "unsupported_language", f"Unknown language '{openai.language}'.", "language"
+            )
+        language = canonical
+    name = openai.voice.id if isinstance(openai.voice, VoiceRef) else openai.voice
+    voice = names.voice(name, language, catalog)
+    sample_rate = openai.sample_rate
+    if sample_rate is None and openai.response_format == "pcm":
+        sample_rate = OPENAI_PCM_RATE
+    fields: dict[str, object] = {
+        "input": openai.input,
+        "model": model_id,
+        "language": language,
+        "voice": voice.id,
+        "response_format": openai.response_format,
+        "quality": openai.quality,
+        "speed": openai.speed,
+        "sample_rate": sample_rate,
+        "stream": openai.response_format in STREAMABLE_FORMATS,
+        "stream_format": openai.stream_format,
+    }
+    describes = "description" in catalog.modes()
+    if openai.instructions is not None and describes:
+        fields["voice_description"] = openai.instructions
+    # Validated above with OpenAI's ranges (speed 0.25-4.0), wider than ours.
+    request = SpeechRequest.model_construct(_fields_set=set(fields), **fields)
+    return OpenAIRequest(
+        request, instructions_ignored=openai.instructions is not None and not describes
+    )

@@ -1,0 +1,111 @@
+"""The client libraries voice-agent builders use, unchanged, pointed at the Serve app on
+127.0.0.1 by their base URL and key alone: each gets speech of a plausible length at the
+rate it assumes, and a bad key gets the client's own error."""
+
+from __future__ import annotations
+
+import asyncio
+
+import openai
+import pytest
+
+from tests.conftest import decode, pcm_seconds
+from tests.serve.conftest import Service
+
+pytestmark = pytest.mark.serve
+
+HI = "नमस्ते, आपका ऑर्डर कल शाम तक पहुँच जाएगा।"
+EN = "Hello, your order will arrive by tomorrow evening."
+
+
+def openai_client(service: Service, key: str | None = None) -> openai.OpenAI:
+    return openai.OpenAI(api_key=key or service.key, base_url=f"{service.url}/v1", max_retries=0)
+
+
+def test_openai_sdk_buffered_and_streamed(service: Service) -> None:
+    client = openai_client(service)
+    mp3 = client.audio.speech.create(model="gpt-4o-mini-tts", voice="alloy", input=HI)
+    samples, rate = decode(mp3.content)
+    assert rate == 24000 and 1.5 < samples.size / rate < 8.0
+    with client.audio.speech.with_streaming_response.create(
+        model="tts-1", voice="onyx", input=EN, response_format="pcm"
+    ) as response:
+        chunks = list(response.iter_bytes())
+    assert len(chunks) >= 1
+    assert 1.5 < pcm_seconds(b"".join(chunks), 24000) < 8.0
+    with pytest.raises(openai.AuthenticationError):
+        openai_client(service, "sk-proj-nobody-wrong").audio.speech.create(
+            model="tts-1", voice="alloy", input=HI
+        )
+
+
+@pytest.mark.parametrize("model", ["gpt-4o-mini-tts", "tts-1"])
+def test_livekit_openai_tts_without_a_room(service: Service, model: str) -> None:
+    """LiveKit's OpenAI plugin asks gpt-4o-mini-tts for OpenAI's SSE events and tts-1 for
+    raw audio; both decode (mp3, its default) to 24 kHz frames. No room is needed."""
+    from livekit.agents import APIStatusError
+    from livekit.plugins import openai as livekit_openai
+
+    async def speak(key: str) -> tuple[int, float]:
+        tts = livekit_openai.TTS(model=model, base_url=f"{service.url}/v1", api_key=key)
+        try:
+            frame = await tts.synthesize(HI).collect()
+        finally:
+            await tts.aclose()
+        return frame.sample_rate, frame.samples_per_channel / frame.sample_rate
+
+    rate, seconds = asyncio.run(speak(service.key))
+    assert rate == 24000 and 1.5 < seconds < 8.0
+    with pytest.raises(APIStatusError) as refused:
+        asyncio.run(speak("sk-proj-nobody-wrong"))
+    assert refused.value.status_code == 401
+
+
+def run_pipecat(tts: object, text: str) -> tuple[list[object], list[object]]:
+    """``text`` through a real Pipecat pipeline with ``tts`` in it: its audio frames
+    (downstream) and error frames (upstream)."""
+    from pipecat.frames.frames import EndFrame, ErrorFrame, TTSAudioRawFrame, TTSSpeakFrame
+    from pipecat.pipeline.pipeline import Pipeline
+    from pipecat.pipeline.runner import PipelineRunner
+    from pipecat.pipeline.task import PipelineParams, PipelineTask
+    from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+    class Collect(FrameProcessor):
+        def __init__(self, kind: type, found: list[object]) -> None:
+            super().__init__()
+            self.kind, self.found = kind, found
+
+        async def process_frame(self, frame: object, direction: FrameDirection) -> None:
+            await super().process_frame(frame, direction)  # type: ignore[arg-type]
+            if isinstance(frame, self.kind):
+                self.found.append(frame)
+            await self.push_frame(frame, direction)  # type: ignore[arg-type]
+
+    audio: list[object] = []
+    errors: list[object] = []
+    pipeline = Pipeline([Collect(ErrorFrame, errors), tts, Collect(TTSAudioRawFrame, audio)])
+    task = PipelineTask(pipeline, params=PipelineParams(audio_out_sample_rate=24000))
+
+    async def run() -> None:
+        await task.queue_frames([TTSSpeakFrame(text), EndFrame()])
+        await asyncio.wait_for(PipelineRunner(handle_sigint=False).run(task), 60)
+
+    asyncio.run(run())
+    return audio, errors
+
+
+def test_pipecat_openai_tts_service(service: Service) -> None:
+    from pipecat.services.openai.tts import OpenAITTSService
+
+    def tts(key: str) -> OpenAITTSService:
+        return OpenAITTSService(
+            api_key=key, base_url=f"{service.url}/v1", voice="alloy", model="gpt-4o-mini-tts"
+        )
+
+    audio, errors = run_pipecat(tts(service.key), HI)
+    assert not errors and audio
+    assert {frame.sample_rate for frame in audio} == {24000}  # type: ignore[attr-defined]
+    pcm = b"".join(frame.audio for frame in audio)  # type: ignore[attr-defined]
+    assert 1.5 < pcm_seconds(pcm, 24000) < 8.0
+    audio, errors = run_pipecat(tts("sk-proj-nobody-wrong"), HI)
+    assert not audio and errors
