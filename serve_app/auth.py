@@ -1,12 +1,12 @@
-"""Bearer authentication and key scopes, as FastAPI dependencies."""
+"""Bearer (or xi-api-key) authentication and key scopes, as FastAPI dependencies."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated
 
 from fastapi import Request, Security
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from serve_app.accounts import AccountStore, ApiKey
 from serve_app.errors import AuthenticationFailed, PermissionDenied
@@ -14,6 +14,16 @@ from serve_app.errors import AuthenticationFailed, PermissionDenied
 # Documents the scheme only; the header is read and judged by Authenticator, so that
 # every failure gets the API's own error codes.
 BEARER = HTTPBearer(scheme_name="bearer", auto_error=False)
+XI_API_KEY = APIKeyHeader(name="xi-api-key", scheme_name="xi-api-key", auto_error=False)
+
+
+def authorization_of(headers: Mapping[str, str]) -> str | None:
+    """The key a request carries, as an ``Authorization`` value: that header, or
+    ElevenLabs' ``xi-api-key`` (accepted wherever a bearer key is)."""
+    authorization = headers.get("authorization")
+    if authorization is None and (xi_key := headers.get("xi-api-key")):
+        return f"Bearer {xi_key}"
+    return authorization
 
 
 def bearer_token(authorization: str | None) -> str:
@@ -56,11 +66,13 @@ class Authenticator:
 
     def require(self, scope: str | None) -> Callable[..., Awaitable[ApiKey]]:
         """A dependency that yields the caller's key if it has ``scope`` (None: any key).
-        The OpenAPI document shows it as bearer security."""
+        The OpenAPI document shows it as bearer security (or xi-api-key)."""
 
         async def dependency(
-            request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Security(BEARER)]
+            request: Request,
+            _: Annotated[HTTPAuthorizationCredentials | None, Security(BEARER)],
+            __: Annotated[str | None, Security(XI_API_KEY)],
         ) -> ApiKey:
-            return await self.authorise(request.headers.get("authorization"), scope)
+            return await self.authorise(authorization_of(request.headers), scope)
 
         return dependency

@@ -25,6 +25,7 @@ from deployments.encoding.writers import FLOAT_FORMAT, float_samples
 from deployments.messages import EncodedChunk, EncodeJob, SynthesisJob
 from serve_app.accounts import ApiKey
 from serve_app.admission import Ticket
+from serve_app.auth import authorization_of
 from serve_app.billing import Bill
 from serve_app.errors import (
     BodyTooLarge,
@@ -131,7 +132,7 @@ class StreamInputSession:
                 "(the service's allowed_origins).",
             )
         query = self._parse(WsQuery, dict(self._ws.query_params))
-        header = self._ws.headers.get("authorization")
+        header = authorization_of(self._ws.headers)
         key = await self._authenticate(header) if header else None
         first = await self._next_message(query.inactivity_timeout)
         if first is None:

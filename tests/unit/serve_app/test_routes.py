@@ -320,6 +320,17 @@ async def test_authentication_errors(
         assert response.json()["error"]["type"] == "authentication_error"
 
 
+async def test_xi_api_key_is_a_key_wherever_a_bearer_key_is(client: httpx.AsyncClient) -> None:
+    """ElevenLabs' clients send their key as xi-api-key."""
+    assert (await client.get("/v1/models", headers={"xi-api-key": DEV_KEY})).status_code == 200
+    spoken = await client.post(
+        "/v1/audio/speech", headers={"xi-api-key": DEV_KEY}, json={"input": HI}
+    )
+    assert spoken.status_code == 200
+    wrong = await client.get("/v1/models", headers={"xi-api-key": "sk-proj-x-y"})
+    assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "invalid_api_key"
+
+
 async def test_unknown_route_and_models(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
     missing = await client.get("/v1/nothing")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
