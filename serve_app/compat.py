@@ -1,8 +1,8 @@
 """Names that other speech APIs' clients send (models, voices), taken as ours.
 
 Loaded from ``configs/compat.yaml``; the surfaces that speak those APIs
-(``serve_app.openai_speech``) resolve their names here, so a client works by
-changing only its base URL and key.
+(``serve_app.openai_speech``, ``serve_app.elevenlabs_speech``) resolve their names
+here, so a client works by changing only its base URL and key.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ class CompatConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     openai: ClientNames = ClientNames()
+    elevenlabs: ClientNames = ClientNames()
 
     @classmethod
     def from_file(cls, path: str | Path) -> CompatConfig:

@@ -18,6 +18,8 @@ from pydantic import BaseModel
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Send
 
+from deployments.synthesis.alignment import Alignment
+from serve_app.elevenlabs_speech import timestamps
 from serve_app.errors import ServiceError
 from serve_app.protocol import AudioDelta, AudioDone, RequestUsage
 from serve_app.speech import SpeechJob, SpeechService, elapsed_ms
@@ -157,3 +159,54 @@ async def buffered(
     }
     body = b"".join(chunk.data for chunk in parts)
     return Response(body, media_type=speech.voicing.content_type, headers=headers)
+
+
+async def timestamped(service: SpeechService, speech: SpeechJob, stream: bool) -> Response:
+    """ElevenLabs' audio with timestamps: one JSON object (``stream`` false) or one a
+    line, each ``{"audio_base64", "alignment", "normalized_alignment"}`` with times in
+    seconds from the start of the audio (alignment null where the engine gives none)."""
+    audio = await service.open(speech, "http")
+    rate = speech.voicing.sample_rate
+
+    def piece(data: bytes, alignment: dict[str, object] | None) -> dict[str, object]:
+        return {
+            "audio_base64": base64.b64encode(data).decode("ascii"),
+            "alignment": alignment,
+            "normalized_alignment": alignment,
+        }
+
+    if not stream:
+        try:
+            parts = [chunk async for chunk in audio]
+        except BaseException:
+            await service.finish(speech)
+            raise
+        merged: Alignment | None = None
+        offset = 0
+        for chunk in parts:
+            speech.bill.add(chunk)
+            if chunk.alignment is not None:
+                merged = (
+                    chunk.alignment
+                    if merged is None
+                    else merged.followed_by(chunk.alignment, offset)
+                )
+            offset += chunk.audio_samples * 1000 // rate
+        await service.finish(speech)
+        body = piece(b"".join(c.data for c in parts), timestamps(merged, 0))
+        return Response(json.dumps(body), media_type="application/json", headers=speech.headers())
+
+    async def lines() -> AsyncIterator[bytes]:
+        offset_ms = 0
+        async for chunk in audio:
+            line = piece(chunk.data, timestamps(chunk.alignment, offset_ms))
+            yield json.dumps(line).encode() + b"\n"
+            offset_ms += chunk.audio_samples * 1000 // rate
+            await service.meter.delivered(speech.bill, chunk)
+
+    return SettlingStreamingResponse(
+        lines(),
+        functools.partial(service.finish, speech),
+        media_type="application/json",
+        headers=speech.headers(),
+    )

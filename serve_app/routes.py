@@ -11,6 +11,7 @@ from fastapi import Depends, FastAPI, Request, WebSocket
 
 from deployments.encoding.writers import FORMATS, content_type
 from serve_app.accounts import ApiKey
+from serve_app.elevenlabs_speech import ElevenSpeechRequest, from_elevenlabs
 from serve_app.errors import (
     Overloaded,
     ServiceError,
@@ -35,7 +36,14 @@ from serve_app.protocol import (
     UsageResponse,
     VoiceList,
 )
-from serve_app.responses import OpenAIEvents, SpecEvents, buffered, raw_audio, sse
+from serve_app.responses import (
+    OpenAIEvents,
+    SpecEvents,
+    buffered,
+    raw_audio,
+    sse,
+    timestamped,
+)
 from serve_app.state import IngressState
 from serve_app.stream_input import StreamInputSession
 
@@ -62,6 +70,12 @@ NORMALIZE_BODY = {
     "requestBody": {
         "required": True,
         "content": {"application/json": {"schema": NormalizeRequest.model_json_schema()}},
+    }
+}
+ELEVEN_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": ElevenSpeechRequest.model_json_schema()}},
     }
 }
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -174,6 +188,87 @@ def create_app(state: IngressState) -> FastAPI:
                 SegmentRecord(text=s.text, start=s.start, end=s.end) for s in result.segments
             ],
         )
+
+    async def elevenlabs(
+        request: Request,
+        voice_id: str,
+        output_format: str | None,
+        key: ApiKey,
+        stream: bool,
+        timed: bool,
+    ) -> Any:
+        """ElevenLabs' request as ours, answered in ElevenLabs' framing."""
+        eleven = from_elevenlabs(
+            read_json(await request.body()),
+            voice_id,
+            output_format,
+            stream,
+            state.compat.elevenlabs,
+            await state.catalog(),
+            state.config.model_id,
+        )
+        speech = await state.speech.prepare(
+            eleven.request,
+            key,
+            request.state.request_id,
+            request.state.received_at,
+            alignment=timed,
+            bitrate_kbps=eleven.bitrate_kbps,
+        )
+        if timed:
+            return await timestamped(state.speech, speech, stream)
+        return await raw_audio(state.speech, speech)
+
+    @app.post(
+        "/v1/text-to-speech/{voice_id}",
+        response_model=None,
+        openapi_extra=ELEVEN_BODY,
+        responses=SPEECH_RESPONSES,
+        tags=["ElevenLabs-compatible"],
+    )
+    async def eleven_convert(
+        request: Request, voice_id: str, output_format: str | None = None, key: ApiKey = speech_key
+    ) -> Any:
+        """ElevenLabs' text to speech: the audio (serve_app/elevenlabs_speech.py)."""
+        return await elevenlabs(request, voice_id, output_format, key, stream=False, timed=False)
+
+    @app.post(
+        "/v1/text-to-speech/{voice_id}/stream",
+        response_model=None,
+        openapi_extra=ELEVEN_BODY,
+        responses=SPEECH_RESPONSES,
+        tags=["ElevenLabs-compatible"],
+    )
+    async def eleven_stream(
+        request: Request, voice_id: str, output_format: str | None = None, key: ApiKey = speech_key
+    ) -> Any:
+        """ElevenLabs' streamed text to speech: the audio as it is made."""
+        return await elevenlabs(request, voice_id, output_format, key, stream=True, timed=False)
+
+    @app.post(
+        "/v1/text-to-speech/{voice_id}/with-timestamps",
+        response_model=None,
+        openapi_extra=ELEVEN_BODY,
+        tags=["ElevenLabs-compatible"],
+    )
+    async def eleven_timestamps(
+        request: Request, voice_id: str, output_format: str | None = None, key: ApiKey = speech_key
+    ) -> Any:
+        """ElevenLabs' text to speech with character timings: one JSON object."""
+        return await elevenlabs(request, voice_id, output_format, key, stream=False, timed=True)
+
+    @app.post(
+        "/v1/text-to-speech/{voice_id}/stream/with-timestamps",
+        response_model=None,
+        openapi_extra=ELEVEN_BODY,
+        tags=["ElevenLabs-compatible"],
+    )
+    async def eleven_stream_timestamps(
+        request: Request, voice_id: str, output_format: str | None = None, key: ApiKey = speech_key
+    ) -> Any:
+        """ElevenLabs' streamed text to speech with character timings: a JSON object a
+        line."""
+        return await elevenlabs(request, voice_id, output_format, key, stream=True, timed=True)
 
     @app.websocket("/v1/audio/speech/stream-input/{voice_id}")
     async def stream_input(websocket: WebSocket, voice_id: str) -> None:

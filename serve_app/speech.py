@@ -219,13 +219,26 @@ class SpeechService:
         return normalised
 
     async def prepare(
-        self, request: SpeechRequest, key: ApiKey, request_id: str, received_at: float
+        self,
+        request: SpeechRequest,
+        key: ApiKey,
+        request_id: str,
+        received_at: float,
+        alignment: bool = False,
+        bitrate_kbps: int | None = None,
     ) -> SpeechJob:
         """Admit ``request`` (503 past capacity), validate it, normalise its text and
-        hold its worst-case cost. The job must end with :meth:`finish`."""
+        hold its worst-case cost. ``alignment`` asks the engine for character timings;
+        ``bitrate_kbps`` overrides the quality's. The job must end with :meth:`finish`."""
         ticket = self.admission.enter()
         try:
             voicing = await self.choose(request, request.stream)
+            if bitrate_kbps is not None:
+                voicing = replace(
+                    voicing, output=replace(voicing.output, bitrate_kbps=bitrate_kbps)
+                )
+            if alignment:
+                voicing = with_alignment(voicing, voicing.output)
             text = self.check_text(request.input)
             normalised = await self.normalise(text, voicing)
             if not speakable(normalised):

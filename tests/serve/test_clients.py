@@ -5,7 +5,9 @@ rate it assumes, and a bad key gets the client's own error."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
+import aiohttp
 import openai
 import pytest
 
@@ -61,9 +63,12 @@ def test_livekit_openai_tts_without_a_room(service: Service, model: str) -> None
     assert refused.value.status_code == 401
 
 
-def run_pipecat(tts: object, text: str) -> tuple[list[object], list[object]]:
-    """``text`` through a real Pipecat pipeline with ``tts`` in it: its audio frames
-    (downstream) and error frames (upstream)."""
+def run_pipecat(
+    make_tts: Callable[[aiohttp.ClientSession], object], text: str
+) -> tuple[list[object], list[object]]:
+    """``text`` through a real Pipecat pipeline with the TTS service ``make_tts`` builds
+    (given an HTTP session) in it: its audio frames (downstream) and error frames
+    (upstream)."""
     from pipecat.frames.frames import EndFrame, ErrorFrame, TTSAudioRawFrame, TTSSpeakFrame
     from pipecat.pipeline.pipeline import Pipeline
     from pipecat.pipeline.runner import PipelineRunner
@@ -83,12 +88,15 @@ def run_pipecat(tts: object, text: str) -> tuple[list[object], list[object]]:
 
     audio: list[object] = []
     errors: list[object] = []
-    pipeline = Pipeline([Collect(ErrorFrame, errors), tts, Collect(TTSAudioRawFrame, audio)])
-    task = PipelineTask(pipeline, params=PipelineParams(audio_out_sample_rate=24000))
 
     async def run() -> None:
-        await task.queue_frames([TTSSpeakFrame(text), EndFrame()])
-        await asyncio.wait_for(PipelineRunner(handle_sigint=False).run(task), 60)
+        async with aiohttp.ClientSession() as session:
+            pipeline = Pipeline(
+                [Collect(ErrorFrame, errors), make_tts(session), Collect(TTSAudioRawFrame, audio)]
+            )
+            task = PipelineTask(pipeline, params=PipelineParams(audio_out_sample_rate=24000))
+            await task.queue_frames([TTSSpeakFrame(text), EndFrame()])
+            await asyncio.wait_for(PipelineRunner(handle_sigint=False).run(task), 60)
 
     asyncio.run(run())
     return audio, errors
@@ -97,15 +105,64 @@ def run_pipecat(tts: object, text: str) -> tuple[list[object], list[object]]:
 def test_pipecat_openai_tts_service(service: Service) -> None:
     from pipecat.services.openai.tts import OpenAITTSService
 
-    def tts(key: str) -> OpenAITTSService:
-        return OpenAITTSService(
+    def tts(key: str) -> Callable[[aiohttp.ClientSession], object]:
+        return lambda _: OpenAITTSService(
             api_key=key, base_url=f"{service.url}/v1", voice="alloy", model="gpt-4o-mini-tts"
         )
 
-    audio, errors = run_pipecat(tts(service.key), HI)
+    check_pipecat(tts(service.key), tts("sk-proj-nobody-wrong"))
+
+
+def check_pipecat(
+    good: Callable[[aiohttp.ClientSession], object], bad: Callable[[aiohttp.ClientSession], object]
+) -> None:
+    """Speech at the pipeline's 24 kHz from ``good``; an error frame and no audio from
+    ``bad`` (a wrong key)."""
+    audio, errors = run_pipecat(good, HI)
     assert not errors and audio
     assert {frame.sample_rate for frame in audio} == {24000}  # type: ignore[attr-defined]
     pcm = b"".join(frame.audio for frame in audio)  # type: ignore[attr-defined]
     assert 1.5 < pcm_seconds(pcm, 24000) < 8.0
-    audio, errors = run_pipecat(tts("sk-proj-nobody-wrong"), HI)
+    audio, errors = run_pipecat(bad, HI)
     assert not audio and errors
+
+
+def test_pipecat_elevenlabs_http_tts_service(service: Service) -> None:
+    """Pipecat's HTTP ElevenLabs service: /stream/with-timestamps at pcm_24000, the key
+    in xi-api-key, an ElevenLabs voice id."""
+    from pipecat.services.elevenlabs.tts import ElevenLabsHttpTTSService
+
+    def tts(key: str) -> Callable[[aiohttp.ClientSession], object]:
+        return lambda session: ElevenLabsHttpTTSService(
+            api_key=key,
+            aiohttp_session=session,
+            base_url=service.url,
+            settings=ElevenLabsHttpTTSService.Settings(
+                voice="21m00Tcm4TlvDq8ikWAM", model="eleven_flash_v2_5"
+            ),
+        )
+
+    check_pipecat(tts(service.key), tts("sk-proj-nobody-wrong"))
+
+
+def test_elevenlabs_sdk(service: Service) -> None:
+    from elevenlabs.client import ElevenLabs
+    from elevenlabs.core.api_error import ApiError
+
+    client = ElevenLabs(api_key=service.key, base_url=service.url)
+    pcm = b"".join(
+        client.text_to_speech.stream(
+            "21m00Tcm4TlvDq8ikWAM", text=HI, model_id="eleven_flash_v2_5", output_format="pcm_24000"
+        )
+    )
+    assert 1.5 < pcm_seconds(pcm, 24000) < 8.0
+    mp3 = b"".join(client.text_to_speech.convert("pNInz6obpgDQGcFmaJgB", text=EN))
+    samples, rate = decode(mp3)
+    assert rate == 44100 and 1.5 < samples.size / rate < 8.0
+    with pytest.raises(ApiError) as refused:
+        b"".join(
+            ElevenLabs(api_key="sk-proj-x-y", base_url=service.url).text_to_speech.convert(
+                "21m00Tcm4TlvDq8ikWAM", text=HI
+            )
+        )
+    assert refused.value.status_code == 401
