@@ -16,6 +16,27 @@ from deployments.synthesis.voices import VoiceConfig
 from serve_app.catalog import Catalog
 from serve_app.errors import NotFound
 
+# ElevenLabs request fields that are accepted and not applied: they shape ElevenLabs'
+# own voices and requests, and ours have no counterpart.
+ELEVENLABS_IGNORED_FIELDS = (
+    "voice_settings.stability",
+    "voice_settings.similarity_boost",
+    "voice_settings.style",
+    "voice_settings.use_speaker_boost",
+    "previous_text",
+    "next_text",
+    "previous_request_ids",
+    "next_request_ids",
+    "seed",
+    "pronunciation_dictionary_locators",
+    "apply_text_normalization",
+    "apply_language_text_normalization",
+    "use_pvc_as_ivc",
+    "audio_effects",
+    "optimize_streaming_latency",
+    "enable_logging",
+)
+
 
 class ClientNames(BaseModel):
     """One API's model ids (aliases of ours) and voice names (-> our voice ids)."""
@@ -43,6 +64,25 @@ class CompatConfig(BaseModel):
 
     openai: ClientNames = ClientNames()
     elevenlabs: ClientNames = ClientNames()
+
+    def describe(self) -> dict[str, object]:
+        """What /v1/capabilities says of the compatible surfaces."""
+        return {
+            "openai": {
+                "endpoint": "POST /v1/audio/speech (a request naming one of these models)",
+                "models": list(self.openai.models),
+                "voices": self.openai.voices,
+            },
+            "elevenlabs": {
+                "endpoints": [
+                    "POST /v1/text-to-speech/{voice_id}[/stream][/with-timestamps]",
+                ],
+                "models": list(self.elevenlabs.models),
+                "voices": self.elevenlabs.voices,
+                "ignored_fields": list(ELEVENLABS_IGNORED_FIELDS),
+            },
+            "auth_headers": ["Authorization: Bearer <key>", "xi-api-key: <key>"],
+        }
 
     @classmethod
     def from_file(cls, path: str | Path) -> CompatConfig:

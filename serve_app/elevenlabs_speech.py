@@ -14,10 +14,10 @@ becomes our own :class:`SpeechRequest`:
 - ``language_code``: ours when sent, else the language of the text's script.
 - ``voice_settings.speed`` is honoured. Fields that shape ElevenLabs' own voices or
   requests and that ours have no counterpart for are accepted and not applied (one
-  list, :data:`IGNORED_FIELDS`, also in /v1/capabilities): ``stability``,
-  ``similarity_boost``, ``style``, ``use_speaker_boost``, ``previous_text``,
-  ``next_text``, ``seed``, ``pronunciation_dictionary_locators``, ... Our text
-  normalisation always runs.
+  list, ``serve_app.compat.ELEVENLABS_IGNORED_FIELDS``, also in /v1/capabilities):
+  ``stability``, ``similarity_boost``, ``style``, ``use_speaker_boost``,
+  ``previous_text``, ``next_text``, ``seed``, ``pronunciation_dictionary_locators``,
+  ... Our text normalisation always runs.
 """
 
 from __future__ import annotations
@@ -36,24 +36,6 @@ from serve_app.protocol import SpeechRequest, UnicodeText
 
 DEFAULT_OUTPUT_FORMAT = "mp3_44100_128"
 _OUTPUT_FORMAT = re.compile(r"(pcm|ulaw|alaw|mp3|opus)_(\d+)(?:_(\d+))?")
-IGNORED_FIELDS = (
-    "voice_settings.stability",
-    "voice_settings.similarity_boost",
-    "voice_settings.style",
-    "voice_settings.use_speaker_boost",
-    "previous_text",
-    "next_text",
-    "previous_request_ids",
-    "next_request_ids",
-    "seed",
-    "pronunciation_dictionary_locators",
-    "apply_text_normalization",
-    "apply_language_text_normalization",
-    "use_pvc_as_ivc",
-    "audio_effects",
-    "optimize_streaming_latency",
-    "enable_logging",
-)
 
 
 class ElevenVoiceSettings(BaseModel):

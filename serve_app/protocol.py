@@ -258,6 +258,10 @@ class Capabilities(BaseModel):
     language_policy_version: str
     unavailable: list[UnavailableFeature]
     limits: Limits
+    compatibility: dict[str, Any] | None = Field(
+        default=None,
+        description="Other APIs' clients this service answers: names, ignored fields.",
+    )
 
 
 class UsageTotals(BaseModel):

@@ -137,7 +137,8 @@ def create_app(state: IngressState) -> FastAPI:
 
     @app.get("/v1/capabilities", dependencies=[any_key], response_model_exclude_none=True)
     async def capabilities() -> Capabilities:
-        return (await state.catalog()).capabilities()
+        catalog = await state.catalog()
+        return catalog.capabilities().model_copy(update={"compatibility": state.compat.describe()})
 
     @app.get("/v1/voices")
     async def voices() -> VoiceList:

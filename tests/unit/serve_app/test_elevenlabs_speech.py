@@ -105,3 +105,12 @@ def test_output_formats() -> None:
     for bad in ("wav_44100", "ulaw_16000", "pcm_24000_64", "mp3_44100", "opus_24000_32"):
         with pytest.raises(InvalidRequest):
             output_format(bad)
+
+
+async def test_capabilities_list_what_is_accepted_and_not_applied(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    compat = (await client.get("/v1/capabilities", headers=auth)).json()["compatibility"]
+    assert "voice_settings.stability" in compat["elevenlabs"]["ignored_fields"]
+    assert "eleven_flash_v2_5" in compat["elevenlabs"]["models"]
+    assert compat["openai"]["voices"]["alloy"] == "default"
