@@ -354,6 +354,46 @@ class WsInputMessage(BaseModel):
     try_trigger_generation: bool = False
 
 
+class ElevenWsVoiceSettings(BaseModel):
+    """ElevenLabs' voice settings: speed is honoured, the rest accepted and not applied."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    speed: Speed = CONTROLS["speed"][2]
+
+
+class ElevenWsMessage(BaseModel):
+    """A client frame of ElevenLabs' WebSockets. ``stream-input``: text, flush, and
+    ``{"text": ""}`` to end. ``multi-stream-input``: the same with ``context_id`` (each
+    context its own audio), ``close_context``, ``close_socket``; there ``{"text": ""}``
+    is a keep-alive."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: UnicodeText | None = None
+    context_id: str | None = Field(None, max_length=128)
+    voice_settings: ElevenWsVoiceSettings | None = None
+    generation_config: WsGenerationConfig | None = None
+    xi_api_key: str | None = None
+    authorization: str | None = None
+    flush: bool = False
+    try_trigger_generation: bool = False
+    close_context: bool = False
+    close_socket: bool = False
+    pronunciation_dictionary_locators: list[dict[str, Any]] | None = None
+
+
+class ElevenWsQuery(BaseModel):
+    """Query parameters of ElevenLabs' WebSocket URLs; others it may add are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    model_id: str | None = None
+    output_format: str | None = None
+    language_code: str | None = None
+    inactivity_timeout: float = Field(20.0, gt=0, le=180)
+
+
 class WsQuery(BaseModel):
     """Query parameters of the WebSocket URL (never the key)."""
 

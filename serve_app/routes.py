@@ -45,7 +45,7 @@ from serve_app.responses import (
     timestamped,
 )
 from serve_app.state import IngressState
-from serve_app.stream_input import StreamInputSession
+from serve_app.stream_input import ELEVEN, ELEVEN_MULTI, StreamInputSession
 
 # The body is parsed whatever the Content-Type says (curl -d sends a form type);
 # this documents it in the OpenAPI schema all the same.
@@ -274,5 +274,13 @@ def create_app(state: IngressState) -> FastAPI:
     @app.websocket("/v1/audio/speech/stream-input/{voice_id}")
     async def stream_input(websocket: WebSocket, voice_id: str) -> None:
         await StreamInputSession(websocket, state, voice_id).run()
+
+    @app.websocket("/v1/text-to-speech/{voice_id}/stream-input")
+    async def eleven_stream_input(websocket: WebSocket, voice_id: str) -> None:
+        await StreamInputSession(websocket, state, voice_id, ELEVEN).run()
+
+    @app.websocket("/v1/text-to-speech/{voice_id}/multi-stream-input")
+    async def eleven_multi_stream_input(websocket: WebSocket, voice_id: str) -> None:
+        await StreamInputSession(websocket, state, voice_id, ELEVEN_MULTI).run()
 
     return app

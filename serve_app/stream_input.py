@@ -1,9 +1,17 @@
-"""WS /v1/audio/speech/stream-input/{voice_id}: text in as it is written, audio out.
+"""Text in as it is written, audio out, over a WebSocket: three protocols, one session.
 
-The message shapes follow ElevenLabs' ``stream-input`` (API.md section 7). Three
-tasks share a session: the receiver buffers text and cuts it into pieces, the
-producer synthesises pieces in order (the next piece synthesises while the last
-is being sent), and the sender encodes and sends audio in input order.
+- ours, ``/v1/audio/speech/stream-input/{voice_id}`` (API.md section 7), in the
+  message shapes of ElevenLabs' ``stream-input``;
+- ElevenLabs' ``/v1/text-to-speech/{voice_id}/stream-input``: the same, with its
+  query (``output_format``, ``model_id``, ``language_code``) and names;
+- ElevenLabs' ``/v1/text-to-speech/{voice_id}/multi-stream-input``: several
+  contexts on one socket (``context_id``), each its own ordered audio, ended with
+  ``close_context`` (answered ``{"isFinal": true, "contextId": ...}``);
+  ``{"text": ""}`` is a keep-alive there, ``close_socket`` ends the session.
+
+Each context has a receiver's buffer that cuts its text into pieces, a producer
+that synthesises pieces in order (the next while the last is sent), and a sender
+that encodes them as one stream and sends in input order. One bill per session.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ import json
 import logging
 import time
 from collections.abc import Coroutine
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -27,10 +35,12 @@ from serve_app.accounts import ApiKey
 from serve_app.admission import Ticket
 from serve_app.auth import authorization_of
 from serve_app.billing import Bill
+from serve_app.elevenlabs_speech import output_format
 from serve_app.errors import (
     BodyTooLarge,
     InternalError,
     InvalidRequest,
+    NotFound,
     PermissionDenied,
     RateLimited,
     ServiceError,
@@ -39,6 +49,8 @@ from serve_app.errors import (
 )
 from serve_app.origins import origin_allowed
 from serve_app.protocol import (
+    ElevenWsMessage,
+    ElevenWsQuery,
     VoiceOptions,
     WsAudioMessage,
     WsFinalMessage,
@@ -47,7 +59,7 @@ from serve_app.protocol import (
 )
 from serve_app.speech import Voicing, elapsed_ms, speakable, with_alignment
 from serve_app.state import IngressState
-from serve_app.text_buffer import Piece, TextBuffer
+from serve_app.text_buffer import DEFAULT_SCHEDULE, Piece, TextBuffer
 
 logger = logging.getLogger("serve_app")
 M = TypeVar("M", bound=BaseModel)
@@ -76,18 +88,122 @@ class MessageRate:
         return True
 
 
+@dataclass(frozen=True)
+class Protocol:
+    """Which of the three protocols a session speaks."""
+
+    eleven: bool = False  # ElevenLabs' query, names and message fields
+    multi: bool = False  # contexts (multi-stream-input)
+
+
+OURS = Protocol()
+ELEVEN = Protocol(eleven=True)
+ELEVEN_MULTI = Protocol(eleven=True, multi=True)
+DEFAULT_CONTEXT = ""
+
+
+class ContextAudio:
+    """One context's text to audio: its buffer, its pieces synthesised in order, one
+    encoder (one MP3 stream however many pieces) and its message index."""
+
+    def __init__(self, session: StreamInputSession, context_id: str, schedule: tuple[int, ...]):
+        self.id = context_id
+        self.buffer = TextBuffer(schedule)
+        self._session = session
+        self._pieces: asyncio.Queue[Piece | None] = asyncio.Queue()
+        self._audio: asyncio.Queue[tuple[Piece, EncodedChunk] | None] = asyncio.Queue(maxsize=8)
+        self.task: asyncio.Task[None] | None = None
+
+    async def add(self, text: str, flush: bool, trigger: bool) -> None:
+        ready: list[Piece | None] = list(self.buffer.add(text))
+        if flush:
+            ready.append(self.buffer.flush())
+        elif trigger:
+            ready.append(self.buffer.try_trigger())
+        for piece in ready:
+            if piece is not None:
+                await self._pieces.put(piece)
+        limit = self._session._state.config.ws_max_buffered_chars
+        if len(self.buffer) > limit:
+            raise InvalidRequest(
+                "input_too_long", f"More than {limit} characters wait for a sentence end.", "text"
+            )
+
+    async def end(self) -> None:
+        """No more text: what is buffered is spoken, then the context ends."""
+        rest = self.buffer.flush()
+        if rest is not None:
+            await self._pieces.put(rest)
+        await self._pieces.put(_DONE)
+
+    async def run(self) -> None:
+        await _all_or_none(self._produce(), self._send())
+
+    async def _produce(self) -> None:
+        """Synthesise pieces in order; each piece's audio goes to the sender as it comes."""
+        session = self._session
+        speech, meter = session._state.speech, session._state.meter
+        assert session._bill is not None
+        while (piece := await self._pieces.get()) is not None:
+            text = speech.check_text(piece.text, "text")
+            base = await session.voicing_for(text)
+            # The pieces' samples at the session's rate, gain applied; the sender
+            # encodes them as one stream.
+            voicing = with_alignment(base, replace(base.output, format=FLOAT_FORMAT))
+            normalised = await speech.normalise(text, voicing, "text")
+            if not speakable(normalised):
+                continue  # punctuation alone: nothing to say, nothing to bill
+            await meter.extend(session._bill, len(piece.text))
+            job = EncodeJob(SynthesisJob(normalised.segments, voicing.params), voicing.output)
+            async for chunk in speech.pipeline.encode(job):
+                await self._audio.put((piece, chunk))
+        await self._audio.put(_DONE)
+
+    async def _send(self) -> None:
+        encoder: StreamEncoder | None = None
+        index = 0
+        while (item := await self._audio.get()) is not None:
+            piece, chunk = item
+            if encoder is None:
+                voicing = self._session.voicing
+                output = replace(voicing.output, sample_rate=None, volume=1.0)  # done upstream
+                encoder = StreamEncoder(output, voicing.sample_rate)
+            samples = float_samples(chunk.data)
+            encoded = await encoder.add(samples, piece.start + chunk.end_char, chunk.alignment)
+            if encoded is not None:
+                await self._session.send_audio(self.id, index, encoded)
+                index += 1
+        if encoder is not None and (tail := await encoder.finish()) is not None:
+            await self._session.send_audio(self.id, index, tail)
+
+
 class StreamInputSession:
-    def __init__(self, websocket: WebSocket, state: IngressState, voice_id: str) -> None:
+    def __init__(
+        self, websocket: WebSocket, state: IngressState, voice_id: str, protocol: Protocol = OURS
+    ) -> None:
         self._ws = websocket
         self._state = state
         self._voice_id = voice_id
+        self._protocol = protocol
         self._request_id: str = websocket.scope["state"]["request_id"]
-        self._pieces: asyncio.Queue[Piece | None] = asyncio.Queue()
-        self._audio: asyncio.Queue[tuple[Piece, EncodedChunk] | None] = asyncio.Queue(maxsize=8)
         self._bill: Bill | None = None
         self._close_reason = ""
         self._started = websocket.scope["state"]["received_at"]
         self._rate = MessageRate(state.config.ws_max_messages_per_s)
+        self._contexts: dict[str, ContextAudio] = {}
+        self._failures: asyncio.Queue[BaseException | None] = asyncio.Queue()
+        self._send_lock = asyncio.Lock()
+        self._sent_any = False
+        self._options: VoiceOptions | None = None
+        self._bitrate_kbps: int | None = None
+        self._voicing: Voicing | None = None
+        self._format = "pcm"
+        self._inactivity_s = 20.0
+
+    @property
+    def voicing(self) -> Voicing:
+        assert self._voicing is not None
+        return self._voicing
 
     async def run(self) -> None:
         """Serve the session to its end. Every way out settles what was delivered,
@@ -111,16 +227,21 @@ class StreamInputSession:
             logger.exception("stream-input session %s failed", self._request_id)
             error = InternalError()
         finally:
+            for context in self._contexts.values():
+                if context.task is not None:
+                    context.task.cancel()
             if ticket is not None:
                 ticket.release()
-            if self._bill is not None:
+            if self._bill is not None and self._voicing is not None:
                 await self._state.speech.settle(self._bill, self._voicing, self._started)
+            elif self._bill is not None:
+                await self._state.meter.settle(self._bill)
         if error is not None:
             await self._fail(error)
         elif not client_left:
             await self._ws.close(1000, self._close_reason)
 
-    async def _open(self) -> WsInputMessage | None:
+    async def _open(self) -> WsMessage | None:
         """Authenticate, check the voice and query, and place the session's hold.
 
         Returns the first message, or None if none came before the timeout.
@@ -131,131 +252,163 @@ class StreamInputSession:
                 f"Pages of {self._ws.headers.get('origin')} may not open this socket "
                 "(the service's allowed_origins).",
             )
-        query = self._parse(WsQuery, dict(self._ws.query_params))
+        query = dict(self._ws.query_params)
+        if self._protocol.eleven:
+            eleven = self._parse(ElevenWsQuery, query)
+            wire = output_format(eleven.output_format)
+            self._check_eleven_model(eleven.model_id)
+            self._inactivity_s = eleven.inactivity_timeout
+            self._bitrate_kbps = wire.bitrate_kbps
+            self._format = wire.format
+            fields: dict[str, object] = {
+                "language": eleven.language_code,
+                "response_format": wire.format,
+                "sample_rate": wire.sample_rate,
+            }
+        else:
+            ours = self._parse(WsQuery, query)
+            self._inactivity_s = ours.inactivity_timeout
+            self._format = ours.response_format
+            fields = {
+                "model": ours.model,
+                "language": ours.language,
+                "voice": self._voice_id,
+                "response_format": ours.response_format,
+                "quality": ours.quality,
+                "sample_rate": ours.sample_rate,
+            }
         header = authorization_of(self._ws.headers)
         key = await self._authenticate(header) if header else None
-        first = await self._next_message(query.inactivity_timeout)
+        first = await self._next_message()
         if first is None:
             return None
         if key is None:
-            key = await self._authenticate(first.authorization)
+            key = await self._authenticate(first_key(first))
         settings = first.voice_settings
-        options = VoiceOptions.model_validate(
-            {
-                "model": query.model,
-                "language": query.language,
-                "voice": self._voice_id,
-                "response_format": query.response_format,
-                "quality": query.quality,
-                "sample_rate": query.sample_rate,
-                **(settings.model_dump() if settings else {}),
-            }
-        )
-        self._voicing = await self._state.speech.choose(options, stream=True)
-        self._query = query
+        if settings is not None:
+            fields |= settings.model_dump()
+        self._options = VoiceOptions.model_validate(fields)
+        if not self._protocol.eleven or self._options.language is not None:
+            await self.voicing_for("")  # the voice is known: check it now
         self._bill = await self._state.meter.hold(key, 0)
         return first
+
+    def _check_eleven_model(self, model_id: str | None) -> None:
+        names = self._state.compat.elevenlabs
+        if model_id not in (None, self._state.config.model_id) and not names.names_model(model_id):
+            raise NotFound("model_not_found", f"No model '{model_id}'.", "model_id")
+
+    async def voicing_for(self, text: str) -> Voicing:
+        """The session's voicing, chosen once: for ElevenLabs' sockets without a
+        language_code, in the language of the first text's script (their clients
+        send none)."""
+        if self._voicing is None:
+            assert self._options is not None
+            options = self._options
+            if self._protocol.eleven:
+                catalog = await self._state.catalog()
+                policy = catalog.policy
+                language = options.language or policy.language_of_script(text) or policy.default
+                canonical = policy.canonical(language) or language
+                voice = self._state.compat.elevenlabs.voice(self._voice_id, canonical, catalog)
+                options = options.model_copy(update={"voice": voice.id, "language": canonical})
+            voicing = await self._state.speech.choose(options, stream=True)
+            if self._bitrate_kbps is not None:
+                output = replace(voicing.output, bitrate_kbps=self._bitrate_kbps)
+                voicing = replace(voicing, output=output)
+            self._voicing = voicing
+        return self._voicing
 
     async def _authenticate(self, authorization: str | None) -> ApiKey:
         return await self._state.auth.authorise(authorization, "speech")
 
-    async def _serve(self, first: WsInputMessage) -> None:
-        schedule = (
-            tuple(first.generation_config.chunk_length_schedule)
-            if first.generation_config
-            else None
-        )
-        buffer = TextBuffer(schedule) if schedule else TextBuffer()
-        await _all_or_none(self._receive(first, buffer), self._produce(), self._send())
-        assert self._bill is not None
-        usage = self._state.meter.usage(self._bill)
-        await self._ws.send_text(WsFinalMessage(usage=usage).model_dump_json())
+    async def _serve(self, first: WsMessage) -> None:
+        await _all_or_none(self._receive(first), self._supervise())
+        if not self._protocol.multi:
+            assert self._bill is not None
+            usage = self._state.meter.usage(self._bill)
+            await self._ws.send_text(WsFinalMessage(usage=usage).model_dump_json())
 
-    async def _receive(self, first: WsInputMessage, buffer: TextBuffer) -> None:
-        message: WsInputMessage | None = first
-        limit = self._state.config.ws_max_buffered_chars
+    async def _supervise(self) -> None:
+        """Fail the session with the first context that fails."""
+        if (error := await self._failures.get()) is not None:
+            raise error
+
+    def _context(self, context_id: str, message: WsMessage) -> ContextAudio:
+        context = self._contexts.get(context_id)
+        if context is None:
+            config = message.generation_config
+            schedule = tuple(config.chunk_length_schedule) if config else DEFAULT_SCHEDULE
+            context = self._contexts[context_id] = ContextAudio(self, context_id, schedule)
+            context.task = asyncio.create_task(self._run_context(context))
+        return context
+
+    async def _run_context(self, context: ContextAudio) -> None:
+        try:
+            await context.run()
+            if self._protocol.multi:
+                await self._send_json({"isFinal": True, "contextId": context.id})
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:
+            await self._failures.put(e)
+
+    async def _receive(self, first: WsMessage) -> None:
+        message: WsMessage | None = first
+        multi = self._protocol.multi
         while message is not None:
-            if message.text == "":
-                self._close_reason = "end of input"
+            context_id = getattr(message, "context_id", None) or DEFAULT_CONTEXT
+            if getattr(message, "close_socket", False):
+                self._close_reason = "close_socket"
                 break
-            ready: list[Piece | None] = list(buffer.add(message.text))
-            if message.flush:
-                ready.append(buffer.flush())
-            elif message.try_trigger_generation:
-                ready.append(buffer.try_trigger())
-            for piece in ready:
-                if piece is not None:
-                    await self._pieces.put(piece)
-            if len(buffer) > limit:
-                raise InvalidRequest(
-                    "input_too_long",
-                    f"More than {limit} characters wait for a sentence end.",
-                    "text",
-                )
-            message = await self._next_message(self._query.inactivity_timeout)
-            if message is not None and (message.authorization or message.voice_settings):
+            if getattr(message, "close_context", False):
+                if (context := self._contexts.get(context_id)) is not None:
+                    await context.end()
+            elif message.text == "" and not (multi and message.flush):
+                if not multi:  # stream-input: the end of the input
+                    self._close_reason = "end of input"
+                    break  # multi-stream-input: a keep-alive
+            elif message.text is not None:
+                context = self._context(context_id, message)
+                await context.add(message.text, message.flush, message.try_trigger_generation)
+            message = await self._next_message()
+            if message is not None and not multi and _has_settings(message):
                 raise InvalidRequest(
                     "invalid_value", "Settings and the key belong in the first message only."
                 )
         if message is None:
             self._close_reason = "inactivity timeout"
-        rest = buffer.flush()
-        if rest is not None:
-            await self._pieces.put(rest)
-        await self._pieces.put(_DONE)
+        for context in list(self._contexts.values()):
+            await context.end()
+        tasks = [c.task for c in self._contexts.values() if c.task is not None]
+        await asyncio.gather(*tasks)
+        await self._failures.put(None)
 
-    async def _produce(self) -> None:
-        """Synthesise pieces in order; each piece's audio goes to the sender as it comes."""
+    async def send_audio(self, context_id: str, index: int, chunk: EncodedChunk) -> None:
         assert self._bill is not None
-        speech, meter = self._state.speech, self._state.meter
-        # The pieces' samples at the session's rate, gain applied; the sender encodes
-        # them as one stream (one MP3 file however many pieces).
-        samples = replace(self._voicing.output, format=FLOAT_FORMAT)
-        voicing: Voicing = with_alignment(self._voicing, samples)
-        while (piece := await self._pieces.get()) is not None:
-            text = speech.check_text(piece.text, "text")
-            normalised = await speech.normalise(text, voicing, "text")
-            if not speakable(normalised):
-                continue  # punctuation alone: nothing to say, nothing to bill
-            await meter.extend(self._bill, len(piece.text))
-            job = EncodeJob(SynthesisJob(normalised.segments, voicing.params), voicing.output)
-            async for chunk in speech.pipeline.encode(job):
-                await self._audio.put((piece, chunk))
-        await self._audio.put(_DONE)
-
-    async def _send(self) -> None:
-        """Encode and send in order: one encoder for the session, as for an HTTP
-        response (one continuous MP3 stream however many pieces)."""
-        output = replace(self._voicing.output, sample_rate=None, volume=1.0)  # done upstream
-        encoder = StreamEncoder(output, self._voicing.sample_rate)
-        index = 0
-        while (item := await self._audio.get()) is not None:
-            piece, chunk = item
-            samples = float_samples(chunk.data)
-            encoded = await encoder.add(samples, piece.start + chunk.end_char, chunk.alignment)
-            if encoded is not None:
-                await self._send_audio(index, encoded)
-                index += 1
-        if (tail := await encoder.finish()) is not None:
-            await self._send_audio(index, tail)
-
-    async def _send_audio(self, index: int, chunk: EncodedChunk) -> None:
-        assert self._bill is not None
-        if index == 0:
-            self._state.metrics.first_audio(
-                elapsed_ms(self._started), "websocket", self._query.response_format
-            )
+        if not self._sent_any:
+            self._sent_any = True
+            self._state.metrics.first_audio(elapsed_ms(self._started), "websocket", self._format)
         if chunk.data:
             alignment = chunk.alignment.as_wire() if chunk.alignment else None
             audio = base64.b64encode(chunk.data).decode("ascii")
             message = WsAudioMessage(audio=audio, index=index, alignment=alignment)
-            await self._ws.send_text(message.model_dump_json())
+            payload = message.model_dump()
+            if self._protocol.eleven:
+                payload["normalizedAlignment"] = alignment
+            if self._protocol.multi:
+                payload["contextId"] = context_id
+            await self._send_json(payload)
         await self._state.meter.delivered(self._bill, chunk)
 
-    async def _next_message(self, silence_s: float) -> WsInputMessage | None:
+    async def _send_json(self, payload: dict[str, Any]) -> None:
+        async with self._send_lock:  # contexts send from their own tasks
+            await self._ws.send_text(json.dumps(payload, separators=(",", ":")))
+
+    async def _next_message(self) -> WsMessage | None:
         """The next client frame, parsed; None if the client stayed silent too long."""
         try:
-            async with asyncio.timeout(silence_s):
+            async with asyncio.timeout(self._inactivity_s):
                 frame = await self._ws.receive()
         except TimeoutError:
             return None
@@ -280,6 +433,8 @@ class StreamInputSession:
             document = json.loads(raw)
         except json.JSONDecodeError as e:
             raise InvalidRequest("invalid_json", f"The message is not valid JSON: {e}.") from None
+        if self._protocol.eleven:
+            return self._parse(ElevenWsMessage, document)
         return self._parse(WsInputMessage, document)
 
     @staticmethod
@@ -316,3 +471,19 @@ async def _all_or_none(*jobs: Coroutine[Any, Any, None]) -> None:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+WsMessage = WsInputMessage | ElevenWsMessage
+
+
+def first_key(message: WsMessage) -> str | None:
+    """The key a first message carries: ``authorization`` (ours) or ElevenLabs'
+    ``xi_api_key``."""
+    if message.authorization is not None:
+        return message.authorization
+    xi_key = getattr(message, "xi_api_key", None)
+    return f"Bearer {xi_key}" if xi_key else None
+
+
+def _has_settings(message: WsMessage) -> bool:
+    return bool(message.authorization or message.voice_settings or first_key(message))

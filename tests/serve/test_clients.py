@@ -166,3 +166,45 @@ def test_elevenlabs_sdk(service: Service) -> None:
             )
         )
     assert refused.value.status_code == 401
+
+
+def test_livekit_elevenlabs_tts_over_multi_stream_input(service: Service) -> None:
+    """LiveKit's ElevenLabs plugin, its defaults (model, voice, mp3_22050_32) and one
+    context per utterance on the multi-stream-input socket; no room needed."""
+    from livekit.agents import APIError
+    from livekit.plugins import elevenlabs as livekit_elevenlabs
+
+    async def speak(key: str) -> tuple[int, float]:
+        async with aiohttp.ClientSession() as session:
+            tts = livekit_elevenlabs.TTS(
+                api_key=key, base_url=f"{service.url}/v1", http_session=session
+            )
+            try:
+                stream = tts.stream()
+                stream.push_text(HI)
+                stream.end_input()
+                frames = [event.frame async for event in stream]
+            finally:
+                await tts.aclose()
+        rate = frames[0].sample_rate
+        return rate, sum(f.samples_per_channel for f in frames) / rate
+
+    rate, seconds = asyncio.run(speak(service.key))
+    assert rate == 22050 and 1.5 < seconds < 8.0
+    with pytest.raises(APIError):
+        asyncio.run(speak("sk-proj-nobody-wrong"))
+
+
+def test_pipecat_elevenlabs_tts_service_over_multi_stream_input(service: Service) -> None:
+    from pipecat.services.elevenlabs.tts import ElevenLabsTTSService
+
+    def tts(key: str) -> Callable[[aiohttp.ClientSession], object]:
+        return lambda _: ElevenLabsTTSService(
+            api_key=key,
+            url=service.url.replace("http://", "ws://"),
+            settings=ElevenLabsTTSService.Settings(
+                voice="21m00Tcm4TlvDq8ikWAM", model="eleven_flash_v2_5"
+            ),
+        )
+
+    check_pipecat(tts(service.key), tts("sk-proj-nobody-wrong"))

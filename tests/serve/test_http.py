@@ -38,7 +38,9 @@ def test_discovery_endpoints(client: httpx.Client, service: Service) -> None:
     } <= set(ready)
     assert client.get("/v1/models", headers=service.auth).json()["data"][0]["id"] == "service-v1"
     caps = client.get("/v1/capabilities", headers=service.auth).json()
-    assert {f["format"] for f in caps["audio_formats"]} == {"pcm", "mp3", "wav"}
+    assert {f["format"] for f in caps["audio_formats"]} == {
+        "pcm", "mp3", "wav", "ulaw", "alaw", "opus", "aac", "flac",
+    }  # fmt: skip
     voices = client.get("/v1/voices").json()["data"]
     assert "default" in {v["id"] for v in voices}
     assert set(usage(service.url, service.auth)) == {

@@ -153,3 +153,65 @@ def test_a_flood_of_messages_ends_the_session_with_rate_limited(tmp_path: Path) 
         with pytest.raises(WebSocketDisconnect) as closed:
             ws.receive_json()
     assert message["error"]["code"] == "rate_limited" and closed.value.code == 1008
+
+
+MULTI = "/v1/text-to-speech/21m00Tcm4TlvDq8ikWAM/multi-stream-input"
+XI = {"xi-api-key": DEV_KEY}
+
+
+def test_elevenlabs_multi_stream_input_keeps_contexts_apart(client: TestClient) -> None:
+    """Two contexts on one socket, as Pipecat and LiveKit open them: each gets its own
+    audio (contextId on every message) and its isFinal after close_context; an empty
+    text is a keep-alive; close_socket ends the session."""
+    url = MULTI + "?model_id=eleven_flash_v2_5&output_format=pcm_16000&auto_mode=true"
+    with client.websocket_connect(url, headers=XI) as ws:
+        ws.send_json({"text": " ", "context_id": "a", "voice_settings": {"stability": 0.5}})
+        ws.send_json({"text": "नमस्ते, आपका ऑर्डर आ गया है। ", "context_id": "a"})
+        ws.send_json({"text": "", "context_id": "a"})  # keep-alive
+        ws.send_json({"text": " ", "context_id": "b"})
+        ws.send_json({"text": "कल मिलते हैं। ", "context_id": "b", "flush": True})
+        ws.send_json({"context_id": "a", "flush": True, "text": ""})
+        ws.send_json({"context_id": "a", "close_context": True})
+        ws.send_json({"context_id": "b", "close_context": True})
+        audio: dict[str, bytes] = {"a": b"", "b": b""}
+        finals: list[str] = []
+        while len(finals) < 2:
+            message = ws.receive_json()
+            if message.get("isFinal"):
+                finals.append(message["contextId"])
+            else:
+                audio[message["contextId"]] += base64.b64decode(message["audio"])
+        ws.send_json({"close_socket": True})
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+    assert sorted(finals) == ["a", "b"] and closed.value.code == 1000
+    assert pcm_seconds(audio["a"], 16000) > pcm_seconds(audio["b"], 16000) > 0.5
+
+
+def test_elevenlabs_stream_input_ends_with_empty_text(client: TestClient) -> None:
+    """The single-context socket: the key may come in the first message as xi_api_key,
+    and {"text": ""} ends the input."""
+    url = "/v1/text-to-speech/hi-espeak-aditi/stream-input?output_format=ulaw_8000"
+    with client.websocket_connect(url) as ws:
+        ws.send_json({"text": " ", "xi_api_key": DEV_KEY})
+        ws.send_json({"text": "नमस्ते दोस्तों, आज का मौसम सुहाना है। "})
+        ws.send_json({"text": ""})
+        messages = []
+        while not (message := ws.receive_json()).get("isFinal"):
+            messages.append(message)
+    ulaw = b"".join(base64.b64decode(m["audio"]) for m in messages)
+    assert len(ulaw) % 160 == 0 and 1.0 < len(ulaw) / 8000 < 6.0
+    assert all("normalizedAlignment" in m for m in messages)
+    assert message["usage"]["characters"] > 0
+
+
+def test_elevenlabs_sockets_refuse_a_bad_key_and_format(client: TestClient) -> None:
+    with client.websocket_connect(MULTI, headers={"xi-api-key": "sk-proj-x-y"}) as ws:
+        ws.send_json({"text": " ", "context_id": "a"})
+        error = ws.receive_json()["error"]
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+    assert error["code"] == "invalid_api_key" and closed.value.code == 1008
+    with client.websocket_connect(MULTI + "?output_format=wav_44100", headers=XI) as ws:
+        error = ws.receive_json()["error"]
+    assert error["param"] == "output_format"
