@@ -76,6 +76,8 @@ class CompatConfig(BaseModel):
             "elevenlabs": {
                 "endpoints": [
                     "POST /v1/text-to-speech/{voice_id}[/stream][/with-timestamps]",
+                    "WS /v1/text-to-speech/{voice_id}/stream-input",
+                    "WS /v1/text-to-speech/{voice_id}/multi-stream-input",
                 ],
                 "models": list(self.elevenlabs.models),
                 "voices": self.elevenlabs.voices,
