@@ -5,7 +5,13 @@ rate it assumes, and a bad key gets the client's own error."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import concurrent.futures
+import contextlib
+import ssl
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import aiohttp
 import openai
@@ -208,3 +214,111 @@ def test_pipecat_elevenlabs_tts_service_over_multi_stream_input(service: Service
         )
 
     check_pipecat(tts(service.key), tts("sk-proj-nobody-wrong"))
+
+
+def test_elevenlabs_sdk_realtime_helper_behind_tls(
+    service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK's WebSocket helper always dials wss://, as a deployment behind TLS
+    serves it: here a TLS terminator on 127.0.0.1 (a self-signed certificate the
+    client is told to trust) in front of the service."""
+    from elevenlabs.client import ElevenLabs
+
+    cert = self_signed_certificate(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    port = urlsplit(service.url).port
+    assert port is not None
+    with tls_terminator(cert, tmp_path / "key.pem", port) as tls_port:
+        client = ElevenLabs(api_key=service.key, base_url=f"https://127.0.0.1:{tls_port}")
+        pcm = b"".join(
+            client.text_to_speech.convert_realtime(
+                voice_id="21m00Tcm4TlvDq8ikWAM",
+                text=iter(["नमस्ते, आपका ऑर्डर ", "कल शाम तक पहुँच जाएगा।"]),
+                model_id="eleven_flash_v2_5",
+                output_format="pcm_24000",
+            )
+        )
+    assert 1.5 < pcm_seconds(pcm, 24000) < 8.0
+
+
+def self_signed_certificate(folder: Path) -> Path:
+    """A certificate for 127.0.0.1 and its key (key.pem) in ``folder``."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    (folder / "key.pem").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    path = folder / "cert.pem"
+    path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    return path
+
+
+@contextlib.contextmanager
+def tls_terminator(cert: Path, key: Path, backend_port: int) -> Iterator[int]:
+    """TLS on a free 127.0.0.1 port, forwarding plain TCP to ``backend_port``; yields
+    the port. Runs on its own event loop in a thread, stopped on exit."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    loop = asyncio.new_event_loop()
+    started: concurrent.futures.Future[int] = concurrent.futures.Future()
+    stop = asyncio.Event()
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            writer.close()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        backend_reader, backend_writer = await asyncio.open_connection("127.0.0.1", backend_port)
+        await asyncio.gather(pipe(reader, backend_writer), pipe(backend_reader, writer))
+
+    async def serve() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=context)
+        started.set_result(server.sockets[0].getsockname()[1])
+        async with server:
+            await stop.wait()
+        connections = asyncio.all_tasks() - {asyncio.current_task()}
+        for task in connections:
+            task.cancel()
+        await asyncio.gather(*connections, return_exceptions=True)
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(serve(),), daemon=True)
+    thread.start()
+    try:
+        yield started.result(timeout=10)
+    finally:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(timeout=10)
