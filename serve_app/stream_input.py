@@ -113,8 +113,13 @@ class ContextAudio:
         self._pieces: asyncio.Queue[Piece | None] = asyncio.Queue()
         self._audio: asyncio.Queue[tuple[Piece, EncodedChunk] | None] = asyncio.Queue(maxsize=8)
         self.task: asyncio.Task[None] | None = None
+        self.ended = False
 
     async def add(self, text: str, flush: bool, trigger: bool) -> None:
+        if self.ended:
+            raise InvalidRequest(
+                "invalid_value", f"Context '{self.id}' is closed; open a new one.", "context_id"
+            )
         ready: list[Piece | None] = list(self.buffer.add(text))
         if flush:
             ready.append(self.buffer.flush())
@@ -131,6 +136,9 @@ class ContextAudio:
 
     async def end(self) -> None:
         """No more text: what is buffered is spoken, then the context ends."""
+        if self.ended:
+            return
+        self.ended = True
         rest = self.buffer.flush()
         if rest is not None:
             await self._pieces.put(rest)
@@ -347,6 +355,8 @@ class StreamInputSession:
         try:
             await context.run()
             if self._protocol.multi:
+                # done: a later message with this id opens a new context
+                del self._contexts[context.id]
                 await self._send_json({"isFinal": True, "contextId": context.id})
         except asyncio.CancelledError:
             raise
@@ -367,7 +377,8 @@ class StreamInputSession:
             elif message.text == "" and not (multi and message.flush):
                 if not multi:  # stream-input: the end of the input
                     self._close_reason = "end of input"
-                    break  # multi-stream-input: a keep-alive
+                    break
+                # multi-stream-input: a keep-alive
             elif message.text is not None:
                 context = self._context(context_id, message)
                 await context.add(message.text, message.flush, message.try_trigger_generation)
@@ -378,10 +389,10 @@ class StreamInputSession:
                 )
         if message is None:
             self._close_reason = "inactivity timeout"
-        for context in list(self._contexts.values()):
+        open_contexts = list(self._contexts.values())
+        for context in open_contexts:
             await context.end()
-        tasks = [c.task for c in self._contexts.values() if c.task is not None]
-        await asyncio.gather(*tasks)
+        await asyncio.gather(*(c.task for c in open_contexts if c.task is not None))
         await self._failures.put(None)
 
     async def send_audio(self, context_id: str, index: int, chunk: EncodedChunk) -> None:

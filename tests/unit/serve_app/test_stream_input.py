@@ -188,6 +188,19 @@ def test_elevenlabs_multi_stream_input_keeps_contexts_apart(client: TestClient) 
     assert pcm_seconds(audio["a"], 16000) > pcm_seconds(audio["b"], 16000) > 0.5
 
 
+def test_a_finished_context_id_may_open_a_new_context(client: TestClient) -> None:
+    url = MULTI + "?output_format=pcm_16000"
+    with client.websocket_connect(url, headers=XI) as ws:
+        for turn in ("नमस्ते। ", "फिर मिलेंगे। "):
+            ws.send_json({"text": turn, "context_id": "turn", "flush": True})
+            ws.send_json({"context_id": "turn", "close_context": True})
+            audio = b""
+            while not (message := ws.receive_json()).get("isFinal"):
+                audio += base64.b64decode(message["audio"])
+            assert message["contextId"] == "turn" and pcm_seconds(audio, 16000) > 0.3
+        ws.send_json({"close_socket": True})
+
+
 def test_elevenlabs_stream_input_ends_with_empty_text(client: TestClient) -> None:
     """The single-context socket: the key may come in the first message as xi_api_key,
     and {"text": ""} ends the input."""
