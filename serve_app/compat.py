@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from deployments.synthesis.voices import VoiceConfig
 from serve_app.catalog import Catalog
-from serve_app.errors import NotFound
+from serve_app.errors import InvalidRequest, NotFound
 
 # ElevenLabs request fields that are accepted and not applied: they shape ElevenLabs'
 # own voices and requests, and ours have no counterpart.
@@ -57,6 +57,18 @@ class ClientNames(BaseModel):
         if voice is None:
             raise NotFound("voice_not_found", f"No voice '{name}'.", "voice")
         return catalog.voice_for_language(language, voice)
+
+
+def client_language(catalog: Catalog, given: str | None, text: str, param: str) -> str:
+    """The canonical language of a compatible client's request: the one it names, or
+    (its clients send none) the language of ``text``'s script, else the default."""
+    policy = catalog.policy
+    if given is None:
+        return policy.language_of_script(text) or policy.default
+    canonical = policy.canonical(given)
+    if canonical is None:
+        raise InvalidRequest("unsupported_language", f"Unknown language '{given}'.", param)
+    return canonical
 
 
 class CompatConfig(BaseModel):

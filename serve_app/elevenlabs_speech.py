@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from deployments.synthesis.alignment import Alignment
 from serve_app.catalog import Catalog
-from serve_app.compat import ClientNames
+from serve_app.compat import ClientNames, client_language
 from serve_app.errors import InvalidRequest, NotFound, validate
 from serve_app.protocol import SpeechRequest, UnicodeText
 
@@ -114,17 +114,7 @@ def from_elevenlabs(
     known = eleven.model_id in (None, model_id) or names.names_model(eleven.model_id)
     if not known:
         raise NotFound("model_not_found", f"No model '{eleven.model_id}'.", "model_id")
-    if eleven.language_code is None:
-        language = catalog.policy.language_of_script(eleven.text) or catalog.policy.default
-    else:
-        canonical = catalog.policy.canonical(eleven.language_code)
-        if canonical is None:
-            raise InvalidRequest(
-                "unsupported_language",
-                f"Unknown language '{eleven.language_code}'.",
-                "language_code",
-            )
-        language = canonical
+    language = client_language(catalog, eleven.language_code, eleven.text, "language_code")
     voice = names.voice(voice_id, language, catalog)
     speed = eleven.voice_settings.speed if eleven.voice_settings else None
     fields: dict[str, object] = {

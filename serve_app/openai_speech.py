@@ -30,8 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from deployments.encoding.writers import STREAMABLE_FORMATS
 from serve_app.catalog import Catalog
-from serve_app.compat import ClientNames
-from serve_app.errors import InvalidRequest, validate
+from serve_app.compat import ClientNames, client_language
+from serve_app.errors import validate
 from serve_app.protocol import Format, Quality, SpeechRequest, UnicodeText
 
 OPENAI_PCM_RATE = 24000
@@ -81,15 +81,7 @@ def from_openai(
     """The OpenAI request ``document`` as our :class:`SpeechRequest` (400/404 with our
     codes for what is wrong in it)."""
     openai = validate(OpenAISpeechRequest, document)
-    if openai.language is None:
-        language = catalog.policy.language_of_script(openai.input) or catalog.policy.default
-    else:
-        canonical = catalog.policy.canonical(openai.language)
-        if canonical is None:
-            raise InvalidRequest(
-                "unsupported_language", f"Unknown language '{openai.language}'.", "language"
-            )
-        language = canonical
+    language = client_language(catalog, openai.language, openai.input, "language")
     name = openai.voice.id if isinstance(openai.voice, VoiceRef) else openai.voice
     voice = names.voice(name, language, catalog)
     sample_rate = openai.sample_rate

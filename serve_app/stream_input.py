@@ -35,6 +35,7 @@ from serve_app.accounts import ApiKey
 from serve_app.admission import Ticket
 from serve_app.auth import authorization_of
 from serve_app.billing import Bill
+from serve_app.compat import client_language
 from serve_app.elevenlabs_speech import output_format
 from serve_app.errors import (
     BodyTooLarge,
@@ -315,11 +316,9 @@ class StreamInputSession:
             options = self._options
             if self._protocol.eleven:
                 catalog = await self._state.catalog()
-                policy = catalog.policy
-                language = options.language or policy.language_of_script(text) or policy.default
-                canonical = policy.canonical(language) or language
-                voice = self._state.compat.elevenlabs.voice(self._voice_id, canonical, catalog)
-                options = options.model_copy(update={"voice": voice.id, "language": canonical})
+                language = client_language(catalog, options.language, text, "language_code")
+                voice = self._state.compat.elevenlabs.voice(self._voice_id, language, catalog)
+                options = options.model_copy(update={"voice": voice.id, "language": language})
             voicing = await self._state.speech.choose(options, stream=True)
             if self._bitrate_kbps is not None:
                 output = replace(voicing.output, bitrate_kbps=self._bitrate_kbps)
