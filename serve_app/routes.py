@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request, WebSocket
@@ -78,6 +78,13 @@ ELEVEN_BODY = {
         "content": {"application/json": {"schema": ElevenSpeechRequest.model_json_schema()}},
     }
 }
+# ElevenLabs' text-to-speech endpoints: (path suffix, streamed, with timings, summary).
+ELEVEN_ROUTES = (
+    ("", False, False, "ElevenLabs' text to speech: the audio"),
+    ("/stream", True, False, "ElevenLabs' streamed text to speech: the audio as it is made"),
+    ("/with-timestamps", False, True, "With character timings: one JSON object"),
+    ("/stream/with-timestamps", True, True, "With character timings: a JSON object a line"),
+)
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorResponse} for status in (400, 401, 402, 403, 404, 413, 429, 500, 503)
 }
@@ -190,86 +197,51 @@ def create_app(state: IngressState) -> FastAPI:
             ],
         )
 
-    async def elevenlabs(
-        request: Request,
-        voice_id: str,
-        output_format: str | None,
-        key: ApiKey,
-        stream: bool,
-        timed: bool,
-    ) -> Any:
-        """ElevenLabs' request as ours, answered in ElevenLabs' framing."""
-        eleven = from_elevenlabs(
-            read_json(await request.body()),
-            voice_id,
-            output_format,
-            stream,
-            state.compat.elevenlabs,
-            await state.catalog(),
-            state.config.model_id,
+    def elevenlabs(stream: bool, timed: bool) -> Callable[..., Awaitable[Any]]:
+        """An ElevenLabs text-to-speech endpoint: its request as ours, answered in its
+        framing (serve_app/elevenlabs_speech.py)."""
+
+        async def endpoint(
+            request: Request,
+            voice_id: str,
+            output_format: str | None = None,
+            key: ApiKey = speech_key,
+        ) -> Any:
+            eleven = from_elevenlabs(
+                read_json(await request.body()),
+                voice_id,
+                output_format,
+                stream,
+                state.compat.elevenlabs,
+                await state.catalog(),
+                state.config.model_id,
+            )
+            speech = await state.speech.prepare(
+                eleven.request,
+                key,
+                request.state.request_id,
+                request.state.received_at,
+                alignment=timed,
+                bitrate_kbps=eleven.bitrate_kbps,
+            )
+            if timed:
+                return await timestamped(state.speech, speech, stream)
+            return await raw_audio(state.speech, speech)
+
+        return endpoint
+
+    for suffix, stream, timed, summary in ELEVEN_ROUTES:
+        app.add_api_route(
+            f"/v1/text-to-speech/{{voice_id}}{suffix}",
+            elevenlabs(stream, timed),
+            methods=["POST"],
+            name=f"elevenlabs{suffix.replace('/', '_').replace('-', '_')}",
+            summary=summary,
+            response_model=None,
+            openapi_extra=ELEVEN_BODY,
+            responses=None if timed else SPEECH_RESPONSES,
+            tags=["ElevenLabs-compatible"],
         )
-        speech = await state.speech.prepare(
-            eleven.request,
-            key,
-            request.state.request_id,
-            request.state.received_at,
-            alignment=timed,
-            bitrate_kbps=eleven.bitrate_kbps,
-        )
-        if timed:
-            return await timestamped(state.speech, speech, stream)
-        return await raw_audio(state.speech, speech)
-
-    @app.post(
-        "/v1/text-to-speech/{voice_id}",
-        response_model=None,
-        openapi_extra=ELEVEN_BODY,
-        responses=SPEECH_RESPONSES,
-        tags=["ElevenLabs-compatible"],
-    )
-    async def eleven_convert(
-        request: Request, voice_id: str, output_format: str | None = None, key: ApiKey = speech_key
-    ) -> Any:
-        """ElevenLabs' text to speech: the audio (serve_app/elevenlabs_speech.py)."""
-        return await elevenlabs(request, voice_id, output_format, key, stream=False, timed=False)
-
-    @app.post(
-        "/v1/text-to-speech/{voice_id}/stream",
-        response_model=None,
-        openapi_extra=ELEVEN_BODY,
-        responses=SPEECH_RESPONSES,
-        tags=["ElevenLabs-compatible"],
-    )
-    async def eleven_stream(
-        request: Request, voice_id: str, output_format: str | None = None, key: ApiKey = speech_key
-    ) -> Any:
-        """ElevenLabs' streamed text to speech: the audio as it is made."""
-        return await elevenlabs(request, voice_id, output_format, key, stream=True, timed=False)
-
-    @app.post(
-        "/v1/text-to-speech/{voice_id}/with-timestamps",
-        response_model=None,
-        openapi_extra=ELEVEN_BODY,
-        tags=["ElevenLabs-compatible"],
-    )
-    async def eleven_timestamps(
-        request: Request, voice_id: str, output_format: str | None = None, key: ApiKey = speech_key
-    ) -> Any:
-        """ElevenLabs' text to speech with character timings: one JSON object."""
-        return await elevenlabs(request, voice_id, output_format, key, stream=False, timed=True)
-
-    @app.post(
-        "/v1/text-to-speech/{voice_id}/stream/with-timestamps",
-        response_model=None,
-        openapi_extra=ELEVEN_BODY,
-        tags=["ElevenLabs-compatible"],
-    )
-    async def eleven_stream_timestamps(
-        request: Request, voice_id: str, output_format: str | None = None, key: ApiKey = speech_key
-    ) -> Any:
-        """ElevenLabs' streamed text to speech with character timings: a JSON object a
-        line."""
-        return await elevenlabs(request, voice_id, output_format, key, stream=True, timed=True)
 
     @app.websocket("/v1/audio/speech/stream-input/{voice_id}")
     async def stream_input(websocket: WebSocket, voice_id: str) -> None:

@@ -205,7 +205,7 @@ class AvWriter:
     def write(self, samples: np.ndarray) -> bytes:
         if samples.size:
             frame = av.AudioFrame.from_ndarray(
-                to_int16(samples).astype(np.int16)[None, :], format="s16", layout="mono"
+                to_int16(samples)[None, :], format="s16", layout="mono"
             )
             frame.sample_rate = self._rate
             frame.pts = self._pts

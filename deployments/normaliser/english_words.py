@@ -118,6 +118,7 @@ _VOICELESS_AFTER = frozenset({"f", "s"})  # the BATH words: after, class, staff
 
 
 _GLIDES = {"a^ɪ": ["a", "j"], "e^ɪ": ["e", "j"], "a^ʊ": ["a", "w"]}
+_GLIDE_AFTER_I = _VOWEL_TOKENS - _FRONT_HIGH  # vowels a y joins to an i before them
 
 
 def indian_english(sounds: list[str], spelling: str) -> list[str]:
@@ -146,7 +147,7 @@ def indian_english(sounds: list[str], spelling: str) -> list[str]:
             said.append(sound)
         elif after[0] in ("ə", "ɐ") and sound in _GLIDES:
             said += _GLIDES[sound]  # फ़ायर, प्लेयर, पावर
-        elif sound in ("iː", "i") and after[0] in _VOWEL_TOKENS - _FRONT_HIGH:
+        elif sound in ("iː", "i") and after[0] in _GLIDE_AFTER_I:
             said.append("ɪ")  # short before the y of मीडिया, रियल
         elif sound == "æ" and after[0] in _VOICELESS_AFTER and _bath(after, spelling):
             said.append("ɑː")

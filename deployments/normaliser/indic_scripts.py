@@ -193,32 +193,32 @@ ODIA = derived(
     },
     final_virama=True,
 )  # fmt: skip
-# Telugu and Kannada: /æ/ as ్యా / ್ಯಾ (బ్యాంక్, ಬ್ಯಾಂಕ್), open o as ఆ / ಆ (ఆర్డర్),
-# sh as ష / ಷ (స్టేషన్), the short e of set, and a final virama.
-TELUGU = derived(
-    "Telugu",
-    0x300,
-    consonants={"ʃ": "ష"},
-    vowels={
-        "æ": ("యా", "్యా"), **_each(OPEN_O, ("ఆ", "ా")), **_each("e ɛ", ("ఎ", "ె")),
-        "a^ɪ": ("ఐ", "ై"), "a^ʊ": ("ఔ", "ౌ"),
-        "ɔ^ɪ": ("ఆయ్", "ాయ్"), "ɔɪ": ("ఆయ్", "ాయ్"),
-    },
-    final_virama=True,
-    open_after_nasal=False,
-)  # fmt: skip
-KANNADA = derived(
-    "Kannada",
-    0x380,
-    consonants={"ʃ": "ಷ"},
-    vowels={
-        "æ": ("ಯಾ", "್ಯಾ"), **_each(OPEN_O, ("ಆ", "ಾ")), **_each("e ɛ", ("ಎ", "ೆ")),
-        "a^ɪ": ("ಐ", "ೈ"), "a^ʊ": ("ಔ", "ೌ"),
-        "ɔ^ɪ": ("ಆಯ್", "ಾಯ್"), "ɔɪ": ("ಆಯ್", "ಾಯ್"),
-    },
-    final_virama=True,
-    open_after_nasal=False,
-)  # fmt: skip
+# Telugu and Kannada spell English alike: /æ/ as ్యా / ್ಯಾ (బ్యాంక్, ಬ್ಯಾಂಕ್), open o
+# as ఆ / ಆ (ఆర్డర్), sh as ష / ಷ (స్టేషన్), the short e of set, and a final virama.
+# Written once in Devanagari letters, moved to each script.
+_SOUTHERN_CONSONANTS = {"ʃ": "ष"}
+_SOUTHERN_VOWELS = {
+    "æ": ("या", "्या"), **_each(OPEN_O, ("आ", "ा")), **_each("e ɛ", ("ऎ", "ॆ")),
+    "a^ɪ": ("ऐ", "ै"), "a^ʊ": ("औ", "ौ"), **_each("ɔ^ɪ ɔɪ", ("आय्", "ाय्")),
+}  # fmt: skip
+
+
+def _southern(name: str, offset: int) -> Script:
+    def move(text: str) -> str:
+        return shifted(text, offset, keep_nukta=False)
+
+    return derived(
+        name,
+        offset,
+        consonants={k: move(v) for k, v in _SOUTHERN_CONSONANTS.items()},
+        vowels={k: (move(a), move(b)) for k, (a, b) in _SOUTHERN_VOWELS.items()},
+        final_virama=True,
+        open_after_nasal=False,
+    )
+
+
+TELUGU = _southern("Telugu", 0x300)
+KANNADA = _southern("Kannada", 0x380)
 # Malayalam: r as റ (്ര after a consonant), chillu letters for n, r, l before a
 # consonant or at the end (ഓർഡർ), nasals written out in clusters (ബാങ്ക്, റീഫണ്ട്),
 # a final virama elsewhere.
