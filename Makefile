@@ -15,6 +15,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt deployments/synthesis/data/ko
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -c constraints.txt -e '.[dev,clients,piper,vits]'
 	$(PY) -m deployments.synthesis.kokoro_assets
+	$(PY) -m deployments.synthesis.synthesiser
 	touch $@
 
 install: $(VENV)/.installed

@@ -38,6 +38,20 @@ class NormalisedText:
 
 
 @dataclass(frozen=True)
+class VoiceDesign:
+    """A voice built from registered ones (the description and reference modes).
+
+    ``blend``: voice ids of one engine and their weights (summing to 1), mixed by
+    engines that can (Kokoro's style tables); others speak the first.
+    ``variant``: an eSpeak variant in place of the voice's own. ``pitch_range``:
+    -1..1 relative to the voice's, for engines with that control (eSpeak)."""
+
+    blend: tuple[tuple[str, float], ...] = ()
+    variant: str | None = None
+    pitch_range: float = 0.0
+
+
+@dataclass(frozen=True)
 class SynthesisParams:
     """Per-request voice controls, in API units (speed 0.5..2, pitch -1..1)."""
 
@@ -47,6 +61,7 @@ class SynthesisParams:
     pitch: float = 0.0
     quality: str = "balanced"
     with_alignment: bool = False
+    design: VoiceDesign | None = None
 
 
 @dataclass(frozen=True)

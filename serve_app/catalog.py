@@ -33,12 +33,14 @@ from serve_app.protocol import (
     WebSocketInfo,
 )
 from serve_app.settings import SAMPLE_RATES, IngressConfig
+from serve_app.voice_modes import REFERENCE_LIMITS
 
 STREAM_FORMATS = ("audio", "sse")
 UNAVAILABLE = {
     "description": "voice_description: no loaded engine builds a voice from a description.",
-    "reference": "reference_audio: no loaded engine clones a voice from reference audio.",
+    "reference": "reference_audio: no loaded engine matches a voice to reference audio.",
 }
+MODELLING_MODES = ("description", "reference")
 
 
 class Catalog:
@@ -103,6 +105,13 @@ class Catalog:
     def modes(self) -> list[str]:
         return sorted({mode for info in self.engines.values() for mode in info.modes})
 
+    def mode_engines(self) -> dict[str, list[str]]:
+        """Each voice-modelling mode and the loaded engines that do it."""
+        return {
+            mode: sorted(name for name, info in self.engines.items() if mode in info.modes)
+            for mode in MODELLING_MODES
+        }
+
     def loras(self) -> list[str]:
         return sorted({lora for info in self.engines.values() for lora in info.loras})
 
@@ -158,6 +167,7 @@ class Catalog:
                     device=i.device,
                     sample_rate=i.sample_rate,
                     voices=list(i.voices),
+                    modes=list(i.modes),
                     controls=list(i.controls),
                     alignment=i.alignment,
                     stats=dict(i.extra),
@@ -208,7 +218,12 @@ class Catalog:
             ],
             sample_rates=list(SAMPLE_RATES),
             default_sample_rate=self.default_sample_rate(),
-            modelling=Modelling(modes=modes, loras=self.loras()),
+            modelling=Modelling(
+                modes=modes,
+                loras=self.loras(),
+                engines=self.mode_engines(),
+                reference_audio=REFERENCE_LIMITS,
+            ),
             generation_controls=GenerationControls(
                 **controls,
                 quality=ControlChoices(values=list(get_args(Quality)), default="balanced"),

@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from serve_app.json_depth import MAX_DEPTH, nesting_depth
 
@@ -180,6 +181,16 @@ def from_validation_error(exc: RequestValidationError | ValidationError) -> Serv
     )
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """The methods of every route whose path matches ``request``'s."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        route_methods = getattr(route, "methods", None)
+        if route_methods and route.matches(request.scope)[0] != Match.NONE:
+            methods.update(route_methods)
+    return sorted(methods)
+
+
 def install_error_handlers(app: FastAPI, on_error: Callable[[str], None]) -> None:
     """Map every exception to the API's error shape; the only place that does.
     ``on_error`` hears the code of every error answered (for the metrics)."""
@@ -200,9 +211,13 @@ def install_error_handlers(app: FastAPI, on_error: Callable[[str], None]) -> Non
         assert isinstance(exc, StarletteHTTPException)
         error: ServiceError
         if exc.status_code == 405:
-            # Allow: the methods the path has (RFC 9110), as Starlette found them
+            # Allow: every method the path has (RFC 9110), over all its routes (Starlette
+            # names only the first route's)
+            allowed = allowed_methods(request)
             error = MethodNotAllowed(
-                "method_not_allowed", "Method not allowed on this path.", headers=exc.headers
+                "method_not_allowed",
+                "Method not allowed on this path.",
+                headers={"Allow": ", ".join(allowed)} if allowed else exc.headers,
             )
         elif exc.status_code == 404:
             error = NotFound("not_found", f"No route {request.url.path}.")

@@ -15,8 +15,9 @@ request is SPEC.md's, unchanged. An OpenAI request becomes our own
   client assumes) unless ``sample_rate`` says otherwise; every format but ``wav``
   streams, ``wav`` is sent whole (OpenAI's clients read the body either way).
 - ``speed`` 0.25-4.0 (engines clamp to what they can do).
-- ``instructions`` is a voice description; until a loaded engine builds voices from
-  descriptions it is accepted and not applied, and the response says so
+- ``instructions`` is a voice description (``voice_description``, README "Voice
+  modes") where the voice's engine builds voices from descriptions; for a voice
+  whose engine cannot, it is accepted and not applied, and the response says so
   (``x-service-instructions: ignored``).
 - ``stream_format: "sse"`` gets OpenAI's events (``speech.audio.delta``,
   ``speech.audio.done``), not SPEC.md's.
@@ -99,11 +100,10 @@ def from_openai(
         "stream": openai.response_format in STREAMABLE_FORMATS,
         "stream_format": openai.stream_format,
     }
-    describes = "description" in catalog.modes()
-    if openai.instructions is not None and describes:
-        fields["voice_description"] = openai.instructions
+    instructions = (openai.instructions or "").strip() or None
+    describes = "description" in catalog.engine_of(voice).modes
+    if instructions is not None and describes:
+        fields["voice_description"] = instructions
     # Validated above with OpenAI's ranges (speed 0.25-4.0), wider than ours.
     request = SpeechRequest.model_construct(_fields_set=set(fields), **fields)
-    return OpenAIRequest(
-        request, instructions_ignored=openai.instructions is not None and not describes
-    )
+    return OpenAIRequest(request, instructions_ignored=instructions is not None and not describes)

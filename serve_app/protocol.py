@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
+from deployments.voice_design.description import Report
 from serve_app.accounts import Usage
 from serve_app.settings import DEFAULT_MODEL_ID
 from serve_app.text_buffer import DEFAULT_SCHEDULE
@@ -53,8 +54,14 @@ class VoiceOptions(BaseModel):
     pitch: Pitch = CONTROLS["pitch"][2]
     volume: Volume = CONTROLS["volume"][2]
     sample_rate: int | None = Field(None, description="8000, 16000, 22050, 24000, 44100, 48000.")
-    voice_description: str | None = None
-    reference_audio: str | None = None
+    voice_description: str | None = Field(
+        None,
+        description="A voice described in words, English or Hindi (README 'Voice modes'): "
+        "'a calm, deep male voice, speaking slowly'.",
+    )
+    reference_audio: str | None = Field(
+        None, description="Base64 WAV of a voice to match, 1-20 s (README 'Voice modes')."
+    )
 
 
 class SpeechRequest(VoiceOptions):
@@ -117,6 +124,27 @@ class VoiceRecord(BaseModel):
     sample_rate: int
     engine: str
     modes: list[str]
+    custom: bool | None = Field(
+        default=None, description="True for a voice of the caller's project (POST /v1/voices)."
+    )
+    design: Report | None = Field(
+        default=None,
+        description="A custom voice's blend and speed, as x-service-voice-design says.",
+    )
+
+
+class CustomVoiceRequest(BaseModel):
+    """Body of POST /v1/voices: a voice of the project's own, built from a description
+    or a reference recording, saved under ``id`` (saving an id again replaces it)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")
+    name: str | None = Field(None, max_length=100)
+    language: str | None = None
+    voice: str = Field("default", description="The voice (and so the engine) to build from.")
+    voice_description: str | None = None
+    reference_audio: str | None = None
 
 
 class VoiceList(BaseModel):
@@ -134,6 +162,7 @@ class PipelineStage(BaseModel):
 
 class EngineStatus(BaseModel):
     name: str
+    modes: list[str] = Field(default_factory=list)
     device: str
     sample_rate: int
     voices: list[str]
@@ -222,6 +251,11 @@ class GenerationControls(BaseModel):
 class Modelling(BaseModel):
     modes: list[str]
     loras: list[str]
+    engines: dict[str, list[str]] = Field(
+        default_factory=dict, description="Each voice-modelling mode and the engines that do it."
+    )
+    custom_voices: str = "/v1/voices"
+    reference_audio: dict[str, Any] = Field(default_factory=dict)
 
 
 class TextNormalizationInfo(BaseModel):

@@ -25,6 +25,7 @@ from serve_app.openai_speech import OpenAISpeechRequest, from_openai, is_openai_
 from serve_app.origins import allow_origins
 from serve_app.protocol import (
     Capabilities,
+    CustomVoiceRequest,
     ErrorResponse,
     HealthStatus,
     ModelList,
@@ -35,6 +36,7 @@ from serve_app.protocol import (
     SpeechRequest,
     UsageResponse,
     VoiceList,
+    VoiceRecord,
 )
 from serve_app.responses import (
     OpenAIEvents,
@@ -76,6 +78,12 @@ ELEVEN_BODY = {
     "requestBody": {
         "required": True,
         "content": {"application/json": {"schema": ElevenSpeechRequest.model_json_schema()}},
+    }
+}
+VOICE_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": CustomVoiceRequest.model_json_schema()}},
     }
 }
 # ElevenLabs' text-to-speech endpoints: (path suffix, streamed, with timings, summary).
@@ -147,9 +155,27 @@ def create_app(state: IngressState) -> FastAPI:
         catalog = await state.catalog()
         return catalog.capabilities().model_copy(update={"compatibility": state.compat.describe()})
 
-    @app.get("/v1/voices")
-    async def voices() -> VoiceList:
-        return (await state.catalog()).voices()
+    @app.get("/v1/voices", response_model_exclude_none=True)
+    async def voices(request: Request) -> VoiceList:
+        """Public voices; with a key, its project's own voices too (SPEC.md: public)."""
+        return await state.voice_list(await state.optional_project(request.headers))
+
+    @app.post(
+        "/v1/voices", status_code=201, openapi_extra=VOICE_BODY, response_model_exclude_none=True
+    )
+    async def create_voice(request: Request, key: ApiKey = speech_key) -> VoiceRecord:
+        """Save a voice built from a description or a reference as the project's own."""
+        body = parse_body(CustomVoiceRequest, await request.body())
+        return (await state.speech.save_voice(body, key.project_id)).record()
+
+    @app.get("/v1/voices/{voice_id}", response_model_exclude_none=True)
+    async def voice(voice_id: str, request: Request) -> VoiceRecord:
+        project_id = await state.optional_project(request.headers)
+        return await state.voice_record(voice_id, project_id)
+
+    @app.delete("/v1/voices/{voice_id}", status_code=204)
+    async def delete_voice(voice_id: str, key: ApiKey = speech_key) -> None:
+        await state.delete_voice(voice_id, key.project_id)
 
     @app.get("/v1/account/usage")
     async def account_usage(key: ApiKey = usage_key) -> UsageResponse:

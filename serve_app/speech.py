@@ -8,6 +8,7 @@ what comes back (``serve_app.responses``, ``serve_app.stream_input``).
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 import unicodedata
@@ -29,15 +30,36 @@ from deployments.messages import (
     SynthesisParams,
 )
 from deployments.synthesis.voices import VOICE_ID_PATTERN, VoiceConfig
+from deployments.voice_design.description import Report
 from serve_app.accounts import ApiKey
 from serve_app.admission import Admission, Ticket
 from serve_app.billing import Bill, Meter
 from serve_app.catalog import Catalog
+from serve_app.custom_voices import (
+    MAX_VOICES_PER_PROJECT,
+    CustomVoice,
+    CustomVoices,
+    blend_gender,
+)
 from serve_app.errors import InvalidRequest, NotFound
 from serve_app.metrics import Metrics
 from serve_app.pipeline import Pipeline
-from serve_app.protocol import NormalizeRequest, RequestUsage, SpeechRequest, VoiceOptions
+from serve_app.protocol import (
+    CustomVoiceRequest,
+    NormalizeRequest,
+    RequestUsage,
+    SpeechRequest,
+    VoiceOptions,
+)
 from serve_app.settings import SAMPLE_RATES, IngressConfig
+from serve_app.voice_modes import (
+    DesignedVoice,
+    analyse_reference,
+    apply,
+    check_description,
+    designed,
+    header_value,
+)
 
 _VOICE_ID = re.compile(VOICE_ID_PATTERN)
 
@@ -49,6 +71,7 @@ class Voicing:
     voice: VoiceConfig
     params: SynthesisParams
     output: OutputParams
+    design_report: Report | None = None  # for a built voice
 
     @property
     def sample_rate(self) -> int:
@@ -75,13 +98,16 @@ class SpeechJob:
         return EncodeJob(SynthesisJob(self.text.segments, self.voicing.params), self.voicing.output)
 
     def headers(self) -> dict[str, str]:
-        return {
+        headers = {
             "x-service-language": self.text.language,
             "x-service-representation": self.text.representation,
             "x-service-sample-rate": str(self.voicing.sample_rate),
             "x-service-quality": self.voicing.params.quality,
             "cache-control": "no-store",
         }
+        if self.voicing.design_report is not None:
+            headers["x-service-voice-design"] = header_value(self.voicing.design_report)
+        return headers
 
 
 class SpeechService:
@@ -95,27 +121,36 @@ class SpeechService:
         config: IngressConfig,
         admission: Admission,
         metrics: Metrics,
+        voices: CustomVoices,
     ) -> None:
         self.pipeline = pipeline
         self.meter = meter
         self.admission = admission
         self.metrics = metrics
+        self.voices = voices
         self._catalog = catalog
         self._config = config
 
-    async def choose(self, options: VoiceOptions, stream: bool) -> Voicing:
-        """Check ``options`` against the loaded voices, engines and formats.
+    async def choose(
+        self, options: VoiceOptions, stream: bool, project_id: str | None = None
+    ) -> Voicing:
+        """Check ``options`` against the loaded voices, engines and formats, and build
+        the voice a description, a reference or a custom voice of ``project_id`` asks
+        for.
 
         Raises :class:`ServiceError` subclasses with the API's codes.
         """
         catalog = await self._catalog()
         if options.model != self._config.model_id:
             raise NotFound("model_not_found", f"No model '{options.model}'.", "model")
-        for field, mode in (("voice_description", "description"), ("reference_audio", "reference")):
-            if getattr(options, field) is not None and mode not in catalog.modes():
-                raise InvalidRequest(
-                    "unsupported_feature", f"No loaded engine supports {field}.", field
-                )
+        if options.voice_description is not None and options.reference_audio is not None:
+            raise InvalidRequest(
+                "invalid_value",
+                "Send voice_description or reference_audio, not both.",
+                "reference_audio",
+            )
+        if options.voice_description is not None:
+            check_description(options.voice_description)
         if stream and options.response_format not in STREAMABLE_FORMATS:
             raise InvalidRequest(
                 "unsupported_format_for_stream",
@@ -139,13 +174,20 @@ class SpeechService:
         if not _VOICE_ID.match(options.voice):
             raise InvalidRequest("invalid_value", "That is not a valid voice id.", "voice")
         voice = catalog.voice(options.voice)
+        custom = None
+        if voice is None and project_id is not None:
+            custom = await self.voices.get(project_id, options.voice)
+            voice = self._custom_base(custom, catalog) if custom is not None else None
         if voice is None:
             raise NotFound("voice_not_found", f"No voice '{options.voice}'.", "voice")
-        language = catalog.policy.canonical(options.language)
+        asked_language = options.language
+        if custom is not None and asked_language is None:
+            asked_language = custom.language
+        language = catalog.policy.canonical(asked_language)
         if language is not None and "voice" not in options.model_fields_set:
             # No voice asked for: the default, or the language's own voice.
             voice = catalog.voice_for_language(language, voice)
-        spoken = catalog.voice_languages(voice)
+        spoken = [custom.language] if custom else catalog.voice_languages(voice)
         if language is None or language not in spoken:
             raise InvalidRequest(
                 "unsupported_language",
@@ -174,7 +216,103 @@ class SpeechService:
             volume=options.volume,
             bitrate_kbps=bitrate_kbps(options.response_format, options.quality),
         )
-        return Voicing(voice, params, output)
+        built = await self._build(options, catalog, voice, params, custom)
+        if built is None:
+            return Voicing(voice, params, output)
+        return Voicing(built.voice, built.params, output, built.report)
+
+    @staticmethod
+    def _custom_base(custom: CustomVoice, catalog: Catalog) -> VoiceConfig:
+        voice = catalog.voice(custom.base)
+        if voice is None or any(catalog.voice(v) is None for v, _ in custom.blend):
+            raise NotFound(
+                "voice_not_found",
+                f"Voice '{custom.id}' is built from voices that are not loaded now.",
+                "voice",
+            )
+        return voice
+
+    async def _build(
+        self,
+        options: VoiceOptions,
+        catalog: Catalog,
+        voice: VoiceConfig,
+        params: SynthesisParams,
+        custom: CustomVoice | None,
+    ) -> DesignedVoice | None:
+        """The voice a custom voice, a description or a reference makes of ``voice``
+        (None: ``voice`` as it is)."""
+        if custom is not None:
+            if options.voice_description is not None or options.reference_audio is not None:
+                raise InvalidRequest(
+                    "invalid_value",
+                    f"Voice '{custom.id}' is already built; describe or match a registered "
+                    "voice instead.",
+                    "voice",
+                )
+            own = {key: value for key, value in custom.report.items() if key != "mode"}
+            report = {"mode": "custom", "voice": custom.id, "source": custom.source, **own}
+            return apply(catalog, voice, params, custom.design, custom.speed, custom.pitch, report)
+        for field, mode in (("voice_description", "description"), ("reference_audio", "reference")):
+            if getattr(options, field) is not None and mode not in catalog.engine_of(voice).modes:
+                able = catalog.mode_engines()[mode]
+                raise InvalidRequest(
+                    "unsupported_feature",
+                    f"Voice '{voice.id}' ({voice.engine}) cannot take {field}; "
+                    + (f"voices of {', '.join(able)} can." if able else "no loaded engine can."),
+                    field,
+                )
+        if options.voice_description is not None:
+            return designed(catalog, voice, params, description=options.voice_description)
+        if options.reference_audio is not None:
+            heard = await asyncio.to_thread(analyse_reference, options.reference_audio)
+            return designed(catalog, voice, params, heard=heard)
+        return None
+
+    async def save_voice(self, body: CustomVoiceRequest, project_id: str) -> CustomVoice:
+        """Build the voice ``body`` describes or matches, as a speech request would, and
+        save it as ``project_id``'s own under ``body.id``."""
+        catalog = await self._catalog()
+        if catalog.voice(body.id) is not None:
+            raise InvalidRequest(
+                "invalid_value", f"'{body.id}' is a registered voice; choose another id.", "id"
+            )
+        if body.voice_description is None and body.reference_audio is None:
+            raise InvalidRequest(
+                "missing_field",
+                "A custom voice needs voice_description or reference_audio.",
+                "voice_description",
+            )
+        fields = body.model_dump(
+            include={"language", "voice", "voice_description", "reference_audio"},
+            exclude_unset=True,
+        )
+        voicing = await self.choose(VoiceOptions.model_validate(fields), stream=False)
+        design = voicing.params.design
+        assert design is not None and voicing.design_report is not None
+        voice = CustomVoice(
+            id=body.id,
+            name=body.name or body.id,
+            engine=voicing.voice.engine,
+            base=voicing.voice.id,
+            language=voicing.params.language,
+            gender=blend_gender(list(design.blend), catalog),
+            sample_rate=voicing.voice.sample_rate,
+            blend=list(design.blend),
+            variant=design.variant,
+            pitch_range=design.pitch_range,
+            speed=voicing.params.speed,
+            pitch=voicing.params.pitch,
+            source="description" if body.voice_description is not None else "reference",
+            report=voicing.design_report,
+        )
+        if not await self.voices.save(project_id, voice):
+            raise InvalidRequest(
+                "too_many_voices",
+                f"A project keeps at most {MAX_VOICES_PER_PROJECT} voices; delete one first.",
+                "id",
+            )
+        return voice
 
     def check_text(self, text: str, param: str = "input") -> str:
         """``text`` in NFC, if it is within the length limit and not blank."""
@@ -232,7 +370,7 @@ class SpeechService:
         ``bitrate_kbps`` overrides the quality's. The job must end with :meth:`finish`."""
         ticket = self.admission.enter()
         try:
-            voicing = await self.choose(request, request.stream)
+            voicing = await self.choose(request, request.stream, key.project_id)
             if bitrate_kbps is not None:
                 voicing = replace(
                     voicing, output=replace(voicing.output, bitrate_kbps=bitrate_kbps)

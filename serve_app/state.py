@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import psutil
 
 from deployments.normaliser.policy import LanguagePolicy
 from serve_app.accounts import AccountStore, Usage, ensure_dev_project
 from serve_app.admission import Admission
-from serve_app.auth import Authenticator
+from serve_app.auth import Authenticator, authorization_of
 from serve_app.billing import Meter
 from serve_app.catalog import Catalog
 from serve_app.compat import CompatConfig
+from serve_app.custom_voices import CustomVoices
+from serve_app.errors import NotFound
 from serve_app.metrics import Metrics, NullMetrics
 from serve_app.pipeline import Pipeline
-from serve_app.protocol import ReplicaStatus
+from serve_app.protocol import ReplicaStatus, VoiceList, VoiceRecord
 from serve_app.settings import IngressConfig
 from serve_app.speech import SpeechService
 
@@ -50,8 +52,15 @@ class IngressState:
         self.meter = Meter(self.store, config)
         self.metrics: Metrics = metrics or NullMetrics()
         self.admission = Admission(config.max_active_requests)
+        self.voices = CustomVoices(self.store)
         self.speech = SpeechService(
-            self.pipeline, self.catalog, self.meter, config, self.admission, self.metrics
+            self.pipeline,
+            self.catalog,
+            self.meter,
+            config,
+            self.admission,
+            self.metrics,
+            self.voices,
         )
         self._catalog: Catalog | None = None
         self._catalog_lock = asyncio.Lock()
@@ -92,6 +101,36 @@ class IngressState:
             threads=process.num_threads(),
             active_requests=self.admission.active,
         )
+
+    async def optional_project(self, headers: Mapping[str, str]) -> str | None:
+        """The project of the key ``headers`` carry, None if they carry none (a key
+        that is sent must be valid)."""
+        authorization = authorization_of(headers)
+        if authorization is None:
+            return None
+        return (await self.auth.authorise(authorization, None)).project_id
+
+    async def voice_list(self, project_id: str | None) -> VoiceList:
+        """The public voices, and ``project_id``'s own after them."""
+        listed = (await self.catalog()).voices()
+        if project_id is not None:
+            listed.data.extend(v.record() for v in await self.voices.all(project_id))
+        return listed
+
+    async def voice_record(self, voice_id: str, project_id: str | None) -> VoiceRecord:
+        for record in (await self.voice_list(None)).data:
+            if record.id == voice_id:
+                return record
+        custom = await self.voices.get(project_id, voice_id) if project_id else None
+        if custom is None:
+            raise NotFound("voice_not_found", f"No voice '{voice_id}'.", "voice_id")
+        return custom.record()
+
+    async def delete_voice(self, voice_id: str, project_id: str) -> None:
+        if not await self.voices.delete(project_id, voice_id):
+            raise NotFound(
+                "voice_not_found", f"Your project has no voice '{voice_id}'.", "voice_id"
+            )
 
     async def usage(self, project_id: str) -> Usage:
         return await self.store.call(self.store.usage, project_id)

@@ -206,6 +206,7 @@ class StreamInputSession:
         self._options: VoiceOptions | None = None
         self._bitrate_kbps: int | None = None
         self._voicing: Voicing | None = None
+        self._project_id: str | None = None
         self._format = "pcm"
         self._inactivity_s = 20.0
 
@@ -293,6 +294,7 @@ class StreamInputSession:
             return None
         if key is None:
             key = await self._authenticate(first_key(first))
+        self._project_id = key.project_id
         settings = first.voice_settings
         if settings is not None:
             fields |= settings.model_dump()
@@ -319,7 +321,7 @@ class StreamInputSession:
                 language = client_language(catalog, options.language, text, "language_code")
                 voice = self._state.compat.elevenlabs.voice(self._voice_id, language, catalog)
                 options = options.model_copy(update={"voice": voice.id, "language": language})
-            voicing = await self._state.speech.choose(options, stream=True)
+            voicing = await self._state.speech.choose(options, True, self._project_id)
             if self._bitrate_kbps is not None:
                 output = replace(voicing.output, bitrate_kbps=self._bitrate_kbps)
                 voicing = replace(voicing, output=output)

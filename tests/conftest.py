@@ -105,3 +105,17 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return f"sqlite:///{tmp_path / 'ledger.sqlite3'}"
     url: str = request.getfixturevalue("postgres_url")
     return url
+
+
+def speech_like(
+    f0: np.ndarray | float, seconds: float, rate: int = 24_000, syllables_per_s: float = 4.0
+) -> np.ndarray:
+    """A buzz of harmonics at ``f0`` (Hz, per sample or fixed), its loudness rising and
+    falling ``syllables_per_s`` times a second like syllables: a signal whose pitch and
+    rate are known, for the voice measures."""
+    t = np.arange(int(seconds * rate)) / rate
+    pitch = np.broadcast_to(np.asarray(f0, dtype=np.float64), t.shape)
+    phase = 2 * np.pi * np.cumsum(pitch) / rate
+    buzz = sum(np.sin(k * phase) / k for k in range(1, 12))
+    envelope = 0.15 + 0.85 * np.sin(np.pi * syllables_per_s * t) ** 2
+    return np.asarray(0.2 * envelope * buzz, dtype=np.float32)

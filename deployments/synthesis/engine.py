@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.voices import VoiceConfig
+from deployments.voice_design.profiles import VoiceProfile
 
 
 class EngineError(RuntimeError):
@@ -21,7 +22,10 @@ class EngineUnavailable(EngineError):
 
 @dataclass(frozen=True)
 class EngineInfo:
-    """What a loaded engine can do, as /ready and /v1/capabilities report it."""
+    """What a loaded engine can do, as /ready and /v1/capabilities report it.
+
+    An engine with the ``description`` and ``reference`` modes measures each voice
+    (``profiles``), so the ingress can build voices from them (deployments.voice_design)."""
 
     name: str
     languages: tuple[str, ...]
@@ -34,6 +38,8 @@ class EngineInfo:
     multilingual_voices: bool = False
     concurrency: int = 1  # engine calls that may run at once in one process
     alignment: bool = False  # whether its chunks carry word timings
+    blends: bool = False  # whether it mixes voices (VoiceDesign.blend)
+    profiles: dict[str, VoiceProfile] = field(default_factory=dict)  # measured, by voice id
     extra: dict[str, Any] = field(default_factory=dict)
 
 

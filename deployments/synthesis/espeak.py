@@ -19,6 +19,7 @@ from deployments.synthesis.espeak_binding import (
 )
 from deployments.synthesis.options import EspeakOptions, EspeakVoiceParams
 from deployments.synthesis.voices import VoiceConfig
+from deployments.voice_design.profiles import ProfileCache, VoiceProfile, measure_voice
 
 MIN_RATE_WPM, MAX_RATE_WPM = 80, 450
 INT16_SCALE = 1.0 / 32768.0
@@ -43,6 +44,8 @@ class EspeakEngine:
         self._language_voices = {k.lower(): v for k, v in language_voices.items()}
         self._voices: list[str] = []
         self._params: dict[str, EspeakVoiceParams] = {}
+        self._profiles: dict[str, VoiceProfile] = {}
+        self._profile_cache = ProfileCache()
 
     @classmethod
     def load(cls, options: dict[str, Any]) -> EspeakEngine:
@@ -54,7 +57,23 @@ class EspeakEngine:
                 raise EngineError(f"eSpeak NG has no language {language!r} for voice {voice.id!r}")
         self._params[voice.id] = EspeakVoiceParams.model_validate(voice.params)
         self._voices.append(voice.id)
+        self._profiles[voice.id] = self._measure(voice)
         return self._library.sample_rate
+
+    def _measure(self, voice: VoiceConfig) -> VoiceProfile:
+        """The voice's profile at pitch 0, -1 and +1 (deployments.voice_design), from the
+        cache when these settings were measured before."""
+        language = voice.languages[0]
+
+        def speak(text: str, probe_language: str, pitch: float) -> np.ndarray:
+            params = SynthesisParams(voice.id, probe_language, pitch=pitch)
+            utterance = self._library.synthesize(text, self.settings_for(voice, params))
+            return np.concatenate(utterance.blocks).astype(np.float32) * np.float32(INT16_SCALE)
+
+        key = ProfileCache.key("espeak", voice.params, language, self._library.sample_rate)
+        return self._profile_cache.get_or_measure(
+            key, lambda: measure_voice(speak, language, self._library.sample_rate, pitched=True)
+        )
 
     def info(self) -> EngineInfo:
         codes = {name for name in self._shipped if "-" not in name}
@@ -65,24 +84,30 @@ class EspeakEngine:
             sample_rate=self._library.sample_rate,
             device="cpu",
             voices=tuple(self._voices),
+            modes=("preset", "description", "reference"),
             multilingual_voices=True,
             alignment=True,
+            profiles=dict(self._profiles),
         )
 
     def _voice_name(self, language: str) -> str:
         return self._language_voices.get(language, language)
 
     def settings_for(self, voice: VoiceConfig, params: SynthesisParams) -> VoiceSettings:
-        """eSpeak's settings for ``voice`` speaking ``params.language`` at the asked prosody."""
+        """eSpeak's settings for ``voice`` speaking ``params.language`` at the asked prosody
+        (and in the variant and pitch range a ``VoiceDesign`` asks for)."""
         own = self._params.get(voice.id) or EspeakVoiceParams.model_validate(voice.params)
+        design = params.design
         name = self._voice_name(params.language)
-        if own.variant:
-            name = f"{name}+{own.variant}"
+        variant = (design.variant if design else None) or own.variant
+        if variant:
+            name = f"{name}+{variant}"
+        pitch_range = own.pitch_range + 50.0 * (design.pitch_range if design else 0.0)
         return VoiceSettings(
             name=name,
             rate_wpm=_clamp(own.rate_wpm * params.speed, MIN_RATE_WPM, MAX_RATE_WPM),
             pitch=_clamp(own.pitch + 50.0 * params.pitch, 0, 100),
-            pitch_range=own.pitch_range,
+            pitch_range=_clamp(pitch_range, 0, 100),
         )
 
     def synthesize(

@@ -15,7 +15,10 @@ a GPU.
 
 Voice ``params``: ``style`` (the voice's name in kokoro-js, e.g. ``hf_alpha``),
 ``phonemes`` (eSpeak voice for its language: ``hi``, ``en-us``, ``en-gb``),
-``speed`` (the voice's own pace, default 1.0). Engine options: ``device``
+``speed`` (the voice's own pace, default 1.0). A request's ``VoiceDesign.blend``
+mixes voices: the weighted sum of their style tables (and paces) is a new voice;
+each voice is measured when it loads (deployments.voice_design.profiles) so the
+ingress can choose blends. Engine options: ``device``
 (``cpu`` or ``cuda``: the CUDA execution provider when onnxruntime has it and a
 GPU is there), ``threads`` (ONNX Runtime intra-op threads; default the cores
 this process may use), ``parallel_calls``, ``max_tokens`` (per model call,
@@ -24,6 +27,7 @@ at most 510), ``voices_dir`` (default: where the install step put them).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -35,13 +39,14 @@ from typing import Any
 
 import numpy as np
 
-from deployments.messages import AudioChunk, Segment, SynthesisParams
+from deployments.messages import AudioChunk, Segment, SynthesisParams, VoiceDesign
 from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, EngineUnavailable
 from deployments.synthesis.espeak_binding import EspeakError, espeak_library
 from deployments.synthesis.kokoro_assets import default_voices_dir, load_model_bytes, load_style
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
 from deployments.synthesis.voices import VoiceConfig
+from deployments.voice_design.profiles import ProfileCache, VoiceProfile, measure_voice
 
 logger = logging.getLogger("deployments")
 
@@ -58,6 +63,7 @@ SENTENCE_MARKS = frozenset(".!?…")
 CLAUSE_MARKS = frozenset(",;:—")
 # Soft limiter: transparent below the knee, approaching (never reaching) 1.0 above it.
 LIMITER_KNEE = 0.9
+BLENDS_KEPT = 64  # blended style tables kept for reuse (a custom voice's, a description's)
 
 _BREAKS = (
     re.compile(r"(?<=[.!?…])\s+"),
@@ -124,6 +130,10 @@ class KokoroEngine:
         self._phonemizer = KokoroPhonemizer(espeak_library())
         self._styles: dict[str, np.ndarray] = {}
         self._params: dict[str, KokoroVoiceParams] = {}
+        self._profiles: dict[str, VoiceProfile] = {}
+        self._profile_cache = ProfileCache()
+        self._blended: dict[tuple[tuple[str, float], ...], tuple[np.ndarray, float]] = {}
+        self._blend_lock = threading.Lock()
         self._languages: set[str] = set()
         self._calls = 0
         self._model_s = 0.0
@@ -180,7 +190,30 @@ class KokoroEngine:
         self._languages.update(voice.languages)
         if self._calls == 0:  # the first run of a session is several times slower
             self._run(self._phonemizer.tokens("ɹˈɛdi."), self._styles[voice.id], 1.0)
+        self._profiles[voice.id] = self._measure(voice, params)
         return SAMPLE_RATE
+
+    def _measure(self, voice: VoiceConfig, params: KokoroVoiceParams) -> VoiceProfile:
+        """The voice's profile (deployments.voice_design), from the cache when this style
+        table, phoneme set and pace were measured before."""
+        style = self._styles[voice.id]
+        language = voice.languages[0]
+        key = ProfileCache.key(
+            "kokoro",
+            hashlib.sha256(style.tobytes()).hexdigest(),
+            params.phonemes,
+            params.speed,
+            language,
+        )
+
+        def speak(text: str, probe_language: str, _pitch: float) -> np.ndarray:
+            segment = Segment(0, text, 0, len(text))
+            chunks = self.synthesize(segment, voice, SynthesisParams(voice.id, probe_language))
+            return np.concatenate([c.samples for c in chunks])
+
+        return self._profile_cache.get_or_measure(
+            key, lambda: measure_voice(speak, language, SAMPLE_RATE, pitched=False)
+        )
 
     def info(self) -> EngineInfo:
         return EngineInfo(
@@ -189,7 +222,10 @@ class KokoroEngine:
             sample_rate=SAMPLE_RATE,
             device=self.device,
             voices=tuple(self._styles),
+            modes=("preset", "description", "reference"),
             controls=("speed",),
+            blends=True,
+            profiles=dict(self._profiles),
             concurrency=self.parallel_calls,
             extra={
                 "model_calls": self._calls,
@@ -244,10 +280,8 @@ class KokoroEngine:
         params: SynthesisParams,
         cancel: CancelToken | None = None,
     ) -> Iterator[AudioChunk]:
-        style = self._styles.get(voice.id)
-        if style is None:
-            raise EngineError(f"kokoro voice {voice.id!r} is not loaded")
-        speed = params.speed * self._params[voice.id].speed
+        style, pace = self._style(voice.id, params.design)
+        speed = params.speed * pace
         for piece in self.pieces(self.phonemes(segment.text, voice, params.language)):
             if cancel is not None and cancel.cancelled:
                 return
@@ -258,6 +292,34 @@ class KokoroEngine:
             audio = soft_limit(trim(audio, pause_after(piece)))
             if audio.size:
                 yield AudioChunk(samples=audio, sample_rate=SAMPLE_RATE, segment=segment.index)
+
+    def _style(self, voice_id: str, design: VoiceDesign | None) -> tuple[np.ndarray, float]:
+        """The style table and own pace of ``voice_id``, or of the blend ``design`` asks
+        for: the weighted sum of its voices' tables and paces."""
+        blend = design.blend if design is not None else ()
+        if len(blend) <= 1:
+            voice_id = blend[0][0] if blend else voice_id
+            style = self._styles.get(voice_id)
+            if style is None:
+                raise EngineError(f"kokoro voice {voice_id!r} is not loaded")
+            return style, self._params[voice_id].speed
+        with self._blend_lock:
+            found = self._blended.get(blend)
+        if found is not None:
+            return found
+        missing = [name for name, _ in blend if name not in self._styles]
+        if missing:
+            raise EngineError(f"kokoro voices {missing} of the blend are not loaded")
+        mixed = np.zeros_like(self._styles[blend[0][0]])
+        for name, weight in blend:
+            mixed += np.float32(weight) * self._styles[name]
+        pace = sum(weight * self._params[name].speed for name, weight in blend)
+        made = (mixed, float(pace))
+        with self._blend_lock:
+            if len(self._blended) >= BLENDS_KEPT:
+                self._blended.pop(next(iter(self._blended)))
+            self._blended[blend] = made
+        return made
 
     def _run(self, tokens: list[int], style: np.ndarray, speed: float) -> np.ndarray:
         """One model call: one text (the export's batch dimension is fixed at 1)."""

@@ -171,3 +171,18 @@ class Synthesiser:
             duration_ms = samples.size * 1000 // voice.sample_rate
             alignment = char_alignment(segment.text, list(words), duration_ms)
         return AudioChunk(samples, voice.sample_rate, segment.index, words, alignment)
+
+
+def main() -> None:
+    """``python -m deployments.synthesis.synthesiser`` (make install): load every
+    registered voice once. Engines with voice modes measure each voice as they load it
+    and keep the result (deployments.voice_design.profiles), so the service's first
+    start does not wait for it."""
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    info = Synthesiser.from_config(SynthesiserConfig()).info()
+    measured = sum(len(engine.profiles) for engine in info.engines)
+    logger.info("voices loaded: %d; measured for voice modes: %d", len(info.voices), measured)
+
+
+if __name__ == "__main__":
+    main()

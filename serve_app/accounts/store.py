@@ -98,6 +98,14 @@ def _schema(serial_key: str) -> list[str]:
             id TEXT PRIMARY KEY,
             heartbeat_at DOUBLE PRECISION NOT NULL
         )""",
+        # A project's own voices (POST /v1/voices): a JSON definition each.
+        """CREATE TABLE IF NOT EXISTS custom_voices (
+            project_id TEXT NOT NULL REFERENCES projects (id),
+            voice_id TEXT NOT NULL,
+            definition TEXT NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (project_id, voice_id)
+        )""",
     ]
 
 
@@ -292,6 +300,55 @@ class AccountStore:
                 (time.time(), key_id),
             )
         return changed == 1
+
+    # -- a project's own voices --------------------------------------------------
+
+    def save_voice(self, project_id: str, voice_id: str, definition: str, limit: int) -> bool:
+        """Store (or replace) ``voice_id`` for ``project_id``; False if the project
+        already has ``limit`` voices and this one is new."""
+        with self._db.transaction() as tx:
+            replaced = tx.execute(
+                "UPDATE custom_voices SET definition = ?, created_at = ?"
+                " WHERE project_id = ? AND voice_id = ?",
+                (definition, time.time(), project_id, voice_id),
+            )
+            if replaced:
+                return True
+            row = tx.one("SELECT COUNT(*) FROM custom_voices WHERE project_id = ?", (project_id,))
+            if row is not None and int(row[0]) >= limit:
+                return False
+            tx.execute(
+                "INSERT INTO custom_voices (project_id, voice_id, definition, created_at)"
+                " VALUES (?, ?, ?, ?)",
+                (project_id, voice_id, definition, time.time()),
+            )
+        return True
+
+    def project_voices(self, project_id: str) -> list[tuple[str, str]]:
+        """``(voice_id, definition)`` of the project's own voices, oldest first."""
+        with self._db.transaction() as tx:
+            rows = tx.all(
+                "SELECT voice_id, definition FROM custom_voices WHERE project_id = ?"
+                " ORDER BY created_at, voice_id",
+                (project_id,),
+            )
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    def project_voice(self, project_id: str, voice_id: str) -> str | None:
+        with self._db.transaction() as tx:
+            row = tx.one(
+                "SELECT definition FROM custom_voices WHERE project_id = ? AND voice_id = ?",
+                (project_id, voice_id),
+            )
+        return str(row[0]) if row is not None else None
+
+    def delete_voice(self, project_id: str, voice_id: str) -> bool:
+        with self._db.transaction() as tx:
+            deleted = tx.execute(
+                "DELETE FROM custom_voices WHERE project_id = ? AND voice_id = ?",
+                (project_id, voice_id),
+            )
+        return deleted == 1
 
     def authenticate(self, token: str) -> ApiKey | None:
         """The live key ``token`` stands for, or None.

@@ -93,8 +93,27 @@ async def test_speed_over_openai_s_range_and_instructions(sdk: openai.AsyncOpenA
         instructions="Speak calmly.",
     )
     assert pcm_seconds(slow.content, 24000) > 2 * pcm_seconds(fast.content, 24000)
-    assert fast.response.headers["x-service-instructions"] == "ignored"
-    assert "x-service-instructions" not in slow.response.headers
+    # instructions are a voice description: applied, and what was applied is said
+    design = fast.response.headers["x-service-voice-design"]
+    assert "mode=description" in design and "pace=-0.5" in design
+    assert "x-service-instructions" not in fast.response.headers
+    assert "x-service-voice-design" not in slow.response.headers
+
+
+async def test_instructions_for_a_voice_that_cannot_take_them_are_ignored_and_said(
+    sdk: openai.AsyncOpenAI,
+) -> None:
+    # Piper voices have no description mode: the request still speaks, as asked.
+    speech = await sdk.audio.speech.create(
+        model="tts-1",
+        voice="en-us-joe",
+        input="Hello there.",
+        response_format="pcm",
+        instructions="Speak calmly.",
+    )
+    assert pcm_seconds(speech.content, 24000) > 0.3
+    assert speech.response.headers["x-service-instructions"] == "ignored"
+    assert "x-service-voice-design" not in speech.response.headers
 
 
 async def test_streamed_sse_is_openai_s_events(sdk: openai.AsyncOpenAI) -> None:

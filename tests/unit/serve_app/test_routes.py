@@ -30,7 +30,11 @@ async def test_health_is_public_and_ready_needs_a_key(
     assert ready["model"] == "service-v1" and ready["sample_rate"] == 24000
     assert "hi" in ready["languages"] and "default" in ready["voices"]
     assert ready["loras"] == [] and ready["stream_formats"] == ["audio", "sse"]
-    assert ready["modes"] == ["preset"] and ready["language_policy_version"]
+    assert ready["modes"] == ["description", "preset", "reference"]
+    assert ready["language_policy_version"]
+    engines = {e["name"]: e for e in ready["engines"]}
+    assert engines["kokoro"]["modes"] == ["preset", "description", "reference"]
+    assert engines["piper"]["modes"] == ["preset"]
 
 
 async def test_defaults_stream_raw_pcm_with_every_header(
@@ -234,18 +238,26 @@ async def test_speech_only_key_cannot_read_usage(
         ({"input": "x", "model": "other"}, 404, "model_not_found", "model"),
         ({"input": "x", "model_id": "other"}, 404, "model_not_found", "model"),
         ({"input": "x", "sample_rate": 11025}, 400, "invalid_value", "sample_rate"),
+        # Piper voices have neither voice-modelling mode
         (
-            {"input": "x", "reference_audio": "UklGRg=="},
+            {"input": "x", "voice": "en-us-joe", "language": "en", "reference_audio": "UklGRg=="},
             400,
             "unsupported_feature",
             "reference_audio",
         ),
         (
-            {"input": "x", "voice_description": "calm"},
+            {"input": "x", "voice": "en-us-joe", "language": "en", "voice_description": "calm"},
             400,
             "unsupported_feature",
             "voice_description",
         ),
+        (
+            {"input": "x", "reference_audio": "UklGRg=="},
+            400,
+            "reference_audio_invalid",
+            "reference_audio",
+        ),
+        ({"input": "x", "voice_description": " "}, 400, "invalid_value", "voice_description"),
         ([1, 2], 400, "invalid_json", None),
     ],
 )
@@ -348,7 +360,14 @@ async def test_capabilities_describe_formats_and_gaps(
     formats = {f["format"]: f for f in caps["audio_formats"]}
     assert formats["pcm"]["byte_order"] == "little_endian" and not formats["wav"]["streamed"]
     assert caps["streaming"]["stream_formats"] == ["audio", "sse"]
-    assert {u["feature"] for u in caps["unavailable"]} >= {"description", "reference"}
+    # both voice-modelling modes, by the engines that do them (Piper and VITS do not)
+    modelling = caps["modelling"]
+    assert modelling["engines"] == {
+        "description": ["espeak", "kokoro"],
+        "reference": ["espeak", "kokoro"],
+    }
+    assert modelling["reference_audio"]["max_seconds"] == 20.0
+    assert not {u["feature"] for u in caps["unavailable"]} & {"description", "reference"}
     assert caps["limits"]["max_input_characters"] == 4096
     assert set(caps["generation_controls"]) >= {
         "speed",
@@ -460,7 +479,7 @@ async def test_the_default_voice_is_kokoro_hindi_and_it_cannot_change_pitch(
         "gender": "female",
         "sample_rate": 24000,
         "engine": "kokoro",
-        "modes": ["preset"],
+        "modes": ["preset", "description", "reference"],
     }
     assert voices["hi-espeak-aditi"]["engine"] == "espeak"  # the eSpeak Hindi voice stays
     pitch = await speak(client, auth, pitch=0.3)

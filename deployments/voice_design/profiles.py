@@ -1,0 +1,129 @@
+"""Each registered voice, measured: how high, how fast and how bright it speaks.
+
+An engine that offers the description and reference modes measures every voice
+it loads by speaking a fixed probe text in the voice's language and analysing the
+audio (:mod:`analysis`). Engines with a pitch control are also measured at their
+lowest and highest pitch, so a target pitch can be reached by setting. Results
+are kept in a small JSON cache (``SPEECH_PROFILE_CACHE``, default
+``~/.cache/speech-service/voice_profiles.json``), keyed by everything that
+changes the voice's sound, so only a new voice or a new probe is measured again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from deployments.voice_design.analysis import NotSpeech, measure
+
+logger = logging.getLogger("deployments")
+
+PROBE_VERSION = 1
+PROBES = {
+    "hi": "नमस्ते, आज मौसम बहुत अच्छा है। हम सब शाम को बाज़ार चलेंगे और वहाँ से फल ख़रीदेंगे।",
+    "en": "Hello, the weather is lovely today. We will all go to the market this evening "
+    "and buy some fresh fruit.",
+}
+
+
+@dataclass(frozen=True)
+class VoiceProfile:
+    """A voice's measured sound at speed 1.0 and pitch 0. ``pitch_f0`` is the median F0
+    at pitch -1 and +1 where the engine has a pitch control, else None."""
+
+    median_f0: float
+    f0_range_st: float
+    syllable_rate: float
+    brightness_hz: float
+    pitch_f0: tuple[float, float] | None = None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> VoiceProfile:
+        pitch = data.get("pitch_f0")
+        return cls(**{**data, "pitch_f0": tuple(pitch) if pitch else None})
+
+
+Speak = Callable[[str, str, float], np.ndarray]
+"""``speak(text, language, pitch)`` -> float32 samples at the engine's rate."""
+
+
+def probe_language(language: str) -> str:
+    return language if language in PROBES else "en"
+
+
+def measure_voice(speak: Speak, language: str, sample_rate: int, pitched: bool) -> VoiceProfile:
+    """Measure a voice through ``speak`` on the probe of ``language``. Raises
+    :class:`NotSpeech` when its output has too little voiced speech to measure."""
+    probe_lang = probe_language(language)
+    text = PROBES[probe_lang]
+    heard = measure(speak(text, probe_lang, 0.0), sample_rate)
+    pitch_f0 = None
+    if pitched:
+        high = measure(speak(text, probe_lang, 1.0), sample_rate).median_f0
+        try:
+            low = measure(speak(text, probe_lang, -1.0), sample_rate).median_f0
+        except NotSpeech:  # below what F0 tracking hears (eSpeak's low males): mirrored
+            low = heard.median_f0**2 / high
+        pitch_f0 = (low, high)
+    return VoiceProfile(
+        median_f0=heard.median_f0,
+        f0_range_st=heard.f0_range_st,
+        syllable_rate=heard.syllable_rate,
+        brightness_hz=heard.brightness_hz,
+        pitch_f0=pitch_f0,
+    )
+
+
+def default_cache_path() -> Path:
+    configured = os.environ.get("SPEECH_PROFILE_CACHE")
+    if configured:
+        return Path(configured)
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "speech-service" / "voice_profiles.json"
+
+
+class ProfileCache:
+    """Profiles by key, read from and written back to one JSON file. A file that
+    cannot be read or written only costs a measurement."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_cache_path()
+        self._lock = threading.Lock()
+        try:
+            self._entries: dict[str, dict[str, Any]] = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            self._entries = {}
+
+    @staticmethod
+    def key(*parts: object) -> str:
+        text = json.dumps([PROBE_VERSION, PROBES, *parts], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+    def get_or_measure(self, key: str, measure_it: Callable[[], VoiceProfile]) -> VoiceProfile:
+        with self._lock:
+            cached = self._entries.get(key)
+        if cached is not None:
+            try:
+                return VoiceProfile.from_json(cached)
+            except TypeError:
+                pass  # an older shape: measure again
+        profile = measure_it()
+        with self._lock:
+            self._entries[key] = asdict(profile)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
+                temporary.write_text(json.dumps(self._entries, indent=1, sort_keys=True))
+                temporary.replace(self.path)
+            except OSError as e:
+                logger.warning("voice profiles: could not write %s (%s)", self.path, e)
+        return profile
