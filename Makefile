@@ -9,7 +9,7 @@ PORT ?= 8000
 export RAY_USAGE_STATS_ENABLED := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install run test lint unit serve-tests fuzz bench clean
+.PHONY: install browser run test lint unit serve-tests fuzz bench clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt deployments/synthesis/data/kokoro_voices.sha256
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,7 +28,15 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-test: lint
+# Debian's Chromium, for the playground's browser test (tests/serve/test_playground.py,
+# which says why it skips where there is none). Needs root for apt-get.
+browser:
+	@command -v chromium >/dev/null || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	  apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || \
+	  echo "could not install chromium: the browser test will skip"
+
+test: lint browser
 	$(PY) -m pytest
 
 unit: install

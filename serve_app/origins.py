@@ -23,6 +23,8 @@ EXPOSED_HEADERS = [
     "x-service-quality",
     "x-service-generation-ms",
     "x-service-cost-deci-micros",
+    "x-service-voice-design",
+    "x-service-instructions",
     "retry-after",
 ]
 
@@ -34,7 +36,7 @@ def allow_origins(app: FastAPI, origins: list[str]) -> None:
             CORSMiddleware,
             allow_origins=origins,
             allow_credentials=False,
-            allow_methods=["GET", "POST"],
+            allow_methods=["GET", "POST", "DELETE"],
             allow_headers=["authorization", "content-type", "x-request-id"],
             expose_headers=EXPOSED_HEADERS,
             max_age=600,

@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request, WebSocket
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
 
 from deployments.encoding.writers import FORMATS, content_type
 from serve_app.accounts import ApiKey
@@ -67,6 +70,13 @@ SPEECH_BODY = {
             }
         },
     }
+}
+PLAYGROUND = Path(__file__).parent / "static"
+PLAYGROUND_HEADERS = {
+    # the page loads only its own files and speaks only to this service
+    "content-security-policy": "default-src 'self'; media-src 'self' blob:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    "cache-control": "no-cache",
 }
 NORMALIZE_BODY = {
     "requestBody": {
@@ -133,6 +143,13 @@ def create_app(state: IngressState) -> FastAPI:
     any_key = Depends(state.auth.require(None))
     speech_key = Depends(state.auth.require("speech"))
     usage_key = Depends(state.auth.require("usage"))
+
+    app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
+
+    @app.get("/", include_in_schema=False)
+    async def playground() -> FileResponse:
+        """The browser playground (public: the user pastes a key, kept in the browser)."""
+        return FileResponse(PLAYGROUND / "index.html", headers=PLAYGROUND_HEADERS)
 
     @app.get("/health")
     async def health() -> HealthStatus:

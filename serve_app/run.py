@@ -101,6 +101,7 @@ def main() -> None:
         f"\nSpeech service ready at {url} ({args.replicas} ingress replicas; {shape})", flush=True
     )
     print(f"API key: {key}", flush=True)
+    print(f"Playground (paste the key): {url}/", flush=True)
     print(f"Metrics (Prometheus): http://127.0.0.1:{args.metrics_port}/metrics\n", flush=True)
     print(
         f"  curl -sS {url}/v1/audio/speech -H 'Authorization: Bearer {key}' \\\n"
