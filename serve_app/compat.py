@@ -7,12 +7,13 @@ here, so a client works by changing only its base URL and key.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from deployments.synthesis.voices import VoiceConfig
+from deployments.synthesis.voices import VOICE_ID_PATTERN, VoiceConfig
 from serve_app.catalog import Catalog
 from serve_app.errors import InvalidRequest, NotFound
 
@@ -38,6 +39,9 @@ ELEVENLABS_IGNORED_FIELDS = (
 )
 
 
+VOICE_ID = re.compile(VOICE_ID_PATTERN)
+
+
 class ClientNames(BaseModel):
     """One API's model ids (aliases of ours) and voice names (-> our voice ids)."""
 
@@ -49,14 +53,15 @@ class ClientNames(BaseModel):
     def names_model(self, model: object) -> bool:
         return isinstance(model, str) and model in self.models
 
-    def voice(self, name: str, language: str, catalog: Catalog) -> VoiceConfig:
-        """The voice ``name`` stands for (one of its names, or one of our ids), in
-        ``language``: where that voice does not speak it, the language's own voice of
-        the same gender. Unknown: 404 ``voice_not_found``."""
+    def voice(self, name: str, language: str, catalog: Catalog) -> VoiceConfig | None:
+        """The registered voice ``name`` stands for (one of its names, or one of our
+        ids), in ``language``: where that voice does not speak it, the language's own
+        voice of the same gender. None for any other name: a project's own voice, or
+        404 ``voice_not_found`` when the request is chosen (SpeechService.choose)."""
         voice = catalog.voice(self.voices.get(name, name))
-        if voice is None:
+        if voice is None and not VOICE_ID.match(name):  # no voice of ours could be called so
             raise NotFound("voice_not_found", f"No voice '{name}'.", "voice")
-        return catalog.voice_for_language(language, voice)
+        return catalog.voice_for_language(language, voice) if voice is not None else None
 
 
 def client_language(catalog: Catalog, given: str | None, text: str, param: str) -> str:

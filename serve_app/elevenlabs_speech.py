@@ -121,7 +121,7 @@ def from_elevenlabs(
         "input": eleven.text,
         "model": model_id,
         "language": language,
-        "voice": voice.id,
+        "voice": voice.id if voice is not None else voice_id,  # None: perhaps the project's
         "response_format": wire.format,
         "sample_rate": wire.sample_rate,
         "speed": speed if speed is not None else 1.0,

@@ -84,7 +84,7 @@ def from_openai(
     openai = validate(OpenAISpeechRequest, document)
     language = client_language(catalog, openai.language, openai.input, "language")
     name = openai.voice.id if isinstance(openai.voice, VoiceRef) else openai.voice
-    voice = names.voice(name, language, catalog)
+    voice = names.voice(name, language, catalog)  # None: perhaps the project's own
     sample_rate = openai.sample_rate
     if sample_rate is None and openai.response_format == "pcm":
         sample_rate = OPENAI_PCM_RATE
@@ -92,7 +92,7 @@ def from_openai(
         "input": openai.input,
         "model": model_id,
         "language": language,
-        "voice": voice.id,
+        "voice": voice.id if voice is not None else name,
         "response_format": openai.response_format,
         "quality": openai.quality,
         "speed": openai.speed,
@@ -101,7 +101,8 @@ def from_openai(
         "stream_format": openai.stream_format,
     }
     instructions = (openai.instructions or "").strip() or None
-    describes = "description" in catalog.engine_of(voice).modes
+    # a project's own voice is already built: its instructions are not applied
+    describes = voice is not None and "description" in catalog.engine_of(voice).modes
     if instructions is not None and describes:
         fields["voice_description"] = instructions
     # Validated above with OpenAI's ranges (speed 0.25-4.0), wider than ours.

@@ -320,7 +320,8 @@ class StreamInputSession:
                 catalog = await self._state.catalog()
                 language = client_language(catalog, options.language, text, "language_code")
                 voice = self._state.compat.elevenlabs.voice(self._voice_id, language, catalog)
-                options = options.model_copy(update={"voice": voice.id, "language": language})
+                voice_id = voice.id if voice is not None else self._voice_id  # the project's?
+                options = options.model_copy(update={"voice": voice_id, "language": language})
             voicing = await self._state.speech.choose(options, True, self._project_id)
             if self._bitrate_kbps is not None:
                 output = replace(voicing.output, bitrate_kbps=self._bitrate_kbps)

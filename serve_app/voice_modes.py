@@ -27,7 +27,7 @@ from serve_app.errors import InvalidRequest
 if TYPE_CHECKING:
     from serve_app.catalog import Catalog
 
-MAX_DESCRIPTION_CHARS = 500
+MAX_DESCRIPTION_CHARS = 4096  # as long as an input: OpenAI clients send long instructions
 # A reference fits a request body (1 MiB by default): 20 s of 16 kHz 16-bit mono WAV
 # is 640 kB, 853 kB in base64.
 MAX_REFERENCE_B64_CHARS = 900_000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +20,10 @@ from deployments.synthesis.espeak_binding import (
 )
 from deployments.synthesis.options import EspeakOptions, EspeakVoiceParams
 from deployments.synthesis.voices import VoiceConfig
+from deployments.voice_design.analysis import NotSpeech
 from deployments.voice_design.profiles import ProfileCache, VoiceProfile, measure_voice
+
+logger = logging.getLogger("deployments")
 
 MIN_RATE_WPM, MAX_RATE_WPM = 80, 450
 INT16_SCALE = 1.0 / 32768.0
@@ -57,12 +61,15 @@ class EspeakEngine:
                 raise EngineError(f"eSpeak NG has no language {language!r} for voice {voice.id!r}")
         self._params[voice.id] = EspeakVoiceParams.model_validate(voice.params)
         self._voices.append(voice.id)
-        self._profiles[voice.id] = self._measure(voice)
+        profile = self._measure(voice)
+        if profile is not None:
+            self._profiles[voice.id] = profile
         return self._library.sample_rate
 
-    def _measure(self, voice: VoiceConfig) -> VoiceProfile:
+    def _measure(self, voice: VoiceConfig) -> VoiceProfile | None:
         """The voice's profile at pitch 0, -1 and +1 (deployments.voice_design), from the
-        cache when these settings were measured before."""
+        cache when these settings were measured before; None (the voice serves, but
+        voices are not built from it) if its probe cannot be measured."""
         language = voice.languages[0]
 
         def speak(text: str, probe_language: str, pitch: float) -> np.ndarray:
@@ -71,9 +78,13 @@ class EspeakEngine:
             return np.concatenate(utterance.blocks).astype(np.float32) * np.float32(INT16_SCALE)
 
         key = ProfileCache.key("espeak", voice.params, language, self._library.sample_rate)
-        return self._profile_cache.get_or_measure(
-            key, lambda: measure_voice(speak, language, self._library.sample_rate, pitched=True)
-        )
+        try:
+            return self._profile_cache.get_or_measure(
+                key, lambda: measure_voice(speak, language, self._library.sample_rate, pitched=True)
+            )
+        except (NotSpeech, EspeakError) as e:
+            logger.warning("espeak voice %s could not be measured for voice modes: %s", voice.id, e)
+            return None
 
     def info(self) -> EngineInfo:
         codes = {name for name in self._shipped if "-" not in name}

@@ -46,6 +46,7 @@ from deployments.synthesis.kokoro_assets import default_voices_dir, load_model_b
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
 from deployments.synthesis.voices import VoiceConfig
+from deployments.voice_design.analysis import NotSpeech
 from deployments.voice_design.profiles import ProfileCache, VoiceProfile, measure_voice
 
 logger = logging.getLogger("deployments")
@@ -190,12 +191,15 @@ class KokoroEngine:
         self._languages.update(voice.languages)
         if self._calls == 0:  # the first run of a session is several times slower
             self._run(self._phonemizer.tokens("ɹˈɛdi."), self._styles[voice.id], 1.0)
-        self._profiles[voice.id] = self._measure(voice, params)
+        profile = self._measure(voice, params)
+        if profile is not None:
+            self._profiles[voice.id] = profile
         return SAMPLE_RATE
 
-    def _measure(self, voice: VoiceConfig, params: KokoroVoiceParams) -> VoiceProfile:
+    def _measure(self, voice: VoiceConfig, params: KokoroVoiceParams) -> VoiceProfile | None:
         """The voice's profile (deployments.voice_design), from the cache when this style
-        table, phoneme set and pace were measured before."""
+        table, phoneme set and pace were measured before; None (the voice serves, but
+        voices are not built from it) if its probe cannot be measured."""
         style = self._styles[voice.id]
         language = voice.languages[0]
         key = ProfileCache.key(
@@ -211,9 +215,13 @@ class KokoroEngine:
             chunks = self.synthesize(segment, voice, SynthesisParams(voice.id, probe_language))
             return np.concatenate([c.samples for c in chunks])
 
-        return self._profile_cache.get_or_measure(
-            key, lambda: measure_voice(speak, language, SAMPLE_RATE, pitched=False)
-        )
+        try:
+            return self._profile_cache.get_or_measure(
+                key, lambda: measure_voice(speak, language, SAMPLE_RATE, pitched=False)
+            )
+        except NotSpeech as e:
+            logger.warning("kokoro voice %s could not be measured for voice modes: %s", voice.id, e)
+            return None
 
     def info(self) -> EngineInfo:
         return EngineInfo(

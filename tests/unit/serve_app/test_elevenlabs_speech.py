@@ -7,13 +7,16 @@ import base64
 from collections.abc import AsyncIterator
 
 import httpx
+import numpy as np
 import pytest
 from elevenlabs import VoiceSettings
 from elevenlabs.client import AsyncElevenLabs
 from elevenlabs.core.api_error import ApiError
 
+from deployments.voice_design.analysis import measure
 from serve_app.elevenlabs_speech import output_format
 from serve_app.errors import InvalidRequest
+from serve_app.protocol import CustomVoiceRequest
 from serve_app.routes import create_app
 from serve_app.state import IngressState
 from tests.conftest import decode, pcm_seconds
@@ -114,3 +117,16 @@ async def test_capabilities_list_what_is_accepted_and_not_applied(
     assert "voice_settings.stability" in compat["elevenlabs"]["ignored_fields"]
     assert "eleven_flash_v2_5" in compat["elevenlabs"]["models"]
     assert compat["openai"]["voices"]["alloy"] == "default"
+
+
+async def test_a_project_s_own_voice_by_its_id(state: IngressState, sdk: AsyncElevenLabs) -> None:
+    await state.speech.save_voice(
+        CustomVoiceRequest(id="agent", voice_description="a deep male voice"),
+        state.store.find_project("dev"),
+    )
+    data = await audio_of(sdk.text_to_speech.convert("agent", text=HI, output_format="pcm_24000"))
+    samples = np.frombuffer(data, "<i2").astype(np.float32) / 32768
+    assert measure(samples, 24000).median_f0 < 160
+    with pytest.raises(ApiError) as unknown:
+        await audio_of(sdk.text_to_speech.convert("NoSuchVoice123", text=HI))
+    assert unknown.value.status_code == 404

@@ -12,6 +12,8 @@ import numpy as np
 import openai
 import pytest
 
+from deployments.voice_design.analysis import measure
+from serve_app.protocol import CustomVoiceRequest
 from serve_app.routes import create_app
 from serve_app.state import IngressState
 from tests.conftest import decode, pcm_seconds
@@ -159,3 +161,22 @@ async def test_our_own_requests_are_unchanged(sdk: openai.AsyncOpenAI) -> None:
     assert response.response.headers["content-type"] == "audio/L16;rate=24000;channels=1"
     samples = np.frombuffer(response.content, dtype="<i2")
     assert samples.size > 24000
+
+
+async def test_a_project_s_own_voice_by_its_id(
+    state: IngressState, sdk: openai.AsyncOpenAI
+) -> None:
+    """A voice agent keeps its voice: the custom voice's id works as OpenAI's ``voice``."""
+    voice = await state.speech.save_voice(
+        CustomVoiceRequest(id="agent", voice_description="a deep male voice"),
+        state.store.find_project("dev"),
+    )
+    speech = await sdk.audio.speech.create(
+        model="tts-1", voice="agent", input=HI, response_format="pcm", instructions="fast"
+    )
+    assert speech.response.headers["x-service-voice-design"].startswith("mode=custom; voice=agent")
+    assert speech.response.headers["x-service-instructions"] == "ignored"  # already built
+    samples = np.frombuffer(speech.content, "<i2").astype(np.float32) / 32768
+    assert measure(samples, 24000).median_f0 < 160 and voice.gender == "male"
+    with pytest.raises(openai.NotFoundError):
+        await sdk.audio.speech.create(model="tts-1", voice="nobody-s-voice", input=HI)

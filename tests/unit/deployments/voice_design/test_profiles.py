@@ -66,3 +66,22 @@ def test_the_cache_measures_once_and_survives_a_restart(tmp_path: Path) -> None:
     path.write_text("not json")
     assert ProfileCache(path).get_or_measure(key, measure_it) == profile  # unreadable: measured
     assert json.loads(path.read_text())[key]["pitch_f0"] == [90.0, 220.0]
+
+
+def test_a_voice_that_cannot_be_measured_still_serves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deployments.synthesis import espeak
+    from deployments.synthesis.voices import VoiceConfig
+
+    def unmeasurable(*_: object, **__: object) -> VoiceProfile:
+        raise NotSpeech("under 0.3 s of voiced speech")
+
+    monkeypatch.setenv("SPEECH_PROFILE_CACHE", str(tmp_path / "profiles.json"))
+    monkeypatch.setattr(espeak, "measure_voice", unmeasurable)
+    engine = espeak.EspeakEngine.load({})
+    voice = VoiceConfig(
+        id="v", name="v", engine="espeak", languages=("hi",), gender="male", sample_rate=22050
+    )
+    assert engine.add_voice(voice) == 22050
+    assert "v" in engine.info().voices and engine.info().profiles == {}
