@@ -83,8 +83,10 @@ async function loadVoices() {
   const languages = [...new Set(voices.flatMap((v) => v.languages))];
   const languageSelect = $("language");
   const chosen = languageSelect.value || "hi";
+  const names = new Intl.DisplayNames(["en"], { type: "language" });
+  const label = (code) => `${names.of(code) || code} (${code})`;
   languageSelect.replaceChildren(
-    ...languages.map((code) => new Option(code, code, false, code === chosen)),
+    ...languages.map((code) => new Option(label(code), code, false, code === chosen)),
   );
   fillVoices();
 }
