@@ -191,7 +191,8 @@ class SpeechService:
         if language is None or language not in spoken:
             raise InvalidRequest(
                 "unsupported_language",
-                f"Voice '{voice.id}' does not speak '{options.language}'. "
+                f"Voice '{custom.id if custom else voice.id}' does not speak "
+                f"'{options.language}'. "
                 f"It speaks: {', '.join(spoken)}.",
                 "language",
             )

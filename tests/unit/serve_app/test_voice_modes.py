@@ -198,6 +198,15 @@ async def test_a_project_keeps_its_own_voice_across_calls(
     )
     assert refused.status_code == 404 and refused.json()["error"]["code"] == "voice_not_found"
 
+    # it speaks the language it was built in
+    english = await client.post(
+        "/v1/audio/speech",
+        headers=auth,
+        json={"input": "Hello", "voice": "narrator", "language": "en"},
+    )
+    assert english.status_code == 400 and english.json()["error"]["code"] == "unsupported_language"
+    assert "'narrator'" in english.json()["error"]["message"]
+
     # deleted: gone
     assert (await client.delete("/v1/voices/narrator", headers=auth)).status_code == 204
     gone = await client.post(
