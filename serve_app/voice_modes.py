@@ -19,7 +19,7 @@ import soundfile
 
 from deployments.messages import SynthesisParams, VoiceDesign
 from deployments.synthesis.voices import VoiceConfig
-from deployments.voice_design.analysis import NotSpeech, SpeechMeasure, measure
+from deployments.voice_design.analysis import NotSpeech, Silence, SpeechMeasure, measure
 from deployments.voice_design.description import Report, parse
 from deployments.voice_design.matching import Candidate, Match, from_description, from_reference
 from serve_app.errors import InvalidRequest
@@ -103,7 +103,7 @@ def analyse_reference(data: str) -> SpeechMeasure:
     try:
         return measure(samples, rate)
     except NotSpeech as e:
-        code = "reference_audio_silent" if "silent" in str(e) else "reference_audio_too_short"
+        code = "reference_audio_silent" if isinstance(e, Silence) else "reference_audio_too_short"
         raise _reference_error(
             code, f"reference_audio has no speech to match ({e}): record a voice speaking."
         ) from None

@@ -68,6 +68,10 @@ class NotSpeech(ValueError):
     """The signal has too little voiced speech to measure."""
 
 
+class Silence(NotSpeech):
+    """The signal is silent."""
+
+
 def _frames(signal: np.ndarray, length: int) -> np.ndarray:
     count = 1 + max(0, (signal.size - length) // HOP)
     padded = np.pad(signal, (0, max(0, length - signal.size)))
@@ -162,7 +166,7 @@ def measure(samples: np.ndarray, sample_rate: int) -> SpeechMeasure:
         signal = soxr.resample(signal, sample_rate, RATE)
     levels = _levels_db(signal)
     if levels.size == 0 or levels.max() < -70.0:
-        raise NotSpeech("the audio is silent")
+        raise Silence("the audio is silent")
     active = levels > max(levels.max() + SILENCE_DB, -60.0)
     f0, _ = yin(signal)
     n = min(f0.size, active.size)
