@@ -27,7 +27,8 @@ from deployments.voice_design.analysis import NotSpeech, measure
 
 logger = logging.getLogger("deployments")
 
-PROBE_VERSION = 1
+# Bump when the probes or the analysis change: cached profiles are then measured again.
+PROFILE_VERSION = 1
 PROBES = {
     "hi": "नमस्ते, आज मौसम बहुत अच्छा है। हम सब शाम को बाज़ार चलेंगे और वहाँ से फल ख़रीदेंगे।",
     "en": "Hello, the weather is lovely today. We will all go to the market this evening "
@@ -105,7 +106,7 @@ class ProfileCache:
 
     @staticmethod
     def key(*parts: object) -> str:
-        text = json.dumps([PROBE_VERSION, PROBES, *parts], sort_keys=True, default=str)
+        text = json.dumps([PROFILE_VERSION, PROBES, *parts], sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     def get_or_measure(self, key: str, measure_it: Callable[[], VoiceProfile]) -> VoiceProfile:

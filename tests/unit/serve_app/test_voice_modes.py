@@ -255,17 +255,19 @@ def test_a_custom_voice_on_the_websocket(tmp_path: Path) -> None:
         "/v1/voices", headers=headers, json={"id": "agent", "voice_description": "a fast man"}
     )
     assert created.status_code == 201
-    url = "/v1/audio/speech/stream-input/agent?response_format=pcm"
-    with client.websocket_connect(url, headers=headers) as ws:
-        ws.send_json({"text": " "})
-        ws.send_json({"text": HI})
-        ws.send_json({"text": ""})
-        audio = b""
-        while True:
-            message = ws.receive_json()
-            if message.get("isFinal"):
-                break
-            assert "error" not in message, message
-            audio += base64.b64decode(message["audio"])
-    samples = np.frombuffer(audio, "<i2").astype(np.float32) / 32768
-    assert measure(samples, 24000).median_f0 < 160
+    ours = "/v1/audio/speech/stream-input/agent?response_format=pcm"
+    elevenlabs = "/v1/text-to-speech/agent/stream-input?output_format=pcm_24000"
+    for url, auth in [(ours, headers), (elevenlabs, {"xi-api-key": DEV_KEY})]:
+        with client.websocket_connect(url, headers=auth) as ws:
+            ws.send_json({"text": " "})
+            ws.send_json({"text": HI})
+            ws.send_json({"text": ""})
+            audio = b""
+            while True:
+                message = ws.receive_json()
+                if message.get("isFinal"):
+                    break
+                assert "error" not in message, message
+                audio += base64.b64decode(message["audio"] or "")
+        samples = np.frombuffer(audio, "<i2").astype(np.float32) / 32768
+        assert measure(samples, 24000).median_f0 < 160, url
