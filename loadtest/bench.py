@@ -99,14 +99,15 @@ def engine_direct_ms(text: str, repeats: int = 50) -> float:
 @dataclass(frozen=True)
 class Request:
     """What every request of a run sends: the text, the voice (None: the default)
-    and the sample rate its raw PCM comes at."""
+    and the sample rate its raw PCM is asked at (the voice's own: no resampling)."""
 
     text: str
     voice: str | None = None
     sample_rate: int = 24000
 
-    def body(self) -> dict[str, str]:
-        return {"input": self.text, **({"voice": self.voice} if self.voice else {})}
+    def body(self) -> dict[str, str | int]:
+        voice = {"voice": self.voice} if self.voice else {}
+        return {"input": self.text, "sample_rate": self.sample_rate, **voice}
 
 
 async def one_request(client: aiohttp.ClientSession, request: Request, result: LevelResult) -> None:

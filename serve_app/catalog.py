@@ -32,7 +32,7 @@ from serve_app.protocol import (
     VoiceRecord,
     WebSocketInfo,
 )
-from serve_app.settings import SAMPLE_RATES, IngressConfig
+from serve_app.settings import PCM_DEFAULT_RATE, SAMPLE_RATES, IngressConfig
 from serve_app.voice_modes import REFERENCE_LIMITS
 
 STREAM_FORMATS = ("audio", "sse")
@@ -227,7 +227,10 @@ class Catalog:
             generation_controls=GenerationControls(
                 **controls,
                 quality=ControlChoices(values=list(get_args(Quality)), default="balanced"),
-                sample_rate=ControlChoices(values=list(SAMPLE_RATES), default="voice native"),
+                sample_rate=ControlChoices(
+                    values=list(SAMPLE_RATES),
+                    default=f"{PCM_DEFAULT_RATE} for pcm, else the voice's native rate",
+                ),
             ),
             languages=self.languages(),
             default_language=self.policy.default,

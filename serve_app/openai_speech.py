@@ -35,8 +35,6 @@ from serve_app.compat import ClientNames, client_language
 from serve_app.errors import validate
 from serve_app.protocol import Format, Quality, SpeechRequest, UnicodeText
 
-OPENAI_PCM_RATE = 24000
-
 
 class VoiceRef(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -85,9 +83,6 @@ def from_openai(
     language = client_language(catalog, openai.language, openai.input, "language")
     name = openai.voice.id if isinstance(openai.voice, VoiceRef) else openai.voice
     voice = names.voice(name, language, catalog)  # None: perhaps the project's own
-    sample_rate = openai.sample_rate
-    if sample_rate is None and openai.response_format == "pcm":
-        sample_rate = OPENAI_PCM_RATE
     fields: dict[str, object] = {
         "input": openai.input,
         "model": model_id,
@@ -96,7 +91,7 @@ def from_openai(
         "response_format": openai.response_format,
         "quality": openai.quality,
         "speed": openai.speed,
-        "sample_rate": sample_rate,
+        "sample_rate": openai.sample_rate,  # pcm: 24 kHz unless it says (as ours)
         "stream": openai.response_format in STREAMABLE_FORMATS,
         "stream_format": openai.stream_format,
     }

@@ -51,7 +51,7 @@ from serve_app.protocol import (
     SpeechRequest,
     VoiceOptions,
 )
-from serve_app.settings import SAMPLE_RATES, IngressConfig
+from serve_app.settings import PCM_DEFAULT_RATE, SAMPLE_RATES, IngressConfig
 from serve_app.voice_modes import (
     DesignedVoice,
     analyse_reference,
@@ -213,7 +213,7 @@ class SpeechService:
         )
         output = OutputParams(
             format=options.response_format,
-            sample_rate=options.sample_rate or fixed_rate,
+            sample_rate=options.sample_rate or fixed_rate or default_rate(options.response_format),
             volume=options.volume,
             bitrate_kbps=bitrate_kbps(options.response_format, options.quality),
         )
@@ -430,6 +430,12 @@ class SpeechService:
             elapsed_ms(received_at) / 1000,
         )
         return usage
+
+
+def default_rate(response_format: str) -> int | None:
+    """The rate of a format when the request names none: 24 kHz for pcm, else the
+    voice's own (None)."""
+    return PCM_DEFAULT_RATE if response_format == "pcm" else None
 
 
 def speakable(text: NormalisedText) -> bool:

@@ -30,6 +30,7 @@ class StreamEncoder:
         self.sample_rate = self._session.sample_rate
         self._samples = 0
         self._alignment: Alignment | None = None
+        self._aligned = False  # whether the stream carries alignment at all
         self._end_char = 0
 
     async def add(
@@ -38,6 +39,7 @@ class StreamEncoder:
         """Encode ``samples``, which speak the text up to ``end_char``; the chunk that
         is ready, if any."""
         if alignment is not None:
+            self._aligned = True
             offset_ms = self._samples * 1000 // self.sample_rate
             self._alignment = (
                 alignment
@@ -57,7 +59,12 @@ class StreamEncoder:
         return self._take(data) if data or self._samples else None
 
     def _take(self, data: bytes) -> EncodedChunk:
-        chunk = EncodedChunk(data, self.sample_rate, self._samples, self._end_char, self._alignment)
+        alignment = self._alignment
+        if alignment is None and self._aligned:
+            # audio past the last character (a resampler's or encoder's tail): an
+            # aligned stream says "no new characters", not "no alignment"
+            alignment = Alignment((), (), ())
+        chunk = EncodedChunk(data, self.sample_rate, self._samples, self._end_char, alignment)
         self._samples, self._alignment = 0, None
         return chunk
 

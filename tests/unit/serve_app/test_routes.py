@@ -52,6 +52,21 @@ async def test_defaults_stream_raw_pcm_with_every_header(
     assert 1.0 < pcm_seconds(response.content, 24000) < 6.0
 
 
+async def test_pcm_is_24_khz_whatever_the_voice_unless_asked(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    """API.md: sample_rate defaults to 24000 for pcm, the voice's own rate otherwise."""
+    pcm = await speak(client, auth, voice="hi-espeak-aditi")
+    assert pcm.headers["content-type"] == "audio/L16;rate=24000;channels=1"
+    assert pcm.headers["x-service-sample-rate"] == "24000"
+    assert 0.8 < pcm_seconds(pcm.content, 24000) < 5.0
+    own = await speak(client, auth, voice="hi-espeak-aditi", sample_rate=22050)
+    assert own.headers["x-service-sample-rate"] == "22050"
+    assert abs(pcm_seconds(own.content, 22050) - pcm_seconds(pcm.content, 24000)) < 0.05
+    wav = await speak(client, auth, voice="hi-espeak-aditi", response_format="wav", stream=False)
+    assert wav.headers["x-service-sample-rate"] == "22050"
+
+
 async def test_buffered_wav_and_mp3(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
     wav = await speak(client, auth, response_format="wav", stream=False)
     assert wav.headers["content-type"] == "audio/wav"
@@ -508,7 +523,9 @@ async def test_without_a_voice_each_language_gets_its_own(
     english = await speak(client, auth, input="Your order has shipped.", language="en")
     assert english.status_code == 200 and english.headers["x-service-language"] == "en"
     assert english.headers["x-service-sample-rate"] == "24000"  # the Kokoro English voice
-    bengali = await speak(client, auth, input="আপনি কেমন আছেন?", language="bn", stream=False)
+    bengali = await speak(
+        client, auth, input="আপনি কেমন আছেন?", language="bn", response_format="wav", stream=False
+    )
     assert bengali.status_code == 200 and bengali.headers["x-service-sample-rate"] == "22050"
     named = await speak(client, auth, input="Hello.", language="en", voice="default")
     assert named.status_code == 400 and named.json()["error"]["code"] == "unsupported_language"
