@@ -272,7 +272,15 @@ class SpeechService:
 
     async def save_voice(self, body: CustomVoiceRequest, project_id: str) -> CustomVoice:
         """Build the voice ``body`` describes or matches, as a speech request would, and
-        save it as ``project_id``'s own under ``body.id``."""
+        save it as ``project_id``'s own under ``body.id``. Admitted like speech (503
+        past capacity): analysing a reference takes CPU."""
+        ticket = self.admission.enter()
+        try:
+            return await self._save_voice(body, project_id)
+        finally:
+            ticket.release()
+
+    async def _save_voice(self, body: CustomVoiceRequest, project_id: str) -> CustomVoice:
         catalog = await self._catalog()
         if catalog.voice(body.id) is not None:
             raise InvalidRequest(

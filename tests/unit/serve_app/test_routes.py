@@ -454,8 +454,11 @@ async def test_past_capacity_the_answer_is_503_with_retry_after(tmp_path: Path) 
         busy = state.admission.enter()
         refused = await client.post("/v1/audio/speech", headers=auth, json={"input": HI})
         preview = await client.post("/v1/text/normalize", headers=auth, json={"input": HI})
+        voice = await client.post(
+            "/v1/voices", headers=auth, json={"id": "mine", "voice_description": "deep"}
+        )
         busy.release()
-        assert preview.status_code == 503
+        assert preview.status_code == 503 and voice.status_code == 503
         admitted = await client.post("/v1/audio/speech", headers=auth, json={"input": HI})
     assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
     assert refused.json()["error"]["code"] == "overloaded"
