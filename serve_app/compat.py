@@ -7,13 +7,12 @@ here, so a client works by changing only its base URL and key.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from deployments.synthesis.voices import VOICE_ID_PATTERN, VoiceConfig
+from deployments.synthesis.voices import VoiceConfig, is_voice_id
 from serve_app.catalog import Catalog
 from serve_app.errors import InvalidRequest, NotFound
 
@@ -39,9 +38,6 @@ ELEVENLABS_IGNORED_FIELDS = (
 )
 
 
-VOICE_ID = re.compile(VOICE_ID_PATTERN)
-
-
 class ClientNames(BaseModel):
     """One API's model ids (aliases of ours) and voice names (-> our voice ids)."""
 
@@ -59,7 +55,7 @@ class ClientNames(BaseModel):
         voice of the same gender. None for any other name: a project's own voice, or
         404 ``voice_not_found`` when the request is chosen (SpeechService.choose)."""
         voice = catalog.voice(self.voices.get(name, name))
-        if voice is None and not VOICE_ID.match(name):  # no voice of ours could be called so
+        if voice is None and not is_voice_id(name):  # no voice of ours could be called so
             raise NotFound("voice_not_found", f"No voice '{name}'.", "voice")
         return catalog.voice_for_language(language, voice) if voice is not None else None
 

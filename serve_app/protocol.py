@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
+from deployments.synthesis.voices import VOICE_ID_PATTERN
 from deployments.voice_design.description import Report
 from serve_app.accounts import Usage
 from serve_app.settings import DEFAULT_MODEL_ID
@@ -139,7 +140,7 @@ class CustomVoiceRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")
+    id: str = Field(pattern=VOICE_ID_PATTERN)
     name: str | None = Field(None, max_length=100)
     language: str | None = None
     voice: str = Field("default", description="The voice (and so the engine) to build from.")

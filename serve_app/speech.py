@@ -9,7 +9,6 @@ what comes back (``serve_app.responses``, ``serve_app.stream_input``).
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -29,7 +28,7 @@ from deployments.messages import (
     SynthesisJob,
     SynthesisParams,
 )
-from deployments.synthesis.voices import VOICE_ID_PATTERN, VoiceConfig
+from deployments.synthesis.voices import VoiceConfig, is_voice_id
 from deployments.voice_design.description import Report
 from serve_app.accounts import ApiKey
 from serve_app.admission import Admission, Ticket
@@ -60,8 +59,6 @@ from serve_app.voice_modes import (
     designed,
     header_value,
 )
-
-_VOICE_ID = re.compile(VOICE_ID_PATTERN)
 
 
 @dataclass(frozen=True)
@@ -171,7 +168,7 @@ class SpeechService:
                 f"'{options.response_format}' is always {fixed_rate} Hz.",
                 "sample_rate",
             )
-        if not _VOICE_ID.match(options.voice):
+        if not is_voice_id(options.voice):
             raise InvalidRequest("invalid_value", "That is not a valid voice id.", "voice")
         voice = catalog.voice(options.voice)
         custom = None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,7 +9,7 @@ import numpy as np
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.alignment import WordTiming
-from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo
+from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, measure_profile
 from deployments.synthesis.espeak_binding import (
     EspeakError,
     EspeakLibrary,
@@ -20,10 +19,7 @@ from deployments.synthesis.espeak_binding import (
 )
 from deployments.synthesis.options import EspeakOptions, EspeakVoiceParams
 from deployments.synthesis.voices import VoiceConfig
-from deployments.voice_design.analysis import NotSpeech
-from deployments.voice_design.profiles import ProfileCache, VoiceProfile, measure_voice
-
-logger = logging.getLogger("deployments")
+from deployments.voice_design.profiles import ProfileCache, VoiceProfile
 
 MIN_RATE_WPM, MAX_RATE_WPM = 80, 450
 INT16_SCALE = 1.0 / 32768.0
@@ -67,24 +63,10 @@ class EspeakEngine:
         return self._library.sample_rate
 
     def _measure(self, voice: VoiceConfig) -> VoiceProfile | None:
-        """The voice's profile at pitch 0, -1 and +1 (deployments.voice_design), from the
-        cache when these settings were measured before; None (the voice serves, but
-        voices are not built from it) if its probe cannot be measured."""
-        language = voice.languages[0]
-
-        def speak(text: str, probe_language: str, pitch: float) -> np.ndarray:
-            params = SynthesisParams(voice.id, probe_language, pitch=pitch)
-            utterance = self._library.synthesize(text, self.settings_for(voice, params))
-            return np.concatenate(utterance.blocks).astype(np.float32) * np.float32(INT16_SCALE)
-
-        key = ProfileCache.key("espeak", voice.params, language, self._library.sample_rate)
-        try:
-            return self._profile_cache.get_or_measure(
-                key, lambda: measure_voice(speak, language, self._library.sample_rate, pitched=True)
-            )
-        except (NotSpeech, EspeakError) as e:
-            logger.warning("espeak voice %s could not be measured for voice modes: %s", voice.id, e)
-            return None
+        """The voice's profile at pitch 0, -1 and +1, keyed by its settings."""
+        rate = self._library.sample_rate
+        key = ProfileCache.key("espeak", voice.params, voice.languages[0], rate)
+        return measure_profile(self, voice, self._profile_cache, key, rate, pitched=True)
 
     def info(self) -> EngineInfo:
         codes = {name for name in self._shipped if "-" not in name}

@@ -40,14 +40,19 @@ from typing import Any
 import numpy as np
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams, VoiceDesign
-from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, EngineUnavailable
+from deployments.synthesis.engine import (
+    CancelToken,
+    EngineError,
+    EngineInfo,
+    EngineUnavailable,
+    measure_profile,
+)
 from deployments.synthesis.espeak_binding import EspeakError, espeak_library
 from deployments.synthesis.kokoro_assets import default_voices_dir, load_model_bytes, load_style
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
 from deployments.synthesis.voices import VoiceConfig
-from deployments.voice_design.analysis import NotSpeech
-from deployments.voice_design.profiles import ProfileCache, VoiceProfile, measure_voice
+from deployments.voice_design.profiles import ProfileCache, VoiceProfile
 
 logger = logging.getLogger("deployments")
 
@@ -197,31 +202,10 @@ class KokoroEngine:
         return SAMPLE_RATE
 
     def _measure(self, voice: VoiceConfig, params: KokoroVoiceParams) -> VoiceProfile | None:
-        """The voice's profile (deployments.voice_design), from the cache when this style
-        table, phoneme set and pace were measured before; None (the voice serves, but
-        voices are not built from it) if its probe cannot be measured."""
-        style = self._styles[voice.id]
-        language = voice.languages[0]
-        key = ProfileCache.key(
-            "kokoro",
-            hashlib.sha256(style.tobytes()).hexdigest(),
-            params.phonemes,
-            params.speed,
-            language,
-        )
-
-        def speak(text: str, probe_language: str, _pitch: float) -> np.ndarray:
-            segment = Segment(0, text, 0, len(text))
-            chunks = self.synthesize(segment, voice, SynthesisParams(voice.id, probe_language))
-            return np.concatenate([c.samples for c in chunks])
-
-        try:
-            return self._profile_cache.get_or_measure(
-                key, lambda: measure_voice(speak, language, SAMPLE_RATE, pitched=False)
-            )
-        except NotSpeech as e:
-            logger.warning("kokoro voice %s could not be measured for voice modes: %s", voice.id, e)
-            return None
+        """The voice's profile, keyed by its style table, phoneme set and pace."""
+        style = hashlib.sha256(self._styles[voice.id].tobytes()).hexdigest()
+        key = ProfileCache.key("kokoro", style, params.phonemes, params.speed, voice.languages[0])
+        return measure_profile(self, voice, self._profile_cache, key, SAMPLE_RATE, pitched=False)
 
     def info(self) -> EngineInfo:
         return EngineInfo(

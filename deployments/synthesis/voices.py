@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -11,6 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from deployments.synthesis.options import VOICE_PARAMS, check
 
 VOICE_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+_VOICE_ID = re.compile(VOICE_ID_PATTERN)
+
+
+def is_voice_id(text: str) -> bool:
+    """Whether ``text`` could name a voice (registered or a project's own)."""
+    return _VOICE_ID.match(text) is not None
 
 
 class VoiceConfig(BaseModel):

@@ -78,9 +78,8 @@ def _frames(signal: np.ndarray, length: int) -> np.ndarray:
     return np.lib.stride_tricks.sliding_window_view(padded, length)[::HOP][:count]
 
 
-def yin(signal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """F0 in Hz per 10 ms frame of a 16 kHz ``signal`` (0 where unvoiced), and each
-    frame's aperiodicity (the minimum of the normalised difference)."""
+def yin(signal: np.ndarray) -> np.ndarray:
+    """F0 in Hz per 10 ms frame of a 16 kHz ``signal`` (0 where unvoiced)."""
     tau_min, tau_max = int(RATE / F0_MAX), int(RATE / F0_MIN)
     frames = _frames(signal, WINDOW + tau_max).astype(np.float64)
     size = 1 << int(np.ceil(np.log2(2 * frames.shape[1])))
@@ -98,28 +97,24 @@ def yin(signal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     cmnd = np.ones_like(diff)
     cmnd[:, 1:] = diff[:, 1:] / np.maximum(running, 1e-12)
     f0 = np.zeros(frames.shape[0])
-    aperiodicity = np.ones(frames.shape[0])
     band = cmnd[:, tau_min : tau_max + 1]
     for i, row in enumerate(band):
         below = np.flatnonzero(row < YIN_THRESHOLD)
         if below.size == 0:
-            aperiodicity[i] = float(row.min())
             continue
         t = int(below[0])
         while t + 1 < row.size and row[t + 1] < row[t]:
             t += 1
-        aperiodicity[i] = float(row[t])
         shift = 0.0
         if 0 < t < row.size - 1:
             a, b, c = row[t - 1], row[t], row[t + 1]
             curve = a - 2 * b + c
             shift = 0.5 * (a - c) / curve if curve > 0 else 0.0
         f0[i] = RATE / (t + tau_min + shift)
-    return f0, aperiodicity
+    return f0
 
 
-def _levels_db(signal: np.ndarray) -> np.ndarray:
-    frames = _frames(signal, WINDOW)
+def _levels_db(frames: np.ndarray) -> np.ndarray:
     power = np.mean(frames.astype(np.float64) ** 2, axis=1)
     levels: np.ndarray = 10.0 * np.log10(np.maximum(power, 1e-12))
     return levels
@@ -164,11 +159,12 @@ def measure(samples: np.ndarray, sample_rate: int) -> SpeechMeasure:
     signal = np.asarray(samples, dtype=np.float32).reshape(-1)
     if sample_rate != RATE:
         signal = soxr.resample(signal, sample_rate, RATE)
-    levels = _levels_db(signal)
+    frames = _frames(signal, WINDOW)
+    levels = _levels_db(frames)
     if levels.size == 0 or levels.max() < -70.0:
         raise Silence("the audio is silent")
     active = levels > max(levels.max() + SILENCE_DB, -60.0)
-    f0, _ = yin(signal)
+    f0 = yin(signal)
     n = min(f0.size, active.size)
     envelope = _band_envelope(signal)
     n = min(n, envelope.size)
@@ -179,8 +175,8 @@ def measure(samples: np.ndarray, sample_rate: int) -> SpeechMeasure:
     pitches = f0[voiced]
     speech_s = float(active.sum()) / 100.0
     power = np.mean(10.0 ** (levels[active] / 10.0))
-    frames = _frames(signal, WINDOW)[:n][active]
-    spectrum = np.abs(np.fft.rfft(frames * np.hanning(WINDOW), axis=1)).mean(axis=0)
+    speaking = frames[:n][active]
+    spectrum = np.abs(np.fft.rfft(speaking * np.hanning(WINDOW), axis=1)).mean(axis=0)
     freqs = np.fft.rfftfreq(WINDOW, 1.0 / RATE)
     return SpeechMeasure(
         median_f0=float(np.median(pitches)),

@@ -179,10 +179,6 @@ def _blend_text(blend: list[tuple[Candidate, float]]) -> str:
     return "+".join(f"{c.voice_id}:{w:.2f}" for c, w in blend)
 
 
-def _geometric_mean(values: list[float]) -> float:
-    return float(2.0 ** (sum(math.log2(v) for v in values) / len(values)))
-
-
 def from_description(
     traits: VoiceTraits,
     base: Candidate,
@@ -202,13 +198,8 @@ def from_description(
             variant, own = DEFAULT_VARIANTS[gender], [base]
     if base in own or not own:
         reference = base.profile
-    else:
-        reference = VoiceProfile(
-            median_f0=_geometric_mean([c.profile.median_f0 for c in own]),
-            f0_range_st=sum(c.profile.f0_range_st for c in own) / len(own),
-            syllable_rate=sum(c.profile.syllable_rate for c in own) / len(own),
-            brightness_hz=_geometric_mean([c.profile.brightness_hz for c in own]),
-        )
+    else:  # the gender's voices, as an even blend of them
+        reference = _predict([(c, 1.0 / len(own)) for c in own])
     target = Target(
         f0=reference.median_f0 * 2.0 ** (traits.pitch * PITCH_SPAN_ST / 12.0),
         gender=gender if variant is None else None,

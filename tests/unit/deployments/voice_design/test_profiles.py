@@ -71,6 +71,7 @@ def test_the_cache_measures_once_and_survives_a_restart(tmp_path: Path) -> None:
 def test_a_voice_that_cannot_be_measured_still_serves(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from deployments.synthesis import engine as engines
     from deployments.synthesis import espeak
     from deployments.synthesis.voices import VoiceConfig
 
@@ -78,7 +79,7 @@ def test_a_voice_that_cannot_be_measured_still_serves(
         raise NotSpeech("under 0.3 s of voiced speech")
 
     monkeypatch.setenv("SPEECH_PROFILE_CACHE", str(tmp_path / "profiles.json"))
-    monkeypatch.setattr(espeak, "measure_voice", unmeasurable)
+    monkeypatch.setattr(engines, "measure_voice", unmeasurable)
     engine = espeak.EspeakEngine.load({})
     voice = VoiceConfig(
         id="v", name="v", engine="espeak", languages=("hi",), gender="male", sample_rate=22050
