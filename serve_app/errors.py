@@ -36,10 +36,11 @@ class ServiceError(Exception):
         param: str | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
+        message = _writable(message)
         super().__init__(message)
         self.code = code
         self.message = message
-        self.param = param
+        self.param = _writable(param) if param is not None else None
         self.headers = dict(headers or {})
 
     def body(self, request_id: str) -> dict[str, Any]:
@@ -52,6 +53,12 @@ class ServiceError(Exception):
                 "request_id": request_id,
             }
         }
+
+
+def _writable(text: str) -> str:
+    """``text`` with lone surrogates written as escapes: a message or a param may quote
+    what the client sent, and every error body must encode as UTF-8."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class InvalidRequest(ServiceError):
@@ -124,23 +131,63 @@ _VALIDATION_CODES = {
 
 
 def parse_body(model: type[M], body: bytes) -> M:
-    """``body`` parsed as JSON into ``model``; problems raise :class:`InvalidRequest`.
-
-    Python's JSON reader is used, not pydantic's, so that text pydantic's reader
-    refuses outright (a lone surrogate escape) reaches the model's own validators
-    and gets a precise message. Nesting deeper than any body of ours is refused
-    before parsing.
-    """
+    """``body`` parsed as JSON into ``model``; problems raise :class:`InvalidRequest`."""
     return validate(model, read_json(body))
 
 
-def read_json(body: bytes) -> object:
-    """``body`` as a JSON document (refused past ``MAX_DEPTH`` before parsing)."""
-    check_depth(body)
+# An integer with more digits than this is out of range of every field of ours. Past
+# 4300 digits Python refuses to convert one at all (a ValueError, a 500): such a
+# number is read as infinity, which every field's own check refuses with its name.
+MAX_INTEGER_DIGITS = 64
+
+
+def _integer(digits: str) -> int | float:
+    if len(digits.lstrip("-")) > MAX_INTEGER_DIGITS:
+        return float("-inf") if digits.startswith("-") else float("inf")
+    return int(digits)
+
+
+def _not_json(constant: str) -> float:
+    raise InvalidRequest("invalid_json", f"{constant} is not a JSON number.")
+
+
+def read_json(document: bytes | str, what: str = "request body") -> object:
+    """``document`` as JSON (refused past ``MAX_DEPTH`` before parsing). Python's JSON
+    reader is used, not pydantic's, so that problems get the API's codes: NaN and
+    Infinity (which Python would accept) are not JSON; a number of thousands of
+    digits is out of range; a lone surrogate escape is refused with where it was."""
+    data = document.encode("utf-8", "surrogatepass") if isinstance(document, str) else document
+    check_depth(data)
     try:
-        return json.loads(body)
+        parsed = json.loads(data, parse_int=_integer, parse_constant=_not_json)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InvalidRequest("invalid_json", f"The request body is not valid JSON: {e}.") from None
+        raise InvalidRequest("invalid_json", f"The {what} is not valid JSON: {e}.") from None
+    check_unicode(parsed)
+    return parsed
+
+
+def check_unicode(document: object, path: str = "") -> None:
+    """Refuse a lone surrogate code point in any string of ``document``, key or value
+    (400 ``invalid_value`` naming where): no text of ours can hold one, and it could
+    not be written back in an error message or a header."""
+    if isinstance(document, str):
+        try:
+            document.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidRequest(
+                "invalid_value",
+                f"Invalid value for '{path or 'body'}': text holds a lone surrogate code "
+                f"point ({document!r:.80}); send valid Unicode.",
+                path or None,
+            ) from None
+    elif isinstance(document, dict):
+        for key, value in document.items():
+            where = f"{path}.{key}" if path else str(key)
+            check_unicode(key, where)
+            check_unicode(value, where)
+    elif isinstance(document, list):
+        for i, value in enumerate(document):
+            check_unicode(value, f"{path}.{i}" if path else str(i))
 
 
 def validate(model: type[M], document: object) -> M:

@@ -45,8 +45,8 @@ from serve_app.errors import (
     PermissionDenied,
     RateLimited,
     ServiceError,
-    check_depth,
     from_validation_error,
+    read_json,
 )
 from serve_app.origins import origin_allowed
 from serve_app.protocol import (
@@ -435,17 +435,13 @@ class StreamInputSession:
         raw = frame.get("text")
         if raw is None:
             raw = (frame.get("bytes") or b"").decode("utf-8", errors="replace")
-        encoded = raw.encode("utf-8", errors="surrogatepass")
+        encoded = raw.encode("utf-8")
         if len(encoded) > self._state.config.ws_max_message_bytes:
             raise BodyTooLarge(
                 "body_too_large",
                 f"A message may hold {self._state.config.ws_max_message_bytes} bytes.",
             )
-        check_depth(encoded)
-        try:
-            document = json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise InvalidRequest("invalid_json", f"The message is not valid JSON: {e}.") from None
+        document = read_json(encoded, "message")
         if self._protocol.eleven:
             return self._parse(ElevenWsMessage, document)
         return self._parse(WsInputMessage, document)

@@ -595,3 +595,38 @@ async def test_a_key_in_the_url_is_never_read(client: httpx.AsyncClient, param: 
     response = await client.get(f"/v1/models?{param}={DEV_KEY}")
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "missing_api_key"
+
+
+HUGE = b"9" * 5_000
+SPEECH, ELEVEN = "/v1/audio/speech", "/v1/text-to-speech/default"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "param"),
+    [
+        (SPEECH, b'{"input": "hi", "sample_rate": ' + HUGE + b"}", "sample_rate"),
+        (SPEECH, b'{"input": "hi", "speed": ' + HUGE + b"}", "speed"),
+        (SPEECH, b'{"input": "hi", "speed": -' + HUGE + b"." + HUGE + b"}", "speed"),
+        (SPEECH, b'{"input": "hi", "volume": 1e99999}', "volume"),
+        (SPEECH, b'{"input": "hi", "stream": ' + HUGE + b"}", "stream"),
+        (SPEECH, b'{"input": "hi", "language": "\\ud800"}', "language"),
+        (SPEECH, b'{"input": "hi", "model": "\\udbff"}', "model"),
+        (SPEECH, b'{"input": "hi", "voice_description": "a \\udc00"}', "voice_description"),
+        (SPEECH, b'{"input": "hi", "\\ud800": 1}', "\\ud800"),
+        (SPEECH, b'{"model": "tts-1", "input": "hi", "voice": "alloy", "speed": ' + HUGE + b"}",
+         "speed"),
+        ("/v1/text/normalize", b'{"input": "hi", "language": "\\ud800"}', "language"),
+        (ELEVEN, b'{"text": "hi", "seed": ' + HUGE + b"}", "seed"),
+        (ELEVEN, b'{"text": "hi", "voice_settings": {"speed": ' + HUGE + b"}}",
+         "voice_settings.speed"),
+        (ELEVEN, b'{"text": "hi", "language_code": "\\ud800"}', "language_code"),
+        (ELEVEN, b'{"text": "hi", "model_id": "\\ud800"}', "model_id"),
+    ],
+)  # fmt: skip
+async def test_huge_numbers_and_lone_surrogates_are_400_with_their_field(
+    client: httpx.AsyncClient, auth: dict[str, str], path: str, body: bytes, param: str
+) -> None:
+    response = await client.post(path, headers=auth, content=body)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert (error["code"], error["param"]) == ("invalid_value", param), error

@@ -232,3 +232,30 @@ def test_elevenlabs_sockets_refuse_a_bad_key_and_format(client: TestClient) -> N
     with client.websocket_connect(MULTI + "?output_format=wav_44100", headers=XI) as ws:
         error = ws.receive_json()["error"]
     assert error["param"] == "output_format"
+
+
+@pytest.mark.parametrize(
+    ("url", "frame", "param"),
+    [
+        (URL, '{"text": " ", "voice_settings": {"speed": ' + "9" * 5000 + "}}",
+         "voice_settings.speed"),
+        (URL, '{"text": " ", "generation_config": {"chunk_length_schedule": [' + "9" * 5000 + "]}}",
+         "generation_config.chunk_length_schedule.0"),
+        (URL, '{"text": "a\\ud800"}', "text"),
+        (URL, '{"text": " ", "\\udc00": 1}', "\\udc00"),
+        (URL + "?sample_rate=" + "9" * 5000, '{"text": " "}', "sample_rate"),
+        (URL + "?inactivity_timeout=" + "9" * 5000, '{"text": " "}', "inactivity_timeout"),
+        (MULTI, '{"text": " ", "context_id": "\\ud800"}', "context_id"),
+        (MULTI, '{"text": " ", "voice_settings": {"speed": -' + "9" * 5000 + "}}",
+         "voice_settings.speed"),
+    ],
+)  # fmt: skip
+def test_huge_numbers_and_lone_surrogates_end_a_session_with_1008(
+    client: TestClient, url: str, frame: str, param: str
+) -> None:
+    with client.websocket_connect(url, headers=XI) as ws:
+        ws.send_text(frame)
+        error = ws.receive_json()["error"]
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+    assert (error["code"], error["param"], closed.value.code) == ("invalid_value", param, 1008)
