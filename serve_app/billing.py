@@ -9,7 +9,7 @@ import asyncio
 import functools
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from deployments.messages import EncodedChunk
 from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds, RateExceeded, RateLimit
@@ -20,21 +20,29 @@ from serve_app.settings import IngressConfig
 
 @dataclass
 class Bill:
-    """One request's hold and what has reached its client so far."""
+    """One request's hold and what has reached its client so far.
+
+    A request's audio is one stream of text, or several (a WebSocket session's
+    contexts, each its own text): each stream's characters are counted up to where
+    its delivered audio has spoken, and the bill is their sum."""
 
     hold_id: str
     chunks: int = 0
-    characters: int = 0
     samples: int = 0
     sample_rate: int = 1
     checkpoint_at: float = 0.0
+    spoken: dict[int, int] = field(default_factory=dict)  # stream: characters up to
 
-    def add(self, chunk: EncodedChunk) -> None:
-        """Count ``chunk`` as delivered."""
+    def add(self, chunk: EncodedChunk, stream: int = 0) -> None:
+        """Count ``chunk`` of ``stream`` as delivered."""
         self.chunks += 1
-        self.characters = max(self.characters, chunk.end_char)
+        self.spoken[stream] = max(self.spoken.get(stream, 0), chunk.end_char)
         self.samples += chunk.audio_samples
         self.sample_rate = chunk.sample_rate
+
+    @property
+    def characters(self) -> int:
+        return sum(self.spoken.values())
 
     @property
     def audio_ms(self) -> int:
@@ -87,10 +95,11 @@ class Meter:
         except InsufficientFunds as e:
             raise _refusal(extra, e.available) from None
 
-    async def delivered(self, bill: Bill, chunk: EncodedChunk) -> None:
-        """Count ``chunk`` as received by the client; now and then, record the progress
-        in the ledger so a crash of this process cannot lose it."""
-        bill.add(chunk)
+    async def delivered(self, bill: Bill, chunk: EncodedChunk, stream: int = 0) -> None:
+        """Count ``chunk`` (of ``stream``, for a bill of several) as received by the
+        client; now and then, record the progress in the ledger so a crash of this
+        process cannot lose it."""
+        bill.add(chunk, stream)
         now = time.monotonic()
         if now - bill.checkpoint_at >= self._config.progress_interval_s:
             bill.checkpoint_at = now

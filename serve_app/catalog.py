@@ -143,6 +143,8 @@ class Catalog:
         )
 
     def readiness(self) -> Readiness:
+        """The readiness report: only what GET /v1/voices may show (no private voice)."""
+        public = {v.id for v in self.public_voices()}
         return Readiness(
             model=self.config.model_id,
             sample_rate=self.default_sample_rate(),
@@ -166,7 +168,7 @@ class Catalog:
                     name=i.name,
                     device=i.device,
                     sample_rate=i.sample_rate,
-                    voices=list(i.voices),
+                    voices=[v for v in i.voices if v in public],
                     modes=list(i.modes),
                     controls=list(i.controls),
                     alignment=i.alignment,

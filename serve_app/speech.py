@@ -28,6 +28,8 @@ from deployments.messages import (
     SynthesisJob,
     SynthesisParams,
 )
+from deployments.normaliser.cleaning import clean_text
+from deployments.normaliser.normaliser import INLINE_NORMALISE_CHARS
 from deployments.synthesis.voices import VoiceConfig, is_voice_id
 from deployments.voice_design.description import Report
 from serve_app.accounts import ApiKey
@@ -320,14 +322,22 @@ class SpeechService:
             )
         return voice
 
-    def check_text(self, text: str, param: str = "input") -> str:
-        """``text`` in NFC, if it is within the length limit and not blank."""
+    async def check_text(self, text: str, param: str = "input") -> str:
+        """``text`` cleaned of what no voice says (``deployments.normaliser.cleaning``:
+        format characters, marks stacked past any script's), if it is within the
+        length limit (in NFC, as sent) and not blank. The cleaned text is what is
+        spoken and billed: a word followed by thousands of invisible characters
+        costs the word."""
         text = unicodedata.normalize("NFC", text)
         limit = self._config.max_input_chars
         if len(text) > limit:
             raise InvalidRequest(
                 "input_too_long", f"{param} is {len(text)} characters; the limit is {limit}.", param
             )
+        if len(text) > INLINE_NORMALISE_CHARS:
+            text = await asyncio.to_thread(clean_text, text)
+        else:
+            text = clean_text(text)
         if not text.strip():
             raise InvalidRequest("empty_input", f"{param} has nothing to speak.", param)
         return text
@@ -343,7 +353,7 @@ class SpeechService:
                 raise InvalidRequest(
                     "unsupported_language", f"Unknown language '{request.language}'.", "language"
                 )
-            text = self.check_text(request.input)
+            text = await self.check_text(request.input)
             return await self.pipeline.normalise(text, language, request.quality)
         finally:
             ticket.release()
@@ -383,7 +393,7 @@ class SpeechService:
                 )
             if alignment:
                 voicing = with_alignment(voicing, voicing.output)
-            text = self.check_text(request.input)
+            text = await self.check_text(request.input)
             normalised = await self.normalise(text, voicing)
             if not speakable(normalised):
                 raise InvalidRequest(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import itertools
 import json
 import logging
 import time
@@ -105,14 +106,23 @@ DEFAULT_CONTEXT = ""
 
 class ContextAudio:
     """One context's text to audio: its buffer, its pieces synthesised in order, one
-    encoder (one MP3 stream however many pieces) and its message index."""
+    encoder (one MP3 stream however many pieces) and its message index. ``stream``
+    numbers it among the session's contexts, each billed for its own text."""
 
-    def __init__(self, session: StreamInputSession, context_id: str, schedule: tuple[int, ...]):
+    def __init__(
+        self,
+        session: StreamInputSession,
+        context_id: str,
+        schedule: tuple[int, ...],
+        stream: int = 0,
+    ) -> None:
         self.id = context_id
+        self.stream = stream
         self.buffer = TextBuffer(schedule)
         self._session = session
         self._pieces: asyncio.Queue[Piece | None] = asyncio.Queue()
-        self._audio: asyncio.Queue[tuple[Piece, EncodedChunk] | None] = asyncio.Queue(maxsize=8)
+        # (characters spoken before the piece, a chunk of its audio)
+        self._audio: asyncio.Queue[tuple[int, EncodedChunk] | None] = asyncio.Queue(maxsize=8)
         self.task: asyncio.Task[None] | None = None
         self.ended = False
 
@@ -153,8 +163,9 @@ class ContextAudio:
         session = self._session
         speech, meter = session._state.speech, session._state.meter
         assert session._bill is not None
+        spoken = 0  # characters of this context's cleaned text before the piece
         while (piece := await self._pieces.get()) is not None:
-            text = speech.check_text(piece.text, "text")
+            text = await speech.check_text(piece.text, "text")
             base = await session.voicing_for(text)
             # The pieces' samples at the session's rate, gain applied; the sender
             # encodes them as one stream.
@@ -162,28 +173,29 @@ class ContextAudio:
             normalised = await speech.normalise(text, voicing, "text")
             if not speakable(normalised):
                 continue  # punctuation alone: nothing to say, nothing to bill
-            await meter.extend(session._bill, len(piece.text))
+            await meter.extend(session._bill, len(text))
             job = EncodeJob(SynthesisJob(normalised.segments, voicing.params), voicing.output)
             async for chunk in speech.pipeline.encode(job):
-                await self._audio.put((piece, chunk))
+                await self._audio.put((spoken, chunk))
+            spoken += len(text)
         await self._audio.put(_DONE)
 
     async def _send(self) -> None:
         encoder: StreamEncoder | None = None
         index = 0
         while (item := await self._audio.get()) is not None:
-            piece, chunk = item
+            before, chunk = item
             if encoder is None:
                 voicing = self._session.voicing
                 output = replace(voicing.output, sample_rate=None, volume=1.0)  # done upstream
                 encoder = StreamEncoder(output, voicing.sample_rate)
             samples = float_samples(chunk.data)
-            encoded = await encoder.add(samples, piece.start + chunk.end_char, chunk.alignment)
+            encoded = await encoder.add(samples, before + chunk.end_char, chunk.alignment)
             if encoded is not None:
-                await self._session.send_audio(self.id, index, encoded)
+                await self._session.send_audio(self, index, encoded)
                 index += 1
         if encoder is not None and (tail := await encoder.finish()) is not None:
-            await self._session.send_audio(self.id, index, tail)
+            await self._session.send_audio(self, index, tail)
 
 
 class StreamInputSession:
@@ -200,6 +212,7 @@ class StreamInputSession:
         self._started = websocket.scope["state"]["received_at"]
         self._rate = MessageRate(state.config.ws_max_messages_per_s)
         self._contexts: dict[str, ContextAudio] = {}
+        self._streams = itertools.count()  # each context's own count of characters
         self._failures: asyncio.Queue[BaseException | None] = asyncio.Queue()
         self._send_lock = asyncio.Lock()
         self._sent_any = False
@@ -349,7 +362,8 @@ class StreamInputSession:
         if context is None:
             config = message.generation_config
             schedule = tuple(config.chunk_length_schedule) if config else DEFAULT_SCHEDULE
-            context = self._contexts[context_id] = ContextAudio(self, context_id, schedule)
+            context = ContextAudio(self, context_id, schedule, next(self._streams))
+            self._contexts[context_id] = context
             context.task = asyncio.create_task(self._run_context(context))
         return context
 
@@ -397,7 +411,7 @@ class StreamInputSession:
         await asyncio.gather(*(c.task for c in open_contexts if c.task is not None))
         await self._failures.put(None)
 
-    async def send_audio(self, context_id: str, index: int, chunk: EncodedChunk) -> None:
+    async def send_audio(self, context: ContextAudio, index: int, chunk: EncodedChunk) -> None:
         assert self._bill is not None
         if not self._sent_any:
             self._sent_any = True
@@ -410,9 +424,9 @@ class StreamInputSession:
             if self._protocol.eleven:
                 payload["normalizedAlignment"] = alignment
             if self._protocol.multi:
-                payload["contextId"] = context_id
+                payload["contextId"] = context.id
             await self._send_json(payload)
-        await self._state.meter.delivered(self._bill, chunk)
+        await self._state.meter.delivered(self._bill, chunk, context.stream)
 
     async def _send_json(self, payload: dict[str, Any]) -> None:
         async with self._send_lock:  # contexts send from their own tasks

@@ -1,9 +1,13 @@
 """Unicode hygiene applied to every input before anything else reads it.
 
-NFC; zero-width and bidirectional controls removed; other control characters
-removed (lone surrogates too); every kind of line break or wide space made a plain space. Nothing is
-interpreted as markup. The cleaned text keeps a map back to the input, so that
-segments can report where they came from.
+NFC; what no voice says is removed: zero-width, bidirectional and other format
+characters, variation selectors, controls, private-use and unassigned code points
+(lone surrogates too), and marks stacked past what any script writes (a base
+character keeps at most ``MAX_MARKS`` marks and joiners: "hello" followed by
+thousands of combining accents is "hello" with a few); every kind of line break
+or wide space made a plain space. Nothing is interpreted as markup. The cleaned
+text keeps a map back to the input, so that segments can report where they came
+from. It is also what a request is billed for: only characters a voice says.
 """
 
 from __future__ import annotations
@@ -11,13 +15,21 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-# Zero-width and bidirectional controls that change nothing a voice should say.
-# ZWJ and ZWNJ (U+200C/D) are kept: they change how Indic conjuncts are written.
+# ZWJ and ZWNJ are kept (one after a base): they change how Indic conjuncts are
+# written. Every other format character (category Cf: zero-width space, soft hyphen,
+# bidirectional controls, tags) changes nothing a voice should say.
+JOINERS = frozenset("\u200c\u200d")
+# Invisible marks and fillers outside category Cf: the combining grapheme joiner,
+# variation selectors, Mongolian free variation selectors, Hangul fillers.
 _REMOVED = frozenset(
-    "\u00ad\u034f\u061c\u180e\u200b\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
-    + "".join(map(chr, range(0x202A, 0x202F)))
-    + "".join(map(chr, range(0x2066, 0x206A)))
+    "\u034f\u115f\u1160\u180b\u180c\u180d\u180f\u3164\uffa0"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
 )
+_DROPPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+# Marks (and joiners) one base character keeps. Real text stacks at most three or
+# four: a consonant, nukta, virama and ZWJ; a vowel sign and an anusvara.
+MAX_MARKS = 4
 _SPACES = frozenset("\t\n\r\x0b\x0c\x85\u00a0\u1680\u2028\u2029\u202f\u205f\u3000") | frozenset(
     map(chr, range(0x2000, 0x200B))
 )
@@ -39,13 +51,17 @@ class CleanText:
 
 
 def _kept(ch: str) -> str | None:
-    if ch in _REMOVED:
-        return None
     if ch in _SPACES:
         return " "
-    if unicodedata.category(ch) in ("Cc", "Cs"):
-        return None  # controls; lone surrogates (the API refuses them before this)
+    if ch in JOINERS:
+        return ch
+    if ch in _REMOVED or unicodedata.category(ch) in _DROPPED_CATEGORIES:
+        return None  # format, control, private, unassigned; lone surrogates
     return ch
+
+
+def _mark(ch: str) -> bool:
+    return ch in JOINERS or unicodedata.category(ch)[0] == "M"
 
 
 def clean(text: str) -> CleanText:
@@ -53,15 +69,24 @@ def clean(text: str) -> CleanText:
     out: list[str] = []
     origin: list[int] = []
     run_start = 0
+    marks = 0  # marks and joiners kept since the last base character
     for i in range(1, len(text) + 1):
         if i < len(text) and unicodedata.combining(text[i]):
             continue  # a combining mark joins the run of its base character
         run = unicodedata.normalize("NFC", text[run_start:i])
         for k, ch in enumerate(run):
             kept = _kept(ch)
-            if kept is not None:
-                out.append(kept)
-                origin.append(min(run_start + k, i - 1))
+            if kept is None:
+                continue
+            if _mark(kept):
+                repeated_joiner = kept in JOINERS and out and out[-1] in JOINERS
+                if marks >= MAX_MARKS or repeated_joiner:
+                    continue
+                marks += 1
+            else:
+                marks = 0
+            out.append(kept)
+            origin.append(min(run_start + k, i - 1))
         run_start = i
     cleaned = "".join(out)
     if not unicodedata.is_normalized("NFC", cleaned):

@@ -23,6 +23,10 @@ from deployments.synthesis.scheduler import SegmentScheduler
 from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig, SynthesiserInfo
 
 BROKEN_AFTER = 3
+# A segment's audio leaves in pieces of at most this long: one message of a Serve
+# stream may hold 4 MiB (gRPC's limit), ~43 s of float32 at 24 kHz, and a long
+# sentence spoken at half speed lasts longer than that.
+MAX_CHUNK_SECONDS = 8.0
 
 
 class EngineBroken(RuntimeError):
@@ -43,7 +47,8 @@ class SynthesisRunner:
         )
 
     async def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
-        """Yield one :class:`AudioChunk` per segment of ``job``, in order.
+        """Yield each segment's audio of ``job`` in order, as one :class:`AudioChunk`
+        (several for a segment longer than ``MAX_CHUNK_SECONDS``).
 
         Raises ``EngineError`` when a segment cannot be spoken; when the caller
         stops reading, synthesis stops.
@@ -55,13 +60,15 @@ class SynthesisRunner:
         try:
             for i, segment in enumerate(job.segments):
                 if batched:
-                    yield await self._tracked(engine, self._batcher.submit((segment, job.params)))
-                    continue
-                speak = functools.partial(self._synthesiser.speak, segment, job.params, cancel)
-                if scheduler is None:
-                    yield speak()  # an unknown voice: speak raises EngineError
-                    continue
-                yield await self._tracked(engine, scheduler.run(speak, first=i == 0))
+                    chunk = await self._tracked(engine, self._batcher.submit((segment, job.params)))
+                else:
+                    speak = functools.partial(self._synthesiser.speak, segment, job.params, cancel)
+                    if scheduler is None:
+                        chunk = speak()  # an unknown voice: speak raises EngineError
+                    else:
+                        chunk = await self._tracked(engine, scheduler.run(speak, first=i == 0))
+                for part in split(chunk, MAX_CHUNK_SECONDS):
+                    yield part
         finally:
             cancel.cancel()
 
@@ -96,3 +103,21 @@ class SynthesisRunner:
     def info(self) -> SynthesiserInfo:
         """The loaded engines (languages, rates, devices, modes, LoRAs) and voices."""
         return self._synthesiser.info()
+
+
+def split(chunk: AudioChunk, max_seconds: float) -> list[AudioChunk]:
+    """``chunk`` as pieces of at most ``max_seconds`` of its audio, in order; the first
+    carries its word timings and alignment (times from the segment's start)."""
+    size = max(1, int(max_seconds * chunk.sample_rate))
+    if chunk.samples.size <= size:
+        return [chunk]
+    return [
+        AudioChunk(
+            chunk.samples[start : start + size],
+            chunk.sample_rate,
+            chunk.segment,
+            chunk.words if start == 0 else (),
+            chunk.alignment if start == 0 else None,
+        )
+        for start in range(0, chunk.samples.size, size)
+    ]

@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from deployments.normaliser.cleaning import MAX_MARKS
 from serve_app.routes import create_app
 from serve_app.state import IngressState
 from tests.conftest import SPEC_HEADERS, decode, pcm_seconds
@@ -630,3 +631,29 @@ async def test_huge_numbers_and_lone_surrogates_are_400_with_their_field(
     assert response.status_code == 400, response.text
     error = response.json()["error"]
     assert (error["code"], error["param"]) == ("invalid_value", param), error
+
+
+@pytest.mark.parametrize(
+    ("junk", "language"),
+    [
+        ("\u200b\u0301", "en"),  # zero-width spaces and combining accents
+        ("\u200d\u0301\u200c", "en"),  # joiners between accents
+        ("\ufe0f", "en"),  # variation selectors
+        ("\u094d", "hi"),  # viramas
+    ],
+)
+async def test_a_word_and_thousands_of_invisible_characters_costs_the_word(
+    client: httpx.AsyncClient, auth: dict[str, str], junk: str, language: str
+) -> None:
+    word = "hello" if language == "en" else "नमस्ते"
+    text = word + junk * (4000 // len(junk))
+    response = await client.post(
+        "/v1/audio/speech",
+        headers=auth,
+        json={"input": text, "language": language, "stream_format": "sse"},
+    )
+    assert response.status_code == 200, response.text
+    done = json.loads(response.text.strip().split("\n\n")[-1].split("\n")[1].removeprefix("data: "))
+    assert done["type"] == "audio.done"
+    assert len(word) <= done["usage"]["characters"] <= len(word) + MAX_MARKS
+    assert done["usage"]["audio_ms"] < 3000  # a word, not a minute of noise

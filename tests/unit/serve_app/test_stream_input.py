@@ -259,3 +259,39 @@ def test_huge_numbers_and_lone_surrogates_end_a_session_with_1008(
         with pytest.raises(WebSocketDisconnect) as closed:
             ws.receive_json()
     assert (error["code"], error["param"], closed.value.code) == ("invalid_value", param, 1008)
+
+
+def usage(client: TestClient) -> dict[str, int]:
+    response = client.get("/v1/account/usage", headers={"Authorization": f"Bearer {DEV_KEY}"})
+    result: dict[str, int] = response.json()["usage"]
+    return result
+
+
+def test_every_context_is_billed_for_its_own_text(client: TestClient) -> None:
+    """Two contexts of one session: the bill is both texts (each context counts its
+    own characters), not the longer one."""
+    texts = {"a": "नमस्ते, आपका ऑर्डर आ गया है।", "b": "कल मिलते हैं।"}
+    before = usage(client)
+    with client.websocket_connect(MULTI.replace("21m00Tcm4TlvDq8ikWAM", "hi-espeak-aditi"),
+                                  headers=XI) as ws:  # fmt: skip
+        for context, text in texts.items():
+            ws.send_json({"text": text + " ", "context_id": context, "flush": True})
+            ws.send_json({"context_id": context, "close_context": True})
+        finals = 0
+        while finals < 2:
+            finals += bool(ws.receive_json().get("isFinal"))
+        ws.send_json({"close_socket": True})
+    after = usage(client)
+    assert after["characters"] - before["characters"] == sum(map(len, texts.values()))
+
+
+def test_a_word_and_thousands_of_invisible_characters_costs_the_word(
+    client: TestClient,
+) -> None:
+    with client.websocket_connect(URL.replace("/default", "/hi-espeak-aditi"), headers=XI) as ws:
+        ws.send_json({"text": " "})
+        ws.send_json({"text": "नमस्ते" + "\u200b\u094d" * 2000, "flush": True})
+        ws.send_json({"text": ""})
+        while not (message := ws.receive_json()).get("isFinal"):
+            pass
+    assert len("नमस्ते") <= message["usage"]["characters"] <= len("नमस्ते") + 4

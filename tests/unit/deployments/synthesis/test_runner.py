@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from deployments.messages import Segment, SynthesisJob, SynthesisParams
-from deployments.synthesis.runner import BROKEN_AFTER, EngineBroken, SynthesisRunner
+from deployments.synthesis.runner import (
+    BROKEN_AFTER,
+    MAX_CHUNK_SECONDS,
+    EngineBroken,
+    SynthesisRunner,
+)
 
 TEXT = "नमस्ते दुनिया।"
 JOB = SynthesisJob((Segment(0, TEXT, 0, len(TEXT)),), SynthesisParams("hi-espeak-aditi", "hi"))
@@ -37,3 +42,19 @@ async def test_an_engine_that_keeps_failing_fails_the_health_check(
             runner.check_health()
     assert await speak(runner) > 0  # it works again: healthy again
     runner.check_health()
+
+
+async def test_a_segment_longer_than_a_message_leaves_in_pieces() -> None:
+    """A long sentence at half speed lasts longer than one Serve message may hold
+    (4 MiB: ~43 s of float32 at 24 kHz): it leaves in pieces, in order, whole."""
+    runner = SynthesisRunner({"voice_engines": ["espeak"]})
+    text = " ".join(["नमस्ते दुनिया आज मौसम बहुत अच्छा है"] * 12)
+    params = SynthesisParams("hi-espeak-aditi", "hi", speed=0.5)
+    job = SynthesisJob((Segment(0, text, 0, len(text)),), params)
+    chunks = [chunk async for chunk in runner.synthesize(job)]
+    longest = MAX_CHUNK_SECONDS * chunks[0].sample_rate
+    assert len(chunks) >= 2 and all(c.samples.size <= longest for c in chunks)
+    assert {c.segment for c in chunks} == {0}
+    assert chunks[0].words and not any(c.words for c in chunks[1:])
+    whole = sum(c.samples.size for c in chunks) / chunks[0].sample_rate
+    assert whole > MAX_CHUNK_SECONDS
