@@ -74,6 +74,19 @@ class IngressConfig(BaseModel):
         "(bursts of twice that); past it the session ends with rate_limited.",
     )
     ws_max_buffered_chars: int = Field(8_192, gt=0)
+    ws_auth_timeout_s: float = Field(
+        5.0,
+        gt=0,
+        description="A WebSocket without a key in its upgrade request must send it in a "
+        "first message within this many seconds, or it is closed (401 missing_api_key).",
+    )
+    ws_max_unauthenticated_per_address: int = Field(
+        32,
+        gt=0,
+        description="WebSockets one client address may have waiting for their key at once, "
+        "per replica; more are closed (429 rate_limited). A socket costs no admission "
+        "place until its key is shown.",
+    )
     hold_lease_s: float = Field(
         30.0, gt=0, description="A replica silent this long has its open holds settled."
     )

@@ -10,7 +10,7 @@ import psutil
 
 from deployments.normaliser.policy import LanguagePolicy
 from serve_app.accounts import AccountStore, Usage, ensure_dev_project
-from serve_app.admission import Admission
+from serve_app.admission import Admission, PerAddress
 from serve_app.auth import Authenticator, authorization_of
 from serve_app.billing import Meter
 from serve_app.catalog import Catalog
@@ -52,6 +52,7 @@ class IngressState:
         self.meter = Meter(self.store, config)
         self.metrics: Metrics = metrics or NullMetrics()
         self.admission = Admission(config.max_active_requests)
+        self.unauthenticated = PerAddress(config.ws_max_unauthenticated_per_address)
         self.voices = CustomVoices(self.store)
         self.speech = SpeechService(
             self.pipeline,

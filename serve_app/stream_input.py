@@ -33,12 +33,13 @@ from deployments.encoding.encoder import StreamEncoder
 from deployments.encoding.writers import FLOAT_FORMAT, float_samples
 from deployments.messages import EncodedChunk, EncodeJob, SynthesisJob
 from serve_app.accounts import ApiKey
-from serve_app.admission import Ticket
+from serve_app.admission import Ticket, client_address
 from serve_app.auth import authorization_of
 from serve_app.billing import Bill
 from serve_app.compat import client_language
 from serve_app.elevenlabs_speech import output_format
 from serve_app.errors import (
+    AuthenticationFailed,
     BodyTooLarge,
     InternalError,
     InvalidRequest,
@@ -230,17 +231,22 @@ class StreamInputSession:
 
     async def run(self) -> None:
         """Serve the session to its end. Every way out settles what was delivered,
-        before the socket is closed."""
+        before the socket is closed. A socket costs an admission place only once it
+        has shown a valid key; until then it is one of the few its address may have
+        waiting, for at most ``ws_auth_timeout_s``."""
         await self._ws.accept()
         error: ServiceError | None = None
         client_left = False
         ticket: Ticket | None = None
         try:
+            fields = self._read_query()
+            key, first = await self._authenticate_session()
             ticket = self._state.admission.enter()
-            first = await self._open()
+            first = first or await self._next_message()
             if first is None:
                 self._close_reason = "inactivity timeout"
             else:
+                await self._open(key, first, fields)
                 await self._serve(first)
         except WebSocketDisconnect:
             client_left = True  # synthesis has stopped with the tasks; the bill settles below
@@ -264,11 +270,8 @@ class StreamInputSession:
         elif not client_left:
             await self._ws.close(1000, self._close_reason)
 
-    async def _open(self) -> WsMessage | None:
-        """Authenticate, check the voice and query, and place the session's hold.
-
-        Returns the first message, or None if none came before the timeout.
-        """
+    def _read_query(self) -> dict[str, object]:
+        """The origin and the URL's query checked; the options the query sets."""
         if not origin_allowed(self._ws.headers, self._state.config.allowed_origins):
             raise PermissionDenied(
                 "origin_not_allowed",
@@ -283,30 +286,43 @@ class StreamInputSession:
             self._inactivity_s = eleven.inactivity_timeout
             self._bitrate_kbps = wire.bitrate_kbps
             self._format = wire.format
-            fields: dict[str, object] = {
+            return {
                 "language": eleven.language_code,
                 "response_format": wire.format,
                 "sample_rate": wire.sample_rate,
             }
-        else:
-            ours = self._parse(WsQuery, query)
-            self._inactivity_s = ours.inactivity_timeout
-            self._format = ours.response_format
-            fields = {
-                "model": ours.model,
-                "language": ours.language,
-                "voice": self._voice_id,
-                "response_format": ours.response_format,
-                "quality": ours.quality,
-                "sample_rate": ours.sample_rate,
-            }
+        ours = self._parse(WsQuery, query)
+        self._inactivity_s = ours.inactivity_timeout
+        self._format = ours.response_format
+        return {
+            "model": ours.model,
+            "language": ours.language,
+            "voice": self._voice_id,
+            "response_format": ours.response_format,
+            "quality": ours.quality,
+            "sample_rate": ours.sample_rate,
+        }
+
+    async def _authenticate_session(self) -> tuple[ApiKey, WsMessage | None]:
+        """The caller's key: from the upgrade request's headers, or from a first
+        message that must come within ``ws_auth_timeout_s`` (then returned too), the
+        socket meanwhile one of the few its address may have waiting."""
         header = authorization_of(self._ws.headers)
-        key = await self._authenticate(header) if header else None
-        first = await self._next_message()
+        if header:
+            return await self._authenticate(header), None
+        deadline = self._state.config.ws_auth_timeout_s
+        with self._state.unauthenticated.hold(client_address(self._ws.scope)):
+            first = await self._next_message(min(deadline, self._inactivity_s))
         if first is None:
-            return None
-        if key is None:
-            key = await self._authenticate(first_key(first))
+            raise AuthenticationFailed(
+                "missing_api_key",
+                f"No API key within {deadline:g} s of opening the socket: send it in the "
+                "upgrade request's Authorization header or in the first message.",
+            )
+        return await self._authenticate(first_key(first)), first
+
+    async def _open(self, key: ApiKey, first: WsMessage, fields: dict[str, object]) -> None:
+        """Check the voice and the first message's settings; place the session's hold."""
         self._project_id = key.project_id
         settings = first.voice_settings
         if settings is not None:
@@ -315,7 +331,6 @@ class StreamInputSession:
         if not self._protocol.eleven or self._options.language is not None:
             await self.voicing_for("")  # the voice is known: check it now
         self._bill = await self._state.meter.hold(key, 0)
-        return first
 
     def _check_eleven_model(self, model_id: str | None) -> None:
         names = self._state.compat.elevenlabs
@@ -432,10 +447,11 @@ class StreamInputSession:
         async with self._send_lock:  # contexts send from their own tasks
             await self._ws.send_text(json.dumps(payload, separators=(",", ":")))
 
-    async def _next_message(self) -> WsMessage | None:
-        """The next client frame, parsed; None if the client stayed silent too long."""
+    async def _next_message(self, timeout_s: float | None = None) -> WsMessage | None:
+        """The next client frame, parsed; None if the client stayed silent too long
+        (``timeout_s``, else the session's inactivity timeout)."""
         try:
-            async with asyncio.timeout(self._inactivity_s):
+            async with asyncio.timeout(timeout_s or self._inactivity_s):
                 frame = await self._ws.receive()
         except TimeoutError:
             return None

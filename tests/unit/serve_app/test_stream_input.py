@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -295,3 +296,46 @@ def test_a_word_and_thousands_of_invisible_characters_costs_the_word(
         while not (message := ws.receive_json()).get("isFinal"):
             pass
     assert len("नमस्ते") <= message["usage"]["characters"] <= len("नमस्ते") + 4
+
+
+def test_sockets_without_a_key_take_no_place_and_are_closed_soon(tmp_path: Path) -> None:
+    """Sockets that never show a key cost no admission place (a paying request is
+    served past them) and are closed at the key deadline with missing_api_key."""
+    state = make_state(tmp_path, max_active_requests=2, ws_auth_timeout_s=1.0)
+    client = TestClient(create_app(state))
+    auth = {"Authorization": f"Bearer {DEV_KEY}"}
+    with contextlib.ExitStack() as idle:
+        sockets = [idle.enter_context(client.websocket_connect(URL)) for _ in range(4)]
+        body = {"input": "नमस्ते", "voice": "hi-espeak-aditi"}
+        assert client.post("/v1/audio/speech", headers=auth, json=body).status_code == 200
+        for ws in sockets:
+            error = ws.receive_json()["error"]
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert (error["code"], closed.value.code) == ("missing_api_key", 1008)
+    assert state.admission.active == 0 and len(state.unauthenticated) == 0
+
+
+def test_an_address_may_have_only_a_few_sockets_waiting_for_their_key(tmp_path: Path) -> None:
+    state = make_state(tmp_path, ws_max_unauthenticated_per_address=2, ws_auth_timeout_s=5.0)
+    client = TestClient(create_app(state))
+    here = {"X-Forwarded-For": "203.0.113.7"}
+    with contextlib.ExitStack() as idle:
+        for _ in range(2):
+            idle.enter_context(client.websocket_connect(URL, headers=here))
+        with client.websocket_connect(URL, headers=here) as third:
+            error = third.receive_json()["error"]
+            with pytest.raises(WebSocketDisconnect) as closed:
+                third.receive_json()
+        assert (error["code"], closed.value.code) == ("rate_limited", 1008)
+        # another address, or a key in the upgrade request, is not held up
+        elsewhere = {"X-Forwarded-For": "198.51.100.1, 203.0.113.7, 192.0.2.9"}
+        for headers in (elsewhere, {**here, **XI}):
+            with client.websocket_connect(URL.replace("default", "hi-espeak-aditi"),
+                                          headers=headers) as ws:  # fmt: skip
+                if "xi-api-key" not in headers:
+                    ws.send_json({"text": " ", "authorization": f"Bearer {DEV_KEY}"})
+                ws.send_json({"text": "नमस्ते", "flush": True})
+                ws.send_json({"text": ""})
+                while not ws.receive_json().get("isFinal"):
+                    pass
