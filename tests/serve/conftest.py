@@ -14,6 +14,9 @@ import yaml
 
 KEY = "sk-proj-servetest01-abcdefghijklmnopqrstuvwxyz012345"
 FOLDED_MAX_ACTIVE = 2
+PROXY_HEADER_TIMEOUT_S = 3
+PROXY_CONNECTIONS_PER_ADDRESS = 400
+WS_AUTH_TIMEOUT_S = 2.0
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -62,18 +65,20 @@ def voices_with_vits(root: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    from serve_app.run import (
-        add_dev_key,
-        free_port,
-        local_serve_environment,
-        start_ray,
-        stop_haproxy,
-        use_haproxy,
-    )
+    from serve_app.haproxy import ProxyLimits, stop_haproxy, use_haproxy
+    from serve_app.run import add_dev_key, free_port, local_serve_environment, start_ray
     from serve_app.settings import IngressConfig
 
     local_serve_environment()  # as make run serves; before Ray is imported
-    haproxy = use_haproxy()
+    # As make run serves, but a slow request's headers are cut off sooner (the test
+    # waits for it), and fewer connections from one address are let in (the test
+    # opens them all; the load test and 300 idle sockets stay below).
+    haproxy = use_haproxy(
+        ProxyLimits(
+            header_timeout_s=PROXY_HEADER_TIMEOUT_S,
+            max_connections_per_address=PROXY_CONNECTIONS_PER_ADDRESS,
+        )
+    )
     import ray
     from ray import serve
 
@@ -94,6 +99,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         "database_url": database_url,
         "rate_limit_per_minute": 1_000_000,
         "hold_lease_s": 3.0,
+        "ws_auth_timeout_s": WS_AUTH_TIMEOUT_S,
     }
     synthesiser = {"voices_path": str(voices), "batch_wait_timeout_s": 0.02}
     # As make run serves on two cores (configs/local.yaml): the four-deployment graph

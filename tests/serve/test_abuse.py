@@ -3,11 +3,23 @@ the API's 400s, never a 500; nothing billed that was not said."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import socket
+import time
+
 import httpx
 import pytest
+import websockets
 
 from tests.conftest import decode
-from tests.serve.conftest import Service
+from tests.serve.conftest import (
+    PROXY_CONNECTIONS_PER_ADDRESS,
+    PROXY_HEADER_TIMEOUT_S,
+    WS_AUTH_TIMEOUT_S,
+    Service,
+)
 
 pytestmark = pytest.mark.serve
 
@@ -60,3 +72,73 @@ def test_ready_names_no_voice_the_voice_list_does_not(
     assert named <= public and "hi-vits-test" not in client.get("/ready", headers=service.auth).text
     caps = client.get("/v1/capabilities", headers=service.auth).json()
     assert {v["id"] for v in caps["voices"]} <= public
+
+
+def raw_exchange(service: Service, request: bytes, wait_s: float) -> tuple[bytes, float]:
+    """Send ``request`` on a plain socket and read until the server closes (or
+    ``wait_s`` passes): what came back and when the connection ended."""
+    host, port = service.url.removeprefix("http://").split(":")
+    started = time.monotonic()
+    with socket.create_connection((host, int(port))) as connection:
+        connection.sendall(request)
+        connection.settimeout(wait_s)
+        received = b""
+        with contextlib.suppress(TimeoutError, ConnectionResetError):
+            while chunk := connection.recv(65536):
+                received += chunk
+    return received, time.monotonic() - started
+
+
+def test_half_a_request_header_is_cut_off(service: Service) -> None:
+    """A slow-header client is closed at the header timeout (10 s in make run;
+    PROXY_HEADER_TIMEOUT_S here), not held open; with no request to answer, it is
+    closed without HAProxy's HTML page."""
+    partial = b"POST /v1/audio/speech HTTP/1.1\r\nHost: x\r\nAuthorization: Bea"
+    received, took = raw_exchange(service, partial, PROXY_HEADER_TIMEOUT_S + 10)
+    assert took < PROXY_HEADER_TIMEOUT_S + 3 and received == b""
+
+
+def test_a_huge_header_gets_no_html(service: Service) -> None:
+    request = b"GET /v1/voices HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n"
+    assert raw_exchange(service, request, 10)[0] == b""
+
+
+def test_past_the_connections_of_an_address_the_answer_is_json_429(service: Service) -> None:
+    """The serve tier's HAProxy allows PROXY_CONNECTIONS_PER_ADDRESS connections per
+    address: the next request is answered 429 in the API's shape."""
+    host, port = service.url.removeprefix("http://").split(":")
+    with contextlib.ExitStack() as held:
+        for _ in range(PROXY_CONNECTIONS_PER_ADDRESS):
+            held.enter_context(socket.create_connection((host, int(port))))
+        response = httpx.get(service.url + "/health", timeout=10)
+    assert response.status_code == 429, response.text
+    assert response.headers["content-type"] == "application/json"
+    assert response.json()["error"]["code"] == "rate_limited"
+    assert httpx.get(service.url + "/health", timeout=10).status_code == 200  # released
+
+
+def test_idle_sockets_without_a_key_do_not_turn_paying_requests_away(
+    client: httpx.Client, service: Service
+) -> None:
+    """300 sockets that never send a key: each is closed soon (most at once: an
+    address may have a few waiting), and a paying request is served meanwhile."""
+    url = service.url.replace("http://", "ws://") + "/v1/audio/speech/stream-input/default"
+
+    async def idle() -> list[tuple[int | None, str]]:
+        sockets = await asyncio.gather(*(websockets.connect(url) for _ in range(300)))
+        body = {"input": "नमस्ते", "voice": "hi-espeak-aditi", "stream": False}
+        async with httpx.AsyncClient(base_url=service.url, timeout=60) as paying:
+            spoken = await paying.post("/v1/audio/speech", headers=service.auth, json=body)
+        assert spoken.status_code == 200, spoken.text
+
+        async def closed(ws: websockets.ClientConnection) -> tuple[int | None, str]:
+            async with asyncio.timeout(WS_AUTH_TIMEOUT_S + 5):
+                frame = json.loads(await ws.recv())
+                await ws.wait_closed()
+            return ws.close_code, frame["error"]["code"]
+
+        return await asyncio.gather(*(closed(ws) for ws in sockets))
+
+    outcomes = asyncio.run(idle())
+    assert {code for code, _ in outcomes} == {1008}
+    assert {error for _, error in outcomes} == {"rate_limited", "missing_api_key"}
