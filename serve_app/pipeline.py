@@ -56,6 +56,7 @@ class LocalNormalisation:
 
     def __init__(self) -> None:
         self._normaliser = TextNormaliser()
+        self._normaliser.warm_up()
 
     async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
         return await normalise_off_loop(self._normaliser, text, language, quality)

@@ -14,6 +14,7 @@ keep_replica_server_on_loopback()
 class TextNormaliserReplica:
     def __init__(self) -> None:
         self._normaliser = TextNormaliser()
+        self._normaliser.warm_up()  # before the replica is ready
 
     async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
         """``text`` cleaned, segmented and read for ``language`` and ``quality``.

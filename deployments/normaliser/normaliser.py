@@ -51,6 +51,12 @@ def representation(text: str, language: str) -> str:
 class TextNormaliser:
     """Cleans, segments and reads text for a canonical language and a quality profile."""
 
+    def warm_up(self) -> None:
+        """Read a sentence in Hindi and English once: the first call of a reader
+        compiles its patterns and loads its number tables (~40 ms here)."""
+        for text, language in (("नमस्ते, ₹1,250 और 10:30 बजे।", "hi"), ("Hello, 25 km.", "en")):
+            self.normalise(text, language)
+
     def normalise(self, text: str, language: str, quality: str = "balanced") -> NormalisedText:
         """Normalise ``text``. Never raises (lone surrogates, which the API refuses, are
         dropped); segment offsets index ``text`` itself.

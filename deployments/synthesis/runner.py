@@ -37,6 +37,8 @@ class SynthesisRunner:
     def __init__(self, config: SynthesiserConfig | dict[str, Any] | None = None) -> None:
         parsed = SynthesiserConfig.model_validate(config or {})
         self._synthesiser = Synthesiser.from_config(parsed)
+        # before the replica reports ready: the first request is not the warm-up
+        self.warmed_up = self._synthesiser.warm_up() if parsed.warm_up else {}
         self._schedulers = {
             info.name: SegmentScheduler(max(info.concurrency, parsed.workers))
             for info in self._synthesiser.info().engines

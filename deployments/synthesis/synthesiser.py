@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,15 @@ from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
 
 logger = logging.getLogger("deployments")
 
+# What each engine speaks once before its replica is ready: a first call is slower
+# than later ones (ONNX Runtime sizes its buffers, PyTorch picks its kernels), and
+# the first user should not pay for it. A sentence of a typical first clause.
+WARM_UP_TEXTS = {
+    "hi": "नमस्ते, आपका स्वागत है।",
+    "en": "Hello, and welcome.",
+}
+WARM_UP_FALLBACK = "1, 2, 3."
+
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
@@ -47,6 +57,11 @@ class SynthesiserConfig(BaseModel):
     )
     batch_wait_timeout_s: float = Field(
         default=0.005, ge=0, description="How long a batch waits to fill before it runs."
+    )
+    warm_up: bool = Field(
+        default=True,
+        description="Speak one sentence on every engine before the replica is ready, so "
+        "that the first request does not pay for an engine's first call.",
     )
     voice_engines: list[str] | None = Field(
         default=None,
@@ -118,6 +133,33 @@ class Synthesiser:
             except EngineUnavailable as e:
                 logger.warning("engine %s not loaded: %s", name, e)
         return cls(registry, engines)
+
+    def warm_up(self) -> dict[str, float]:
+        """Speak one short sentence on every loaded engine (its first voice), so the
+        first request does not pay for the engine's first call. Returns the seconds
+        each engine took; an engine that fails here is logged, not fatal (its
+        requests will fail the same way and say so)."""
+        took: dict[str, float] = {}
+        for name, engine in self._engines.items():
+            voice = next((v for v in self._voices.values() if v.engine == name), None)
+            if voice is None:
+                continue
+            language = next((lang for lang in voice.languages if lang in WARM_UP_TEXTS), None)
+            text = WARM_UP_TEXTS.get(language or "", WARM_UP_FALLBACK)
+            segment = Segment(0, text, 0, len(text))
+            params = SynthesisParams(voice.id, language or voice.languages[0])
+            started = time.perf_counter()
+            try:
+                if isinstance(engine, BatchEngine):
+                    self.speak_batch([(segment, params)])
+                else:
+                    self.speak(segment, params)
+            except Exception:
+                logger.exception("warming up engine %s failed", name)
+                continue
+            took[name] = round(time.perf_counter() - started, 3)
+        logger.info("engines warmed up (seconds): %s", took)
+        return took
 
     def info(self) -> SynthesiserInfo:
         return SynthesiserInfo(

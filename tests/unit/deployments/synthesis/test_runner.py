@@ -58,3 +58,11 @@ async def test_a_segment_longer_than_a_message_leaves_in_pieces() -> None:
     assert chunks[0].words and not any(c.words for c in chunks[1:])
     whole = sum(c.samples.size for c in chunks) / chunks[0].sample_rate
     assert whole > MAX_CHUNK_SECONDS
+
+
+def test_every_engine_speaks_once_before_the_runner_is_ready() -> None:
+    """The first request is not the engine's first call (which is slower)."""
+    runner = SynthesisRunner({"voice_engines": ["espeak", "piper"]})
+    assert set(runner.warmed_up) == {"espeak", "piper"}
+    assert all(seconds > 0 for seconds in runner.warmed_up.values())
+    assert SynthesisRunner({"voice_engines": ["espeak"], "warm_up": False}).warmed_up == {}
