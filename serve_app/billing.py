@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds, RateExce
 from serve_app.errors import InsufficientBalance, RateLimited
 from serve_app.protocol import RequestUsage
 from serve_app.settings import IngressConfig
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -32,6 +35,7 @@ class Bill:
     sample_rate: int = 1
     checkpoint_at: float = 0.0
     spoken: dict[int, int] = field(default_factory=dict)  # stream: characters up to
+    checkpoint: asyncio.Task[None] | None = field(default=None, repr=False)
 
     def add(self, chunk: EncodedChunk, stream: int = 0) -> None:
         """Count ``chunk`` of ``stream`` as delivered."""
@@ -97,12 +101,19 @@ class Meter:
 
     async def delivered(self, bill: Bill, chunk: EncodedChunk, stream: int = 0) -> None:
         """Count ``chunk`` (of ``stream``, for a bill of several) as received by the
-        client; now and then, record the progress in the ledger so a crash of this
-        process cannot lose it."""
+        client. What is delivered reaches the ledger within progress_interval_s of
+        its delivery (a timer records it, whether or not another chunk follows), so a
+        crash of this process loses at most that interval's audio."""
         bill.add(chunk, stream)
-        now = time.monotonic()
-        if now - bill.checkpoint_at >= self._config.progress_interval_s:
-            bill.checkpoint_at = now
+        if bill.checkpoint is None:
+            bill.checkpoint = asyncio.get_running_loop().create_task(self._checkpoint(bill))
+
+    async def _checkpoint(self, bill: Bill) -> None:
+        """Record the bill's progress one interval after the last record."""
+        try:
+            due = bill.checkpoint_at + self._config.progress_interval_s
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
+            bill.checkpoint_at = time.monotonic()
             usage = self.usage(bill)
             await self._store.call(
                 self._store.record_progress,
@@ -111,6 +122,10 @@ class Meter:
                 usage.audio_ms,
                 usage.cost_deci_micros,
             )
+        except Exception:  # the settlement still records everything; a crash loses more
+            logger.exception("Recording the progress of hold %s failed", bill.hold_id)
+        finally:
+            bill.checkpoint = None
 
     async def settle(self, bill: Bill) -> RequestUsage:
         """Charge the hold for what was delivered, or release it if nothing was.
@@ -118,6 +133,8 @@ class Meter:
         Exactly once per bill (the ledger refuses a second settlement); safe to
         call from a cancelled task.
         """
+        if bill.checkpoint is not None:
+            bill.checkpoint.cancel()  # a record racing the settlement leaves it as is
         usage = self.usage(bill)
         if bill.chunks:
             call = functools.partial(
