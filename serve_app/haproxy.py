@@ -60,6 +60,10 @@ class ProxyLimits:
     keep_alive_s: int = 15
     tunnel_timeout_s: int = 200  # a WebSocket may be idle 180 s (inactivity_timeout)
     max_connections_per_address: int = 512
+    # Kernel buffers of a response on its way out: left to autotune, the sockets to
+    # the client and from the ingress hold megabytes, a minute of audio synthesised
+    # and billed for a reader that reads nothing.
+    socket_buffer_bytes: int = 131_072
 
     @classmethod
     def from_env(cls) -> ProxyLimits:
@@ -151,6 +155,8 @@ def harden(config: str, state: str, ports: tuple[str, ...], limits: ProxyLimits)
             section = stripped
         if ports and (bind := re.fullmatch(rf"(\s*bind\s+)[*]?:({pattern})(\s.*)?", line)):
             line = f"{bind[1]}127.0.0.1:{bind[2]}{bind[3] or ''}"
+        if section == "global" and stripped.startswith(("tune.sndbuf.", "tune.rcvbuf.")):
+            continue  # ours below
         if section == "defaults" and re.match(
             r"(timeout (client|http-request|http-keep-alive|tunnel)|errorfile)\s", stripped
         ):
@@ -159,11 +165,19 @@ def harden(config: str, state: str, ports: tuple[str, ...], limits: ProxyLimits)
             continue  # from an earlier pass
         line = _json_return(line, state)
         out.append(line)
-        if stripped == "defaults":
+        if stripped == "global":
+            out.extend(_global(limits))
+        elif stripped == "defaults":
             out.extend(_defaults(state, limits))
         elif section == "frontend http_frontend" and stripped.startswith("bind "):
             out.extend(_frontend(limits))
     return "\n".join(out) + "\n"
+
+
+def _global(limits: ProxyLimits) -> list[str]:
+    size = limits.socket_buffer_bytes
+    lines = [f"tune.sndbuf.client {size}", f"tune.rcvbuf.server {size}"]
+    return [f"    {line}  # hardened" for line in lines]
 
 
 def _defaults(state: str, limits: ProxyLimits) -> list[str]:

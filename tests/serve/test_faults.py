@@ -106,8 +106,7 @@ def settled_calls(service: Service, timeout_s: float = 60) -> int:
 
 
 def test_a_hang_up_stops_the_encoder_and_the_synthesiser(service: Service) -> None:
-    # A stream whose encoder was killed above is spoken to its end by the Synthesiser
-    # (nothing is left to cancel it): wait for it, so what follows is this test's.
+    # Whatever an earlier test left speaking ends first, so what follows is this test's.
     settled_calls(service)
     with (
         httpx.Client(base_url=service.url, timeout=60) as client,
@@ -215,6 +214,29 @@ def test_a_stage_killed_by_sigkill_ends_its_stream_at_once_and_bills_what_was_se
     )
     assert other.status_code == 200 and other.content
     assert hold_of(service, stream) == ("settled", stream.ms())  # exactly what was sent
+    speaks_again(service)
+
+
+def test_a_dead_encoder_stops_synthesis_within_a_segment(service: Service) -> None:
+    """The AudioEncoder asks the Synthesiser for one segment at a time: when it dies
+    at the first audio of a forty-sentence text, the Synthesiser finishes at most the
+    segment it was asked for, and speaks nothing more for nobody."""
+    speaks_again(service)
+    text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(40))
+    with httpx.stream(
+        "POST",
+        service.url + "/v1/audio/speech",
+        headers=service.auth,
+        json={"input": text, "stream_format": "sse"},
+        timeout=30,
+    ) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if "audio.delta" in line:
+                at_kill = kokoro_calls(service)
+                sigkill("AudioEncoder")
+                break
+    assert settled_calls(service, timeout_s=20) - at_kill <= 2
     speaks_again(service)
 
 

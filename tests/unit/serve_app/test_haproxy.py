@@ -113,6 +113,8 @@ def test_the_hardened_config_is_valid_and_has_every_limit(tmp_path: Path) -> Non
         "timeout client 60s",
         "timeout http-keep-alive 15s",
         "timeout tunnel 200s",
+        "tune.sndbuf.client 131072",
+        "tune.rcvbuf.server 131072",
         "http-request set-header X-Forwarded-For %[src]",
         "http-request deny deny_status 429 if { sc0_conn_cur gt 512 }",
         "tcp-request connection reject if { sc0_conn_cur gt 1024 }",
