@@ -164,8 +164,11 @@ class EspeakLibrary:
         if utterance is None:
             return 1
         if numsamples > 0 and wav:
-            # The buffer is only valid during this call: copy it.
-            utterance.blocks.append(np.ctypeslib.as_array(wav, shape=(numsamples,)).copy())
+            # The buffer is only valid during this call: copy it. (Not through
+            # np.ctypeslib.as_array: it makes a ctypes array type per length, which
+            # ctypes keeps for the life of the process.)
+            raw = ctypes.string_at(wav, numsamples * ctypes.sizeof(ctypes.c_short))
+            utterance.blocks.append(np.frombuffer(raw, dtype=np.int16))
         i = 0
         while events[i].type != EVENT_LIST_TERMINATED:
             event = events[i]
