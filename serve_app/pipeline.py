@@ -21,7 +21,6 @@ from ray.serve.exceptions import BackPressureError
 from deployments.encoding.encoder import encode_stream
 from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, NormalisedText, SynthesisJob
 from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
-from deployments.synthesis.pulling import segment_by_segment, serve_stream
 from deployments.synthesis.runner import SynthesisRunner
 from deployments.synthesis.synthesiser import SynthesiserInfo
 from serve_app.errors import InternalError, Overloaded, ServiceError
@@ -106,11 +105,8 @@ class RemoteSynthesis:
         self._stream = handle.options(stream=True)
 
     def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
-        # a segment at a time: the replica never speaks far ahead of our reading
-        return segment_by_segment(self._speak, job)
-
-    def _speak(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
-        return serve_stream(self._stream.synthesize.remote(job))
+        # cancelled on close: the replica stops speaking segments nobody will read
+        return _cancelled_on_close(self._stream.synthesize.remote(job))
 
     async def info(self) -> SynthesiserInfo:
         result: SynthesiserInfo = await self._handle.info.remote()
@@ -142,8 +138,18 @@ class RemoteEncoding:
         self._stream = handle.options(stream=True)
 
     def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:
-        # cancelled on close: the encoder stops asking the Synthesiser in turn
-        return serve_stream(self._stream.encode.remote(job))
+        # cancelled on close: the encoder cancels the Synthesiser's stream in turn
+        return _cancelled_on_close(self._stream.encode.remote(job))
+
+
+async def _cancelled_on_close(stream: Any) -> AsyncGenerator[Any, None]:
+    """The items of a Serve streaming response, which is cancelled however the reading
+    ends (done, failed, or the reader closed us)."""
+    try:
+        async for item in stream:
+            yield item
+    finally:
+        stream.cancel()
 
 
 class Pipeline:

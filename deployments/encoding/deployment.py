@@ -7,7 +7,6 @@ encoder's. One encoder per request: a streamed MP3 is one valid file.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -15,8 +14,7 @@ from ray import serve
 
 from deployments.encoding.encoder import encode_stream
 from deployments.loopback import keep_replica_server_on_loopback
-from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, SynthesisJob
-from deployments.synthesis.pulling import segment_by_segment, serve_stream
+from deployments.messages import EncodedChunk, EncodeJob
 
 keep_replica_server_on_loopback()
 
@@ -30,17 +28,15 @@ class AudioEncoderReplica:
         """Yield ``job``'s audio encoded as ``job.output`` asks, as it is synthesised.
 
         Raises what the Synthesiser raises (``EngineError``, Serve's
-        ``BackPressureError`` when it is full). Each segment is asked of the
-        Synthesiser when the one before it has arrived: when the caller stops
-        reading, or this replica dies, synthesis stops within a segment.
+        ``BackPressureError`` when it is full). When the caller stops reading, the
+        Synthesiser's stream is cancelled: synthesis stops within a segment.
         """
-        audio = segment_by_segment(self._speak, job.synthesis)
-        async with contextlib.aclosing(audio):
+        audio = self._synthesiser.synthesize.remote(job.synthesis)
+        try:
             async for chunk in encode_stream(audio, job):
                 yield chunk
-
-    def _speak(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
-        return serve_stream(self._synthesiser.synthesize.remote(job))
+        finally:
+            audio.cancel()
 
 
 # Its options (resources, replicas, queue bounds) live in the Serve configs.

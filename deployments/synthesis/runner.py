@@ -50,9 +50,7 @@ class SynthesisRunner:
 
     async def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
         """Yield each segment's audio of ``job`` in order, as one :class:`AudioChunk`
-        (several for a segment longer than ``MAX_CHUNK_SECONDS``). A text's first
-        segment (index 0) goes ahead of other streams' later ones, also when it
-        comes as a job of its own (``deployments.synthesis.pulling``).
+        (several for a segment longer than ``MAX_CHUNK_SECONDS``).
 
         Raises ``EngineError`` when a segment cannot be spoken; when the caller
         stops reading, synthesis stops.
@@ -62,7 +60,7 @@ class SynthesisRunner:
         batched = self._synthesiser.batches(job.params.voice)
         scheduler = self._schedulers.get(engine)
         try:
-            for segment in job.segments:
+            for i, segment in enumerate(job.segments):
                 if batched:
                     chunk = await self._tracked(engine, self._batcher.submit((segment, job.params)))
                 else:
@@ -70,9 +68,7 @@ class SynthesisRunner:
                     if scheduler is None:
                         chunk = speak()  # an unknown voice: speak raises EngineError
                     else:
-                        chunk = await self._tracked(
-                            engine, scheduler.run(speak, first=segment.index == 0)
-                        )
+                        chunk = await self._tracked(engine, scheduler.run(speak, first=i == 0))
                 for part in split(chunk, MAX_CHUNK_SECONDS):
                     yield part
         finally:

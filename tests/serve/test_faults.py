@@ -218,9 +218,9 @@ def test_a_stage_killed_by_sigkill_ends_its_stream_at_once_and_bills_what_was_se
 
 
 def test_a_dead_encoder_stops_synthesis_within_a_segment(service: Service) -> None:
-    """The AudioEncoder asks the Synthesiser for one segment at a time: when it dies
-    at the first audio of a forty-sentence text, the Synthesiser finishes at most the
-    segment it was asked for, and speaks nothing more for nobody."""
+    """When the AudioEncoder dies at the first audio of a forty-sentence text, its
+    stream from the Synthesiser breaks: the Synthesiser finishes at most the segment
+    in flight, and speaks nothing more for nobody."""
     speaks_again(service)
     text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(40))
     with httpx.stream(

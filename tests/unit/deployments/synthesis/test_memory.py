@@ -7,11 +7,22 @@ import gc
 import itertools
 import tracemalloc
 
-from deployments.synthesis.pulling import segment_by_segment
+from deployments.messages import Segment, SynthesisJob, SynthesisParams
 from deployments.synthesis.runner import SynthesisRunner
-from tests.unit.deployments.synthesis.test_pulling import SENTENCES, job_of
+
+SENTENCES = ("नमस्ते दुनिया।", "आज मौसम अच्छा है।")
 
 ROUNDS = 120
+
+
+def job_of(sentences: tuple[str, ...]) -> SynthesisJob:
+    segments, start = [], 0
+    for i, text in enumerate(sentences):
+        segments.append(Segment(i, text, start, start + len(text)))
+        start += len(text) + 1
+    return SynthesisJob(tuple(segments), SynthesisParams("hi-espeak-aditi", "hi"))
+
+
 KEPT_BYTES = 64 * 1024  # ~0.5 KB a request would be tens of megabytes a day
 
 
@@ -22,7 +33,7 @@ async def test_finished_and_abandoned_requests_leave_nothing_behind() -> None:
     async def requests(count: int) -> None:
         for i in range(count):  # each text its own, as a service's are: audio of new lengths
             job = job_of((*SENTENCES[:2], f"आपका नंबर {next(numbers)} है।"))
-            audio = segment_by_segment(runner.synthesize, job)
+            audio = runner.synthesize(job)
             if i % 3 == 0:  # a reader that goes away after the first segment
                 await anext(audio)
                 await audio.aclose()
