@@ -142,15 +142,19 @@ class KilledStream:
     seconds: float  # from the kill to the stream's end
     started: float  # wall clock, before the request
     deltas: list[tuple[float, int]]  # (arrival, PCM bytes) of each audio delta
+    calls_at_kill: int = 0
 
     def ms(self, until: float = float("inf")) -> int:
         """Milliseconds of audio received (up to monotonic time ``until``)."""
         return sum(n for t, n in self.deltas if t <= until) // 2 * 1000 // RATE
 
 
-def stream_and_kill(service: Service, deployment: str, after_s: float = 0.0) -> KilledStream:
-    """An SSE stream of the default voice whose ``deployment`` is SIGKILLed at the
-    first audio that arrives ``after_s`` seconds or more after the first."""
+def stream_and_kill(
+    service: Service, deployment: str, after_s: float = 0.0, text: str = MEDIUM_HI
+) -> KilledStream:
+    """An SSE stream of ``text`` in the default voice whose ``deployment`` is SIGKILLed
+    at the first audio that arrives ``after_s`` seconds or more after the first; its
+    ``calls_at_kill`` are Kokoro's model calls then."""
     speaks_again(service)  # from a healthy service, whatever the test before did
     stream = KilledStream("", 0.0, time.time(), [])
     killed_at = 0.0
@@ -159,7 +163,7 @@ def stream_and_kill(service: Service, deployment: str, after_s: float = 0.0) -> 
             "POST",
             service.url + "/v1/audio/speech",
             headers=service.auth,
-            json={"input": MEDIUM_HI, "stream_format": "sse"},
+            json={"input": text, "stream_format": "sse"},
             timeout=30,
         ) as response:
             assert response.status_code == 200
@@ -170,6 +174,7 @@ def stream_and_kill(service: Service, deployment: str, after_s: float = 0.0) -> 
                 if data.get("type") == "audio.delta":
                     stream.deltas.append((time.monotonic(), len(base64.b64decode(data["delta"]))))
                     if not killed_at and stream.deltas[-1][0] - stream.deltas[0][0] >= after_s:
+                        stream.calls_at_kill = kokoro_calls(service)
                         sigkill(deployment)
                         killed_at = time.monotonic()
                 elif "error" in data:
@@ -221,22 +226,9 @@ def test_a_dead_encoder_stops_synthesis_within_a_segment(service: Service) -> No
     """When the AudioEncoder dies at the first audio of a forty-sentence text, its
     stream from the Synthesiser breaks: the Synthesiser finishes at most the segment
     in flight, and speaks nothing more for nobody."""
-    speaks_again(service)
     text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(40))
-    with httpx.stream(
-        "POST",
-        service.url + "/v1/audio/speech",
-        headers=service.auth,
-        json={"input": text, "stream_format": "sse"},
-        timeout=30,
-    ) as response:
-        assert response.status_code == 200
-        for line in response.iter_lines():
-            if "audio.delta" in line:
-                at_kill = kokoro_calls(service)
-                sigkill("AudioEncoder")
-                break
-    assert settled_calls(service, timeout_s=20) - at_kill <= 2
+    stream = stream_and_kill(service, "AudioEncoder", text=text)
+    assert settled_calls(service, timeout_s=20) - stream.calls_at_kill <= 2
     speaks_again(service)
 
 
