@@ -29,7 +29,7 @@ from deployments.messages import (
     SynthesisParams,
 )
 from deployments.normaliser.cleaning import clean_text
-from deployments.normaliser.normaliser import INLINE_NORMALISE_CHARS
+from deployments.normaliser.normaliser import off_loop_if_long
 from deployments.synthesis.voices import VoiceConfig, is_voice_id
 from deployments.voice_design.description import Report
 from serve_app.accounts import ApiKey
@@ -334,10 +334,7 @@ class SpeechService:
             raise InvalidRequest(
                 "input_too_long", f"{param} is {len(text)} characters; the limit is {limit}.", param
             )
-        if len(text) > INLINE_NORMALISE_CHARS:
-            text = await asyncio.to_thread(clean_text, text)
-        else:
-            text = clean_text(text)
+        text = await off_loop_if_long(clean_text, text)
         if not text.strip():
             raise InvalidRequest("empty_input", f"{param} has nothing to speak.", param)
         return text
