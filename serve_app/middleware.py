@@ -1,15 +1,21 @@
-"""ASGI middleware: a request id and arrival time on every request, and the body limit."""
+"""ASGI middleware: a request id and arrival time on every request, the body limit, and
+the deadline a client has to take what it is sent."""
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 import uuid
 
+import anyio
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serve_app.errors import BodyTooLarge, error_response
+from serve_app.sockets import limit_send_buffer
+
+logger = logging.getLogger("serve_app")
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
@@ -73,3 +79,57 @@ class RequestContextMiddleware:
             await send(message)
 
         await self.app(scope, limited_receive, send_with_id)
+
+
+class ReaderPaceMiddleware:
+    """Keeps the service from running far ahead of a reader that stops reading.
+
+    Sending waits while a socket's buffers are full, and through flow control at
+    every hop so does synthesis: a reader that reads nothing costs no compute once
+    its buffers are full. This bounds those buffers and how long such a reader may
+    hold its place: the kernel's send buffer of every client socket is
+    ``send_buffer_bytes`` (set at the first request on the listening socket and
+    those it has accepted: ``serve_app.sockets``), and a client that takes none of
+    what it is sent for ``send_timeout_s`` is disconnected. The send then fails as a lost connection
+    does (``TimeoutError`` is an ``OSError``): the response's stream is closed,
+    which cancels the pipeline's, the bill settles what was sent, and the server
+    closes the socket.
+    """
+
+    def __init__(self, app: ASGIApp, send_timeout_s: float, send_buffer_bytes: int) -> None:
+        self.app = app
+        self.send_timeout_s = send_timeout_s
+        self.send_buffer_bytes = send_buffer_bytes
+        self._buffers_limited = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        if not self._buffers_limited and (server := scope.get("server")) is not None:
+            self._buffers_limited = True
+            limited = limit_send_buffer(server[1], self.send_buffer_bytes)
+            logger.info("send buffers of %d socket(s) on port %d limited", limited, server[1])
+        stalled = False
+
+        async def send_within_deadline(message: Message) -> None:
+            nonlocal stalled
+            try:
+                with anyio.fail_after(self.send_timeout_s):
+                    await send(message)
+            except TimeoutError:
+                stalled = True
+                logger.warning(
+                    "%s took nothing it was sent for %g s; disconnected",
+                    scope.get("state", {}).get("request_id", scope["path"]),
+                    self.send_timeout_s,
+                )
+                raise
+
+        try:
+            await self.app(scope, receive, send_within_deadline)
+        except Exception:
+            if not stalled:
+                raise
+            # the client's doing, not the service's: no traceback, and the server
+            # closes the socket of a response left unfinished

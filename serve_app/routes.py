@@ -23,7 +23,7 @@ from serve_app.errors import (
     read_json,
     validate,
 )
-from serve_app.middleware import RequestContextMiddleware
+from serve_app.middleware import ReaderPaceMiddleware, RequestContextMiddleware
 from serve_app.openai_speech import OpenAISpeechRequest, from_openai, is_openai_request
 from serve_app.origins import allow_origins
 from serve_app.protocol import (
@@ -139,6 +139,11 @@ def create_app(state: IngressState) -> FastAPI:
     )
     install_error_handlers(app, state.metrics.rejected)
     allow_origins(app, state.config.allowed_origins)
+    app.add_middleware(
+        ReaderPaceMiddleware,
+        send_timeout_s=state.config.send_timeout_s,
+        send_buffer_bytes=state.config.send_buffer_bytes,
+    )
     app.add_middleware(RequestContextMiddleware, max_body_bytes=state.config.max_body_bytes)
     any_key = Depends(state.auth.require(None))
     speech_key = Depends(state.auth.require("speech"))

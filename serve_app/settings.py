@@ -90,6 +90,18 @@ class IngressConfig(BaseModel):
     hold_lease_s: float = Field(
         30.0, gt=0, description="A replica silent this long has its open holds settled."
     )
+    send_timeout_s: float = Field(
+        30.0,
+        gt=0,
+        description="A client that takes none of the audio it is sent (HTTP) or of its "
+        "messages (WebSocket) for this long is disconnected; what it took is billed.",
+    )
+    send_buffer_bytes: int = Field(
+        131_072,
+        ge=4096,
+        description="The kernel's send buffer of each client socket: how far the service "
+        "may run ahead of a reader that stops reading (Linux would grow it to megabytes).",
+    )
     progress_interval_s: float = Field(
         1.0, gt=0, description="How often a stream records what it has delivered."
     )

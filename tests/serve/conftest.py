@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ FOLDED_MAX_ACTIVE = 2
 PROXY_HEADER_TIMEOUT_S = 3
 PROXY_CONNECTIONS_PER_ADDRESS = 400
 WS_AUTH_TIMEOUT_S = 2.0
+SEND_TIMEOUT_S = 5.0
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -100,6 +103,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         "rate_limit_per_minute": 1_000_000,
         "hold_lease_s": 3.0,
         "ws_auth_timeout_s": WS_AUTH_TIMEOUT_S,
+        "send_timeout_s": SEND_TIMEOUT_S,  # a reader that reads nothing is let go sooner
     }
     synthesiser = {"voices_path": str(voices), "batch_wait_timeout_s": 0.02}
     # As make run serves on two cores (configs/local.yaml): the four-deployment graph
@@ -165,3 +169,39 @@ def usage_after(base_url: str, auth: dict[str, str], requests: int) -> dict[str,
             return current
         time.sleep(0.1)
     return current
+
+
+def kokoro_calls(service: Service) -> int:
+    ready = httpx.get(service.url + "/ready", headers=service.auth).json()
+    calls: int = next(e for e in ready["engines"] if e["name"] == "kokoro")["stats"]["model_calls"]
+    return calls
+
+
+def settled_calls(service: Service, timeout_s: float = 60) -> int:
+    """Kokoro's call count once it stops growing (nothing is being synthesised)."""
+    deadline = time.monotonic() + timeout_s
+    calls = kokoro_calls(service)
+    while time.monotonic() < deadline:
+        time.sleep(2)
+        previous, calls = calls, kokoro_calls(service)
+        if calls == previous:
+            return calls
+    raise AssertionError(f"synthesis still running after {timeout_s} s")
+
+
+def closed_hold(service: Service, since: float, timeout_s: float = 30) -> tuple[str, int]:
+    """(state, audio_ms) of the first hold made after wall-clock ``since``, once it is
+    no longer open."""
+    path = service.database_url.removeprefix("sqlite:///")
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with contextlib.closing(sqlite3.connect(path, timeout=10)) as db:
+            row = db.execute(
+                "SELECT state, audio_ms FROM holds WHERE created_at > ?"
+                " ORDER BY created_at LIMIT 1",
+                (since,),
+            ).fetchone()
+        if row is not None and row[0] != "open":
+            return str(row[0]), int(row[1])
+        assert time.monotonic() < deadline, f"the hold is still {row}"
+        time.sleep(0.5)

@@ -4,13 +4,15 @@ requests in flight), and every aborted stream is settled in the ledger."""
 from __future__ import annotations
 
 import contextlib
+import json
+import socket
 import sqlite3
 import time
 
 import httpx
 import pytest
 
-from tests.serve.conftest import Service
+from tests.serve.conftest import Service, closed_hold, kokoro_calls, settled_calls
 
 pytestmark = pytest.mark.serve
 
@@ -58,3 +60,38 @@ def test_two_hundred_aborted_streams_leave_nothing_behind(service: Service) -> N
         time.sleep(0.5)
     assert after["open_fds"] <= before["open_fds"] + 4, (before, after)
     assert after["threads"] <= before["threads"] + 2, (before, after)
+
+
+def test_a_reader_that_reads_nothing_holds_synthesis_back_and_is_let_go(
+    service: Service,
+) -> None:
+    """Through HAProxy and the four-stage graph: a client that takes the first bytes of
+    a forty-sentence text and then reads nothing has a few sentences synthesised (what
+    the buffers between it and the Synthesiser hold), is disconnected after the send
+    deadline, and is billed for what was sent."""
+    text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(40))
+    body = json.dumps({"input": text}).encode()
+    settled_calls(service)  # whatever an earlier test left speaking ends first
+    started = time.time()
+    host, port = service.url.removeprefix("http://").split(":")
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)
+        sock.connect((host, int(port)))
+        sock.sendall(
+            f"POST /v1/audio/speech HTTP/1.1\r\nHost: {host}\r\n"
+            f"Authorization: {service.auth['Authorization']}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        first = sock.recv(4096)
+        assert first.startswith(b"HTTP/1.1 200"), first
+        at_first = kokoro_calls(service)
+        state, audio_ms = closed_hold(service, started)  # while nothing more is read
+        spoken = settled_calls(service, timeout_s=20) - at_first
+        sock.settimeout(10)
+        received = first
+        while chunk := sock.recv(65536):
+            received += chunk
+    assert spoken <= 12, spoken  # of forty (measured: 2 or 3)
+    assert state == "settled" and 0 < audio_ms < 30_000
+    assert not received.endswith(b"0\r\n\r\n")  # cut off, not a complete response

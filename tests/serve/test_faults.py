@@ -7,7 +7,6 @@ import asyncio
 import base64
 import contextlib
 import json
-import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,7 @@ import ray
 import websockets
 from websockets.asyncio.client import connect
 
-from tests.serve.conftest import Service
+from tests.serve.conftest import Service, closed_hold, kokoro_calls, settled_calls
 
 pytestmark = pytest.mark.serve
 
@@ -85,24 +84,6 @@ def test_an_encoder_dies_mid_stream(service: Service) -> None:
 def test_new_requests_succeed_after_a_normaliser_dies(service: Service) -> None:
     kill_replica("TextNormaliser")
     speaks_again(service)
-
-
-def kokoro_calls(service: Service) -> int:
-    ready = httpx.get(service.url + "/ready", headers=service.auth).json()
-    calls: int = next(e for e in ready["engines"] if e["name"] == "kokoro")["stats"]["model_calls"]
-    return calls
-
-
-def settled_calls(service: Service, timeout_s: float = 60) -> int:
-    """Kokoro's call count once it stops growing (nothing is being synthesised)."""
-    deadline = time.monotonic() + timeout_s
-    calls = kokoro_calls(service)
-    while time.monotonic() < deadline:
-        time.sleep(2)
-        previous, calls = calls, kokoro_calls(service)
-        if calls == previous:
-            return calls
-    raise AssertionError(f"synthesis still running after {timeout_s} s")
 
 
 def test_a_hang_up_stops_the_encoder_and_the_synthesiser(service: Service) -> None:
@@ -187,23 +168,6 @@ def stream_and_kill(
     return stream
 
 
-def hold_of(service: Service, stream: KilledStream, timeout_s: float = 30) -> tuple[str, int]:
-    """(state, audio_ms) of the stream's hold in the ledger, once it is no longer open."""
-    path = service.database_url.removeprefix("sqlite:///")
-    deadline = time.monotonic() + timeout_s
-    while True:
-        with contextlib.closing(sqlite3.connect(path, timeout=10)) as db:
-            row = db.execute(
-                "SELECT state, audio_ms FROM holds WHERE created_at > ?"
-                " ORDER BY created_at LIMIT 1",
-                (stream.started,),
-            ).fetchone()
-        if row is not None and row[0] != "open":
-            return str(row[0]), int(row[1])
-        assert time.monotonic() < deadline, f"the hold is still {row}"
-        time.sleep(0.5)
-
-
 @pytest.mark.parametrize("deployment", ["AudioEncoder", "Synthesiser"])
 def test_a_stage_killed_by_sigkill_ends_its_stream_at_once_and_bills_what_was_sent(
     service: Service, deployment: str
@@ -218,7 +182,7 @@ def test_a_stage_killed_by_sigkill_ends_its_stream_at_once_and_bills_what_was_se
         timeout=30,
     )
     assert other.status_code == 200 and other.content
-    assert hold_of(service, stream) == ("settled", stream.ms())  # exactly what was sent
+    assert closed_hold(service, stream.started) == ("settled", stream.ms())  # exactly what was sent
     speaks_again(service)
 
 
@@ -242,7 +206,7 @@ def test_an_ingress_killed_by_sigkill_has_its_hold_settled_by_the_others(
     stream = stream_and_kill(service, "Ingress", after_s=2.0)
     assert stream.ended == "dropped" and stream.seconds < 2.0, stream
     speaks_again(service)
-    state, recorded = hold_of(service, stream, timeout_s=60)
+    state, recorded = closed_hold(service, stream.started, timeout_s=60)
     last = stream.deltas[-1][0]
     assert state == "settled"
     assert stream.ms(until=last - 1.5) <= recorded <= stream.ms()
