@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import FastAPI
 from ray import serve
 
+from deployments.flow_control import warn_without_flow_control
 from deployments.loopback import keep_replica_server_on_loopback
 from deployments.synthesis.runner import SynthesisRunner
 from serve_app.metrics import ServeMetrics
@@ -42,6 +43,7 @@ class IngressReplica:
         ``placement``: where each stage runs, for /ready; ``voice_order``: the
         registry's order, which /v1/voices keeps. ``settings``:
         IngressConfig fields; those left out come from ``TTS_*`` variables."""
+        warn_without_flow_control()
         config = IngressConfig.from_env(**(settings or {}))
         local = stages.get("local_voices")
         self._local = SynthesisRunner(local) if local is not None else None

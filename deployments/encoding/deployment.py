@@ -13,6 +13,7 @@ from typing import Any
 from ray import serve
 
 from deployments.encoding.encoder import encode_stream
+from deployments.flow_control import warn_without_flow_control
 from deployments.loopback import keep_replica_server_on_loopback
 from deployments.messages import EncodedChunk, EncodeJob
 
@@ -22,6 +23,7 @@ keep_replica_server_on_loopback()
 class AudioEncoderReplica:
     def __init__(self, synthesiser: Any) -> None:
         """``synthesiser``: the Synthesiser deployment's handle."""
+        warn_without_flow_control()
         self._synthesiser = synthesiser.options(stream=True)
 
     async def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:

@@ -6,8 +6,11 @@ Its options (resources, replicas, queue bounds) live in the Serve configs
 
 from __future__ import annotations
 
+from typing import Any
+
 from ray import serve
 
+from deployments.flow_control import warn_without_flow_control
 from deployments.loopback import keep_replica_server_on_loopback
 from deployments.synthesis.runner import SynthesisRunner
 
@@ -17,6 +20,10 @@ keep_replica_server_on_loopback()
 class SynthesiserReplica(SynthesisRunner):
     """The runner under this module's name, so that a replica imports this module
     (and what it sets up) when it loads the class."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warn_without_flow_control()
+        super().__init__(*args, **kwargs)
 
 
 SynthesiserDeployment = serve.deployment(name="Synthesiser")(SynthesiserReplica)

@@ -106,6 +106,12 @@ def test_the_kuberay_rayservice_embeds_the_gpu_config() -> None:
     gpu_limits = groups["gpu-workers"]["template"]["spec"]["containers"][0]["resources"]["limits"]
     assert gpu_limits["nvidia.com/gpu"] == "1"
     assert "cpu_worker" in groups["cpu-workers"]["rayStartParams"]["resources"]
+    # Serve's flow control between replicas (a stalled reader holds synthesis back)
+    # needs the same transport on every pod.
+    for group in [cluster["headGroupSpec"], *groups.values()]:
+        container = group["template"]["spec"]["containers"][0]
+        env = {variable["name"]: variable.get("value") for variable in container["env"]}
+        assert env["RAY_SERVE_THROUGHPUT_OPTIMIZED"] == "1"
 
 
 @pytest.mark.parametrize(
