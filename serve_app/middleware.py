@@ -87,13 +87,13 @@ class ReaderPaceMiddleware:
     Sending waits while a socket's buffers are full, and through flow control at
     every hop so does synthesis: a reader that reads nothing costs no compute once
     its buffers are full. This bounds those buffers and how long such a reader may
-    hold its place: the kernel's send buffer of every client socket is
-    ``send_buffer_bytes`` (set at the first request on the listening socket and
-    those it has accepted: ``serve_app.sockets``), and a client that takes none of
-    what it is sent for ``send_timeout_s`` is disconnected. The send then fails as a lost connection
-    does (``TimeoutError`` is an ``OSError``): the response's stream is closed,
-    which cancels the pipeline's, the bill settles what was sent, and the server
-    closes the socket.
+    hold its place. The kernel's send buffer of every client socket is
+    ``send_buffer_bytes`` (set at the first request, on the listening socket and
+    those it has accepted: ``serve_app.sockets``). A client that takes none of what
+    it is sent for ``send_timeout_s`` is disconnected: the send fails as a lost
+    connection does (``TimeoutError`` is an ``OSError``), the response's stream is
+    closed, which cancels the pipeline's, the bill settles what was sent, and the
+    server closes the socket.
     """
 
     def __init__(self, app: ASGIApp, send_timeout_s: float, send_buffer_bytes: int) -> None:

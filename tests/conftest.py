@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import socket
+import sqlite3
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -119,3 +123,51 @@ def speech_like(
     buzz = sum(np.sin(k * phase) / k for k in range(1, 12))
     envelope = 0.15 + 0.85 * np.sin(np.pi * syllables_per_s * t) ** 2
     return np.asarray(0.2 * envelope * buzz, dtype=np.float32)
+
+
+def closed_hold(ledger: str | Path, since: float = 0.0, timeout_s: float = 30) -> tuple[str, int]:
+    """(state, audio_ms) of the first hold made after wall-clock ``since`` in the SQLite
+    ledger at ``ledger``, once it is no longer open."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with contextlib.closing(sqlite3.connect(ledger, timeout=10)) as db:
+            row = db.execute(
+                "SELECT state, audio_ms FROM holds WHERE created_at > ?"
+                " ORDER BY created_at LIMIT 1",
+                (since,),
+            ).fetchone()
+        if row is not None and row[0] != "open":
+            return str(row[0]), int(row[1])
+        assert time.monotonic() < deadline, f"the hold is still {row}"
+        time.sleep(0.2)
+
+
+def small_socket(host: str, port: int) -> socket.socket:
+    """A client socket that lets little through before its reader reads."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)
+    sock.connect((host, port))
+    return sock
+
+
+def post_and_stop_reading(
+    host: str, port: int, authorization: str, body: bytes
+) -> tuple[socket.socket, bytes]:
+    """POST ``body`` to /v1/audio/speech from a :func:`small_socket`; the socket and
+    the first bytes of the answer, after which the caller reads nothing for a while."""
+    sock = small_socket(host, port)
+    sock.sendall(
+        f"POST /v1/audio/speech HTTP/1.1\r\nHost: {host}\r\nAuthorization: {authorization}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    return sock, sock.recv(4096)
+
+
+def read_to_end(sock: socket.socket, first: bytes = b"") -> bytes:
+    """``first`` and all the socket gives until the server closes it."""
+    received = first
+    sock.settimeout(10)
+    while chunk := sock.recv(65536):
+        received += chunk
+    return received

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -37,6 +35,11 @@ class Service:
     @property
     def auth(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
+
+    @property
+    def ledger(self) -> str:
+        """The SQLite ledger's path."""
+        return self.database_url.removeprefix("sqlite:///")
 
 
 def voices_with_vits(root: Path) -> Path:
@@ -187,21 +190,3 @@ def settled_calls(service: Service, timeout_s: float = 60) -> int:
         if calls == previous:
             return calls
     raise AssertionError(f"synthesis still running after {timeout_s} s")
-
-
-def closed_hold(service: Service, since: float, timeout_s: float = 30) -> tuple[str, int]:
-    """(state, audio_ms) of the first hold made after wall-clock ``since``, once it is
-    no longer open."""
-    path = service.database_url.removeprefix("sqlite:///")
-    deadline = time.monotonic() + timeout_s
-    while True:
-        with contextlib.closing(sqlite3.connect(path, timeout=10)) as db:
-            row = db.execute(
-                "SELECT state, audio_ms FROM holds WHERE created_at > ?"
-                " ORDER BY created_at LIMIT 1",
-                (since,),
-            ).fetchone()
-        if row is not None and row[0] != "open":
-            return str(row[0]), int(row[1])
-        assert time.monotonic() < deadline, f"the hold is still {row}"
-        time.sleep(0.5)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
 import sqlite3
 import time
 
 import httpx
 import pytest
 
-from tests.serve.conftest import Service, closed_hold, kokoro_calls, settled_calls
+from tests.conftest import closed_hold, post_and_stop_reading, read_to_end
+from tests.serve.conftest import Service, kokoro_calls, settled_calls
 
 pytestmark = pytest.mark.serve
 
@@ -28,8 +28,7 @@ def replica(service: Service) -> dict[str, int]:
 
 
 def open_holds(service: Service) -> int:
-    path = service.database_url.removeprefix("sqlite:///")
-    with contextlib.closing(sqlite3.connect(path, timeout=10)) as db:
+    with contextlib.closing(sqlite3.connect(service.ledger, timeout=10)) as db:
         count: int = db.execute("SELECT COUNT(*) FROM holds WHERE state = 'open'").fetchone()[0]
     return count
 
@@ -74,24 +73,14 @@ def test_a_reader_that_reads_nothing_holds_synthesis_back_and_is_let_go(
     settled_calls(service)  # whatever an earlier test left speaking ends first
     started = time.time()
     host, port = service.url.removeprefix("http://").split(":")
-    with socket.socket() as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)
-        sock.connect((host, int(port)))
-        sock.sendall(
-            f"POST /v1/audio/speech HTTP/1.1\r\nHost: {host}\r\n"
-            f"Authorization: {service.auth['Authorization']}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
-            + body
-        )
-        first = sock.recv(4096)
+    authorization = service.auth["Authorization"]
+    sock, first = post_and_stop_reading(host, int(port), authorization, body)
+    with sock:
         assert first.startswith(b"HTTP/1.1 200"), first
         at_first = kokoro_calls(service)
-        state, audio_ms = closed_hold(service, started)  # while nothing more is read
+        state, audio_ms = closed_hold(service.ledger, started)  # while nothing more is read
         spoken = settled_calls(service, timeout_s=20) - at_first
-        sock.settimeout(10)
-        received = first
-        while chunk := sock.recv(65536):
-            received += chunk
+        received = read_to_end(sock, first)
     assert spoken <= 12, spoken  # of forty (measured: 2 or 3)
     assert state == "settled" and 0 < audio_ms < 30_000
     assert not received.endswith(b"0\r\n\r\n")  # cut off, not a complete response

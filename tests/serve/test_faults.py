@@ -18,7 +18,8 @@ import ray
 import websockets
 from websockets.asyncio.client import connect
 
-from tests.serve.conftest import Service, closed_hold, kokoro_calls, settled_calls
+from tests.conftest import closed_hold
+from tests.serve.conftest import Service, kokoro_calls, settled_calls
 
 pytestmark = pytest.mark.serve
 
@@ -182,7 +183,10 @@ def test_a_stage_killed_by_sigkill_ends_its_stream_at_once_and_bills_what_was_se
         timeout=30,
     )
     assert other.status_code == 200 and other.content
-    assert closed_hold(service, stream.started) == ("settled", stream.ms())  # exactly what was sent
+    assert closed_hold(service.ledger, stream.started) == (
+        "settled",
+        stream.ms(),
+    )  # exactly what was sent
     speaks_again(service)
 
 
@@ -206,7 +210,7 @@ def test_an_ingress_killed_by_sigkill_has_its_hold_settled_by_the_others(
     stream = stream_and_kill(service, "Ingress", after_s=2.0)
     assert stream.ended == "dropped" and stream.seconds < 2.0, stream
     speaks_again(service)
-    state, recorded = closed_hold(service, stream.started, timeout_s=60)
+    state, recorded = closed_hold(service.ledger, stream.started, timeout_s=60)
     last = stream.deltas[-1][0]
     assert state == "settled"
     assert stream.ms(until=last - 1.5) <= recorded <= stream.ms()

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +16,7 @@ from websockets.asyncio.client import connect
 
 from serve_app.routes import create_app
 from serve_app.run import free_port
+from tests.conftest import closed_hold, post_and_stop_reading, read_to_end, small_socket
 from tests.unit.serve_app.conftest import DEV_KEY, make_state
 
 SEND_TIMEOUT_S = 1.5
@@ -45,50 +44,16 @@ def served(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     thread.join(10)
 
 
-def small_socket(port: int) -> socket.socket:
-    """A client socket that lets little through before its reader reads."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8192)
-    sock.connect(("127.0.0.1", port))
-    return sock
-
-
-def settled_hold(ledger: Path, timeout_s: float = 20) -> tuple[str, int]:
-    """(state, audio_ms) of the one hold, once it is no longer open."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        with contextlib.closing(sqlite3.connect(ledger, timeout=10)) as db:
-            row = db.execute("SELECT state, audio_ms FROM holds").fetchone()
-        if row is not None and row[0] != "open":
-            return str(row[0]), int(row[1])
-        assert time.monotonic() < deadline, f"the hold is still {row}"
-        time.sleep(0.2)
-
-
-def read_to_end(sock: socket.socket) -> bytes:
-    received = b""
-    sock.settimeout(10)
-    while chunk := sock.recv(65536):
-        received += chunk
-    return received
-
-
 def test_a_reader_that_reads_nothing_is_disconnected_and_billed_what_it_took(
     served: tuple[int, Path],
 ) -> None:
     port, ledger = served
     body = json.dumps({"input": LONG_TEXT, "voice": "hi-espeak-aditi"}).encode()
-    with small_socket(port) as sock:
-        sock.sendall(
-            b"POST /v1/audio/speech HTTP/1.1\r\nHost: test\r\n"
-            + f"Authorization: Bearer {DEV_KEY}\r\nContent-Type: application/json\r\n".encode()
-            + f"Content-Length: {len(body)}\r\n\r\n".encode()
-            + body
-        )
-        first = sock.recv(4096)
+    sock, first = post_and_stop_reading("127.0.0.1", port, f"Bearer {DEV_KEY}", body)
+    with sock:
         assert first.startswith(b"HTTP/1.1 200")
-        state, audio_ms = settled_hold(ledger)  # while the client reads nothing more
-        response = first + read_to_end(sock)
+        state, audio_ms = closed_hold(ledger)  # while the client reads nothing more
+        response = read_to_end(sock, first)
     # The server gave up: the chunked body never ends, and what was sent is billed.
     assert state == "settled" and not response.endswith(b"0\r\n\r\n")
     audio_bytes = len(response.partition(b"\r\n\r\n")[2])  # with the chunks' framing
@@ -103,13 +68,17 @@ async def test_a_websocket_that_reads_nothing_is_disconnected_and_billed_what_it
     url = f"ws://127.0.0.1:{port}/v1/audio/speech/stream-input/hi-espeak-aditi"
     headers = {"Authorization": f"Bearer {DEV_KEY}"}
     async with connect(
-        url, sock=small_socket(port), additional_headers=headers, max_queue=1, max_size=None
+        url,
+        sock=small_socket("127.0.0.1", port),
+        additional_headers=headers,
+        max_queue=1,
+        max_size=None,
     ) as ws:
         await ws.send(json.dumps({"text": LONG_TEXT + " "}))
         await ws.send(json.dumps({"text": ""}))
         first = json.loads(await ws.recv())
         assert first["audio"]
-        state, audio_ms = settled_hold(ledger)  # while the client reads nothing more
+        state, audio_ms = closed_hold(ledger)  # while the client reads nothing more
         messages = [first]
         with contextlib.suppress(Exception):  # the connection ends without a close frame
             async for message in ws:
