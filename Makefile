@@ -13,8 +13,9 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 $(VENV)/.installed: pyproject.toml constraints.txt deployments/synthesis/data/kokoro_voices.sha256
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -c constraints.txt -e '.[dev,clients,piper,vits]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[dev,clients,piper,vits,kokoro-torch]'
 	$(PY) -m deployments.synthesis.kokoro_assets
+	$(PY) -m deployments.synthesis.kokoro_torch.weights
 	$(PY) -m deployments.synthesis.synthesiser
 	touch $@
 

@@ -1,4 +1,4 @@
-"""The ``kokoro`` engine: Kokoro-82M (int8 ONNX export) through ONNX Runtime.
+"""The ``kokoro`` engine: Kokoro-82M, through ONNX Runtime or torch.
 
 A neural voice at 24 kHz: text becomes phonemes through eSpeak NG
 (:mod:`kokoro_phonemes`), phonemes become audio in one model call per piece of
@@ -8,21 +8,24 @@ between pieces. Every output opens with ~0.45 s of near-silence and closes with
 ~0.4 s: the opening is trimmed and the close cut to a pause that suits the
 punctuation, and a soft limiter keeps peaks below full scale (two voices clip).
 
-The export takes one text per call (its batch dimension is fixed at 1), so
-concurrency is several calls on one session from ``parallel_calls`` threads: one
-on CPU, where one call already uses every core given to ONNX Runtime; more on
-a GPU.
+Two backends (:mod:`kokoro_backends`): the int8 ONNX export, one text per call,
+where concurrency is several calls on one session from ``parallel_calls``
+threads (one on CPU, where one call already uses every core given to ONNX
+Runtime); and the model in torch with float weights converted from the same
+export (:mod:`kokoro_torch`), where the engine batches: the segments of
+concurrent streams are spoken in one forward pass (:class:`BatchingKokoroEngine`).
 
 Voice ``params``: ``style`` (the voice's name in kokoro-js, e.g. ``hf_alpha``),
 ``phonemes`` (eSpeak voice for its language: ``hi``, ``en-us``, ``en-gb``),
 ``speed`` (the voice's own pace, default 1.0). A request's ``VoiceDesign.blend``
 mixes voices: the weighted sum of their style tables (and paces) is a new voice;
 each voice is measured when it loads (deployments.voice_design.profiles) so the
-ingress can choose blends. Engine options: ``device``
-(``cpu`` or ``cuda``: the CUDA execution provider when onnxruntime has it and a
-GPU is there), ``threads`` (ONNX Runtime intra-op threads; default the cores
-this process may use), ``parallel_calls``, ``max_tokens`` (per model call,
-at most 510), ``voices_dir`` (default: where the install step put them).
+ingress can choose blends. Engine options: ``device`` (``cpu`` or ``cuda``),
+``backend`` (``onnx``, ``torch``, or ``auto``: torch on CUDA), ``dtype`` (the torch
+backend's), ``weights`` (the torch backend's file), ``threads`` (intra-op
+threads; default the cores this process may use), ``parallel_calls``,
+``max_tokens`` (per model call, at most 510), ``voices_dir`` (default: where the
+install step put them).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from deployments.synthesis.engine import (
 )
 from deployments.synthesis.espeak_binding import EspeakError, espeak_library
 from deployments.synthesis.kokoro_assets import default_voices_dir, load_model_bytes, load_style
+from deployments.synthesis.kokoro_backends import Item, KokoroBackend, OnnxKokoro, TorchKokoro
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
 from deployments.synthesis.voices import VoiceConfig
@@ -116,19 +120,18 @@ def _cores() -> int:
 
 
 class KokoroEngine:
-    """Kokoro voices: one ONNX session, a style table per voice."""
+    """Kokoro voices: one model (an ONNX session or the torch model), a style table per voice."""
 
     def __init__(
         self,
-        session: Any,
-        device: str,
+        model: KokoroBackend,
         threads: int,
         parallel_calls: int,
         max_tokens: int,
         voices_dir: Path,
     ) -> None:
-        self._session = session
-        self.device = device
+        self._model = model
+        self.device = model.device
         self.threads = threads
         self.parallel_calls = parallel_calls
         self.max_tokens = max_tokens
@@ -142,47 +145,33 @@ class KokoroEngine:
         self._blend_lock = threading.Lock()
         self._languages: set[str] = set()
         self._calls = 0
+        self._texts = 0
         self._model_s = 0.0
         self._audio_s = 0.0
         self._count_lock = threading.Lock()
 
     @classmethod
     def load(cls, options: dict[str, Any]) -> KokoroEngine:
-        try:
-            import onnxruntime
-        except ImportError as e:
-            raise EngineUnavailable("the kokoro engine needs the PyPI package onnxruntime") from e
+        """The engine on the backend ``options`` ask for: a :class:`BatchingKokoroEngine`
+        on torch. Raises :class:`EngineUnavailable` when the backend's packages or
+        weights are not installed, :class:`EngineError` when they do not load."""
         opts = KokoroOptions.model_validate(options)
-        model = load_model_bytes()
-        device: str = opts.device
-        providers = ["CPUExecutionProvider"]
-        if device.startswith("cuda"):
-            if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
-                providers.insert(0, "CUDAExecutionProvider")
-            else:
-                logger.warning(
-                    "kokoro: CUDA asked for, but onnxruntime here has no CUDA provider "
-                    "(install onnxruntime-gpu); running on CPU"
-                )
-                device = "cpu"
         threads = opts.threads or _cores()
-        session_options = onnxruntime.SessionOptions()
-        session_options.intra_op_num_threads = threads
-        session_options.inter_op_num_threads = 1
-        try:
-            session = onnxruntime.InferenceSession(
-                model, sess_options=session_options, providers=providers
-            )
-        except Exception as e:
-            raise EngineError(f"ONNX Runtime could not load the Kokoro model: {e}") from e
-        if device.startswith("cuda") and "CUDAExecutionProvider" not in session.get_providers():
-            logger.warning("kokoro: the CUDA provider did not start; running on CPU")
-            device = "cpu"
-        return cls(
-            session,
-            device,
+        backend = opts.backend
+        if backend == "auto":
+            backend = "torch" if opts.device == "cuda" else "onnx"
+        if backend == "torch":
+            model: KokoroBackend = _load_torch(opts, threads)
+            engine_class: type[KokoroEngine] = BatchingKokoroEngine
+            parallel = 1  # one forward pass at a time: concurrency is the batch
+        else:
+            model = _load_onnx(opts, threads)
+            engine_class = KokoroEngine
+            parallel = 1 if model.device == "cpu" else 4
+        return engine_class(
+            model,
             threads,
-            opts.parallel_calls or (1 if device == "cpu" else 4),
+            opts.parallel_calls or parallel,
             opts.max_tokens,
             Path(opts.voices_dir or default_voices_dir()),
         )
@@ -195,7 +184,8 @@ class KokoroEngine:
         self._params[voice.id] = params
         self._languages.update(voice.languages)
         if self._calls == 0:  # the first run of a session is several times slower
-            self._run(self._phonemizer.tokens("ɹˈɛdi."), self._styles[voice.id], 1.0)
+            tokens = self._phonemizer.tokens("ɹˈɛdi.")
+            self._run([([0, *tokens, 0], self._styles[voice.id][len(tokens) - 1], 1.0)])
         profile = self._measure(voice, params)
         if profile is not None:
             self._profiles[voice.id] = profile
@@ -220,7 +210,9 @@ class KokoroEngine:
             profiles=dict(self._profiles),
             concurrency=self.parallel_calls,
             extra={
+                "backend": self._model.name,
                 "model_calls": self._calls,
+                "texts": self._texts,
                 "model_seconds": round(self._model_s, 3),
                 "audio_seconds": round(self._audio_s, 3),
                 "threads": self.threads,
@@ -272,18 +264,32 @@ class KokoroEngine:
         params: SynthesisParams,
         cancel: CancelToken | None = None,
     ) -> Iterator[AudioChunk]:
-        style, pace = self._style(voice.id, params.design)
-        speed = params.speed * pace
-        for piece in self.pieces(self.phonemes(segment.text, voice, params.language)):
+        for piece, item in self._items(segment, voice, params):
             if cancel is not None and cancel.cancelled:
                 return
-            tokens = self._phonemizer.tokens(piece)
-            if not tokens:
-                continue
-            audio = self._run(tokens, style, speed)
-            audio = soft_limit(trim(audio, pause_after(piece)))
+            audio = self._finish(self._run([item])[0], piece)
             if audio.size:
                 yield AudioChunk(samples=audio, sample_rate=SAMPLE_RATE, segment=segment.index)
+
+    def _items(
+        self, segment: Segment, voice: VoiceConfig, params: SynthesisParams
+    ) -> list[tuple[str, Item]]:
+        """The model calls ``segment`` needs: each piece of its phonemes, as the
+        model's input (tokens with their boundaries, the style row for their
+        count, the speed)."""
+        style, pace = self._style(voice.id, params.design)
+        speed = params.speed * pace
+        items = []
+        for piece in self.pieces(self.phonemes(segment.text, voice, params.language)):
+            tokens = self._phonemizer.tokens(piece)
+            if tokens:
+                row = style[min(len(tokens), MODEL_MAX_TOKENS) - 1]
+                items.append((piece, ([0, *tokens, 0], row, speed)))
+        return items
+
+    @staticmethod
+    def _finish(audio: np.ndarray, piece: str) -> np.ndarray:
+        return soft_limit(trim(audio, pause_after(piece)))
 
     def _style(self, voice_id: str, design: VoiceDesign | None) -> tuple[np.ndarray, float]:
         """The style table and own pace of ``voice_id``, or of the blend ``design`` asks
@@ -313,21 +319,90 @@ class KokoroEngine:
             self._blended[blend] = made
         return made
 
-    def _run(self, tokens: list[int], style: np.ndarray, speed: float) -> np.ndarray:
-        """One model call: one text (the export's batch dimension is fixed at 1)."""
-        row = style[min(len(tokens), MODEL_MAX_TOKENS) - 1]
-        feed = {
-            "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
-            "style": row.reshape(1, -1),
-            "speed": np.array([speed], dtype=np.float32),
-        }
+    def _run(self, items: list[Item]) -> list[np.ndarray]:
+        """One model call for ``items`` (the ONNX backend runs them one by one)."""
         started = time.perf_counter()
         try:
-            audio = np.asarray(self._session.run(None, feed)[0], dtype=np.float32).reshape(-1)
+            audio = self._model.run(items)
         except Exception as e:
             raise EngineError(f"the Kokoro model failed: {e}") from e
         with self._count_lock:
             self._calls += 1
+            self._texts += len(items)
             self._model_s += time.perf_counter() - started
-            self._audio_s += audio.size / SAMPLE_RATE
+            self._audio_s += sum(a.size for a in audio) / SAMPLE_RATE
         return audio
+
+
+class BatchingKokoroEngine(KokoroEngine):
+    """Kokoro on the torch backend: the segments of concurrent streams in one pass."""
+
+    def synthesize_batch(
+        self, items: list[tuple[Segment, SynthesisParams]], voice: VoiceConfig
+    ) -> list[AudioChunk]:
+        """Every item's audio, all of their pieces spoken in one forward pass."""
+        calls = [self._items(segment, voice, params) for segment, params in items]
+        flat = [item for pieces in calls for _, item in pieces]
+        audio = iter(self._run(flat) if flat else [])
+        chunks = []
+        for (segment, _), pieces in zip(items, calls, strict=True):
+            parts = [self._finish(next(audio), piece) for piece, _ in pieces]
+            samples = np.concatenate(parts) if parts else np.zeros(0, np.float32)
+            chunks.append(AudioChunk(samples, SAMPLE_RATE, segment.index))
+        return chunks
+
+
+def _load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
+    try:
+        import onnxruntime
+    except ImportError as e:
+        raise EngineUnavailable("the kokoro engine needs the PyPI package onnxruntime") from e
+    model = load_model_bytes()
+    device: str = opts.device
+    providers = ["CPUExecutionProvider"]
+    if device == "cuda":
+        if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+            providers.insert(0, "CUDAExecutionProvider")
+        else:
+            logger.warning(
+                "kokoro: CUDA asked for, but onnxruntime here has no CUDA provider "
+                "(install onnxruntime-gpu); running on CPU"
+            )
+            device = "cpu"
+    session_options = onnxruntime.SessionOptions()
+    session_options.intra_op_num_threads = threads
+    session_options.inter_op_num_threads = 1
+    try:
+        session = onnxruntime.InferenceSession(
+            model, sess_options=session_options, providers=providers
+        )
+    except Exception as e:
+        raise EngineError(f"ONNX Runtime could not load the Kokoro model: {e}") from e
+    if device == "cuda" and "CUDAExecutionProvider" not in session.get_providers():
+        logger.warning("kokoro: the CUDA provider did not start; running on CPU")
+        device = "cpu"
+    return OnnxKokoro(session, device)
+
+
+def _load_torch(opts: KokoroOptions, threads: int) -> TorchKokoro:
+    try:
+        import torch
+    except ImportError as e:
+        raise EngineUnavailable("the kokoro torch backend needs torch (the vits extra)") from e
+    from deployments.synthesis.kokoro_torch.weights import default_weights_path
+
+    weights = Path(opts.weights) if opts.weights else default_weights_path()
+    if not weights.is_file():
+        raise EngineUnavailable(
+            f"Kokoro's torch weights are not at {weights}: run `python -m "
+            "deployments.synthesis.kokoro_torch.weights` (make install does)"
+        )
+    device = opts.device
+    if device == "cuda" and not torch.cuda.is_available():
+        logger.warning("kokoro: CUDA asked for, but torch sees no GPU; running on CPU")
+        device = "cpu"
+    dtype = opts.dtype if device == "cuda" else "float32"
+    try:
+        return TorchKokoro.load(weights, device, dtype, threads)
+    except Exception as e:
+        raise EngineError(f"could not load Kokoro's torch weights from {weights}: {e}") from e

@@ -28,6 +28,19 @@ class EspeakOptions(_Strict):
 
 class KokoroOptions(_Strict):
     device: Literal["cpu", "cuda"] = "cpu"
+    backend: Literal["auto", "onnx", "torch"] = Field(
+        default="auto",
+        description="onnx: the int8 export, one text per call; torch: float weights, a "
+        "batch of texts per forward pass. auto: torch on CUDA, onnx on CPU.",
+    )
+    dtype: Literal["float32", "float16", "bfloat16"] = Field(
+        default="float32", description="The torch backend's precision (half only on CUDA)."
+    )
+    weights: str | None = Field(
+        default=None,
+        description="The torch backend's weights: the converted safetensors (default: "
+        "where make install puts them) or the original kokoro-v1_0.pth.",
+    )
     threads: int | None = Field(default=None, ge=1, description="Intra-op threads (cores).")
     parallel_calls: int | None = Field(default=None, ge=1, description="1 on CPU, 4 on CUDA.")
     max_tokens: int = Field(default=200, ge=16, le=510)

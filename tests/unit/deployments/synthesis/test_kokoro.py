@@ -193,3 +193,32 @@ def test_missing_voices_name_the_npm_package(tmp_path: Path) -> None:
     engine = load_engine("kokoro", {"voices_dir": str(tmp_path)})
     with pytest.raises(EngineUnavailable, match=r"kokoro-js@1\.2\.1"):
         engine.add_voice(VOICES["hf_alpha"])
+
+
+def test_the_torch_backend_batches_segments_of_several_streams() -> None:
+    pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
+    from deployments.synthesis.engine import BatchEngine
+    from deployments.synthesis.kokoro import BatchingKokoroEngine
+
+    engine = load_engine("kokoro", {"backend": "torch", "threads": 2})
+    assert isinstance(engine, BatchingKokoroEngine) and isinstance(engine, BatchEngine)
+    voice = VOICES["hf_alpha"]
+    engine.add_voice(voice)
+    items = [
+        (Segment(0, "नमस्ते।", 0, 7), SynthesisParams("hf_alpha", "hi")),
+        (Segment(3, ENGLISH, 0, len(ENGLISH)), SynthesisParams("hf_alpha", "en", 1.3)),
+    ]
+    calls = engine.info().extra["model_calls"]
+    chunks = engine.synthesize_batch(items, voice)
+    info = engine.info()
+    assert info.extra["backend"] == "torch" and info.extra["model_calls"] == calls + 1
+    assert [c.segment for c in chunks] == [0, 3]
+    alone = speak(engine, "hf_alpha", "नमस्ते।", "hi")
+    assert abs(chunks[0].samples.size - alone.size) <= SAMPLE_RATE // 100
+    assert 0.05 < float(np.sqrt(np.mean(chunks[0].samples ** 2))) < 0.5  # the export's level
+
+
+def test_missing_torch_weights_name_the_install_step(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
+    with pytest.raises(EngineUnavailable, match=r"deployments\.synthesis\.kokoro_torch\.weights"):
+        load_engine("kokoro", {"backend": "torch", "weights": str(tmp_path / "none.safetensors")})

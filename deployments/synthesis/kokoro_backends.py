@@ -1,0 +1,86 @@
+"""Kokoro's model behind one small interface, for the engine: a list of token lists,
+their style rows and speeds in, each one's audio out. Two backends:
+
+- :class:`OnnxKokoro`, the int8 ONNX export through ONNX Runtime, one text per call
+  (its batch dimension is fixed at 1);
+- :class:`TorchKokoro`, :class:`.kokoro_torch.model.KokoroModel` with float weights on a device
+  (CPU or CUDA, float32, float16 or bfloat16), every text of a call in one padded
+  forward pass.
+
+The export's inverse STFT leaves out the window normalisation past its first frame,
+so it speaks :data:`ONNX_GAIN` times louder than the model as trained; the torch
+backend applies the same gain, so a voice sounds the same on either.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+ONNX_GAIN = 1.5
+Item = tuple[list[int], np.ndarray, float]  # tokens (boundaries included), style row, speed
+
+
+class KokoroBackend(Protocol):
+    name: str
+    device: str
+
+    def run(self, items: list[Item]) -> list[np.ndarray]:
+        """Each item's audio (float32, 24 kHz); raises on a failed model call."""
+        ...
+
+
+class OnnxKokoro:
+    name = "onnx"
+
+    def __init__(self, session: Any, device: str) -> None:
+        self._session = session
+        self.device = device
+
+    def run(self, items: list[Item]) -> list[np.ndarray]:
+        out = []
+        for tokens, style, speed in items:
+            feed = {
+                "tokens": np.array([tokens], dtype=np.int64),
+                "style": style.reshape(1, -1).astype(np.float32),
+                "speed": np.array([speed], dtype=np.float32),
+            }
+            audio = self._session.run(None, feed)[0]
+            out.append(np.asarray(audio, dtype=np.float32).reshape(-1))
+        return out
+
+
+class TorchKokoro:
+    name = "torch"
+
+    def __init__(self, model: Any, device: str) -> None:
+        self._model = model
+        self.device = device
+        self._lock = threading.Lock()  # one forward pass at a time on a model
+
+    @classmethod
+    def load(cls, weights: Path, device: str, dtype: str, threads: int) -> TorchKokoro:
+        """The model from ``weights`` (this project's converted safetensors, or the
+        original ``kokoro-v1_0.pth``) on ``device`` in ``dtype``."""
+        import torch
+
+        from deployments.synthesis.kokoro_torch.model import KokoroModel
+        from deployments.synthesis.kokoro_torch.weights import load, load_checkpoint
+
+        if device == "cpu":
+            torch.set_num_threads(threads)
+        state = load_checkpoint(weights) if weights.suffix in (".pth", ".pt") else load(weights)
+        model = KokoroModel.from_state(state).to(device=device, dtype=getattr(torch, dtype))
+        return cls(model, device)
+
+    def run(self, items: list[Item]) -> list[np.ndarray]:
+        import torch
+
+        styles = torch.from_numpy(np.stack([style for _, style, _ in items]))
+        speeds = torch.tensor([speed for _, _, speed in items], dtype=torch.float32)
+        with self._lock:
+            spoken = self._model([tokens for tokens, _, _ in items], styles, speeds)
+        return [s.audio.float().cpu().numpy() * np.float32(ONNX_GAIN) for s in spoken]

@@ -1,0 +1,72 @@
+"""The converted Kokoro model, the int8 export it came from, and texts to compare them on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
+onnx = pytest.importorskip("onnx", reason="the kokoro-torch extra is not installed")
+
+from deployments.synthesis.espeak_binding import espeak_library  # noqa: E402
+from deployments.synthesis.kokoro_assets import (  # noqa: E402
+    default_voices_dir,
+    load_model_bytes,
+    load_style,
+)
+from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer  # noqa: E402
+from deployments.synthesis.kokoro_torch.model import KokoroModel  # noqa: E402
+from deployments.synthesis.kokoro_torch.weights import Conversion, convert_onnx  # noqa: E402
+
+HINDI_VOICES = ("hf_alpha", "hf_beta", "hm_omega", "hm_psi")
+# The export's predicted durations (frames per token), after rounding and clamping.
+DURATIONS = "/encoder/Clip_output_0"
+Speak = Callable[[str, str, str], tuple[list[int], np.ndarray]]
+
+
+@pytest.fixture(scope="session")
+def model_bytes() -> bytes:
+    return load_model_bytes()
+
+
+@pytest.fixture(scope="session")
+def conversion(model_bytes: bytes) -> Conversion:
+    return convert_onnx(model_bytes)
+
+
+@pytest.fixture(scope="session")
+def model(conversion: Conversion) -> KokoroModel:
+    torch.set_num_threads(2)
+    return KokoroModel.from_state(conversion.state)
+
+
+@pytest.fixture(scope="session")
+def export(model_bytes: bytes) -> Any:
+    """An ONNX Runtime session of the export that also answers its durations."""
+    import onnxruntime
+
+    graph = onnx.load_model_from_string(model_bytes)
+    graph.graph.output.append(
+        onnx.helper.make_tensor_value_info(DURATIONS, onnx.TensorProto.FLOAT, None)
+    )
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 2
+    return onnxruntime.InferenceSession(graph.SerializeToString(), options)
+
+
+@pytest.fixture(scope="session")
+def tokens() -> Callable[[str, str], list[int]]:
+    """Model input for a text: its Kokoro tokens between the boundary tokens."""
+    phonemizer = KokoroPhonemizer(espeak_library())
+    return lambda text, phonemes: [0, *phonemizer.tokens(phonemizer.phonemes(text, phonemes)), 0]
+
+
+@pytest.fixture(scope="session")
+def style_row() -> Callable[[str, list[int]], np.ndarray]:
+    """The row of a voice's style table for a token list (boundaries not counted)."""
+    tables = {name: load_style(name, default_voices_dir()) for name in HINDI_VOICES}
+    tables["af_heart"] = load_style("af_heart", default_voices_dir())
+    return lambda voice, ids: tables[voice][len(ids) - 3]
