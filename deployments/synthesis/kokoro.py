@@ -31,7 +31,6 @@ install step put them).
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import re
 import threading
@@ -47,18 +46,15 @@ from deployments.synthesis.engine import (
     CancelToken,
     EngineError,
     EngineInfo,
-    EngineUnavailable,
     measure_profile,
 )
 from deployments.synthesis.espeak_binding import EspeakError, espeak_library
-from deployments.synthesis.kokoro_assets import default_voices_dir, load_model_bytes, load_style
-from deployments.synthesis.kokoro_backends import Item, KokoroBackend, OnnxKokoro, TorchKokoro
+from deployments.synthesis.kokoro_assets import default_voices_dir, load_style
+from deployments.synthesis.kokoro_backends import Item, KokoroBackend, load_onnx, load_torch
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.profiles import ProfileCache, VoiceProfile
-
-logger = logging.getLogger("deployments")
 
 SAMPLE_RATE = 24_000
 MODEL_MAX_TOKENS = 510
@@ -161,11 +157,11 @@ class KokoroEngine:
         if backend == "auto":
             backend = "torch" if opts.device == "cuda" else "onnx"
         if backend == "torch":
-            model: KokoroBackend = _load_torch(opts, threads)
+            model: KokoroBackend = load_torch(opts, threads)
             engine_class: type[KokoroEngine] = BatchingKokoroEngine
             parallel = 1  # one forward pass at a time: concurrency is the batch
         else:
-            model = _load_onnx(opts, threads)
+            model = load_onnx(opts, threads)
             engine_class = KokoroEngine
             parallel = 1 if model.device == "cpu" else 4
         return engine_class(
@@ -350,59 +346,3 @@ class BatchingKokoroEngine(KokoroEngine):
             samples = np.concatenate(parts) if parts else np.zeros(0, np.float32)
             chunks.append(AudioChunk(samples, SAMPLE_RATE, segment.index))
         return chunks
-
-
-def _load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
-    try:
-        import onnxruntime
-    except ImportError as e:
-        raise EngineUnavailable("the kokoro engine needs the PyPI package onnxruntime") from e
-    model = load_model_bytes()
-    device: str = opts.device
-    providers = ["CPUExecutionProvider"]
-    if device == "cuda":
-        if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
-            providers.insert(0, "CUDAExecutionProvider")
-        else:
-            logger.warning(
-                "kokoro: CUDA asked for, but onnxruntime here has no CUDA provider "
-                "(install onnxruntime-gpu); running on CPU"
-            )
-            device = "cpu"
-    session_options = onnxruntime.SessionOptions()
-    session_options.intra_op_num_threads = threads
-    session_options.inter_op_num_threads = 1
-    try:
-        session = onnxruntime.InferenceSession(
-            model, sess_options=session_options, providers=providers
-        )
-    except Exception as e:
-        raise EngineError(f"ONNX Runtime could not load the Kokoro model: {e}") from e
-    if device == "cuda" and "CUDAExecutionProvider" not in session.get_providers():
-        logger.warning("kokoro: the CUDA provider did not start; running on CPU")
-        device = "cpu"
-    return OnnxKokoro(session, device)
-
-
-def _load_torch(opts: KokoroOptions, threads: int) -> TorchKokoro:
-    try:
-        import torch
-    except ImportError as e:
-        raise EngineUnavailable("the kokoro torch backend needs torch (the vits extra)") from e
-    from deployments.synthesis.kokoro_torch.weights import default_weights_path
-
-    weights = Path(opts.weights) if opts.weights else default_weights_path()
-    if not weights.is_file():
-        raise EngineUnavailable(
-            f"Kokoro's torch weights are not at {weights}: run `python -m "
-            "deployments.synthesis.kokoro_torch.weights` (make install does)"
-        )
-    device = opts.device
-    if device == "cuda" and not torch.cuda.is_available():
-        logger.warning("kokoro: CUDA asked for, but torch sees no GPU; running on CPU")
-        device = "cpu"
-    dtype = opts.dtype if device == "cuda" else "float32"
-    try:
-        return TorchKokoro.load(weights, device, dtype, threads)
-    except Exception as e:
-        raise EngineError(f"could not load Kokoro's torch weights from {weights}: {e}") from e

@@ -14,11 +14,18 @@ backend applies the same gain, so a voice sounds the same on either.
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+
+from deployments.synthesis.engine import EngineError, EngineUnavailable
+from deployments.synthesis.kokoro_assets import load_model_bytes
+from deployments.synthesis.options import KokoroOptions
+
+logger = logging.getLogger("deployments")
 
 ONNX_GAIN = 1.5
 Item = tuple[list[int], np.ndarray, float]  # tokens (boundaries included), style row, speed
@@ -84,3 +91,61 @@ class TorchKokoro:
         with self._lock:
             spoken = self._model([tokens for tokens, _, _ in items], styles, speeds)
         return [s.audio.float().cpu().numpy() * np.float32(ONNX_GAIN) for s in spoken]
+
+
+def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
+    """The export on ONNX Runtime (its CUDA provider where asked for and present)."""
+    try:
+        import onnxruntime
+    except ImportError as e:
+        raise EngineUnavailable("the kokoro engine needs the PyPI package onnxruntime") from e
+    model = load_model_bytes()
+    device: str = opts.device
+    providers = ["CPUExecutionProvider"]
+    if device == "cuda":
+        if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+            providers.insert(0, "CUDAExecutionProvider")
+        else:
+            logger.warning(
+                "kokoro: CUDA asked for, but onnxruntime here has no CUDA provider "
+                "(install onnxruntime-gpu); running on CPU"
+            )
+            device = "cpu"
+    session_options = onnxruntime.SessionOptions()
+    session_options.intra_op_num_threads = threads
+    session_options.inter_op_num_threads = 1
+    try:
+        session = onnxruntime.InferenceSession(
+            model, sess_options=session_options, providers=providers
+        )
+    except Exception as e:
+        raise EngineError(f"ONNX Runtime could not load the Kokoro model: {e}") from e
+    if device == "cuda" and "CUDAExecutionProvider" not in session.get_providers():
+        logger.warning("kokoro: the CUDA provider did not start; running on CPU")
+        device = "cpu"
+    return OnnxKokoro(session, device)
+
+
+def load_torch(opts: KokoroOptions, threads: int) -> TorchKokoro:
+    """The torch model from the converted weights (or ``opts.weights``)."""
+    try:
+        import torch
+    except ImportError as e:
+        raise EngineUnavailable("the kokoro torch backend needs torch (the vits extra)") from e
+    from deployments.synthesis.kokoro_torch.weights import default_weights_path
+
+    weights = Path(opts.weights) if opts.weights else default_weights_path()
+    if not weights.is_file():
+        raise EngineUnavailable(
+            f"Kokoro's torch weights are not at {weights}: run `python -m "
+            "deployments.synthesis.kokoro_torch.weights` (make install does)"
+        )
+    device = opts.device
+    if device == "cuda" and not torch.cuda.is_available():
+        logger.warning("kokoro: CUDA asked for, but torch sees no GPU; running on CPU")
+        device = "cpu"
+    dtype = opts.dtype if device == "cuda" else "float32"
+    try:
+        return TorchKokoro.load(weights, device, dtype, threads)
+    except Exception as e:
+        raise EngineError(f"could not load Kokoro's torch weights from {weights}: {e}") from e
