@@ -59,9 +59,13 @@ def _judge(environment: Environment, **_: Any) -> None:
     ):
         verdicts.append(f"failure ratio {stats.total.fail_ratio:.3f} > {options.max_fail_ratio}")
     if options and options.max_ttfa_p95_ms is not None:
-        for entry in stats.entries.values():
+        measured = [e for e in stats.entries.values() if e.method == "TTFA" and e.num_requests]
+        if not measured:
+            # A bound on a number never measured cannot be shown to hold.
+            verdicts.append("no time to first audio was measured")
+        for entry in measured:
             p95 = entry.get_response_time_percentile(0.95)
-            if entry.method == "TTFA" and p95 > options.max_ttfa_p95_ms:
+            if p95 > options.max_ttfa_p95_ms:
                 verdicts.append(
                     f"TTFA p95 of {entry.name} {p95:.0f} ms > {options.max_ttfa_p95_ms}"
                 )
@@ -72,6 +76,8 @@ def _judge(environment: Environment, **_: Any) -> None:
 
 
 def _report_ttfa(name: str, started: float, first: float, size: int) -> None:
+    """Reported the moment the first audio arrives, so a run that stops mid-stream
+    still counts every first audio it saw."""
     events.request.fire(
         request_type="TTFA",
         name=name,
@@ -108,11 +114,11 @@ class SpeechUser(HttpUser):
                 marked = first_audio_marker is None or first_audio_marker in chunk
                 if first is None and chunk and marked:
                     first = time.perf_counter()
+                    _report_ttfa(name, started, first, len(chunk))
                 size += len(chunk)
             if first is None:
                 response.failure("no audio in the response")
                 return
-            _report_ttfa(name, started, first, size)
             response.success()
 
 
@@ -173,9 +179,11 @@ class WebSocketUser(User):
                         raise RuntimeError(message["error"]["code"])
                     if message.get("isFinal"):
                         break
+                    chunk = len(base64.b64decode(message["audio"]))
                     if first is None:
                         first = time.perf_counter()
-                    size += len(base64.b64decode(message["audio"]))
+                        _report_ttfa(name, started, first, chunk)
+                    size += chunk
             finally:
                 ws.close()
         except Exception as e:  # reported to Locust as this request's failure
@@ -188,8 +196,6 @@ class WebSocketUser(User):
             exception=error,
             context={},
         )
-        if error is None and first is not None:
-            _report_ttfa(name, started, first, size)
 
 
 __all__ = ["RawAudioUser", "SseUser", "WebSocketUser"]
