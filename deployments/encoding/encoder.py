@@ -28,6 +28,9 @@ class StreamEncoder:
     def __init__(self, output: OutputParams, input_rate: int) -> None:
         self._session = EncodingSession(output, input_rate)
         self.sample_rate = self._session.sample_rate
+        self._input_rate = input_rate
+        self._heard = 0  # input samples added so far
+        self._sent = 0  # output samples of the chunks already taken
         self._samples = 0
         self._alignment: Alignment | None = None
         self._aligned = False  # whether the stream carries alignment at all
@@ -40,13 +43,14 @@ class StreamEncoder:
         is ready, if any."""
         if alignment is not None:
             self._aligned = True
-            offset_ms = self._samples * 1000 // self.sample_rate
-            self._alignment = (
-                alignment
-                if self._alignment is None
-                else self._alignment.followed_by(alignment, offset_ms)
-            )
+            # Where these samples start, from the pending chunk's start: on the input's
+            # clock, since a resampler or an MP3 frame holds back some of what came before.
+            started_ms = self._heard * 1000 // self._input_rate
+            offset_ms = max(0, started_ms - self._sent * 1000 // self.sample_rate)
+            before = self._alignment or Alignment((), (), ())
+            self._alignment = before.followed_by(alignment, offset_ms)
         session = self._session
+        self._heard += samples.size
         data, count = await _run(session.offload, session.encode, samples)
         self._samples += count
         self._end_char = end_char
@@ -65,6 +69,7 @@ class StreamEncoder:
             # aligned stream says "no new characters", not "no alignment"
             alignment = Alignment((), (), ())
         chunk = EncodedChunk(data, self.sample_rate, self._samples, self._end_char, alignment)
+        self._sent += self._samples
         self._samples, self._alignment = 0, None
         return chunk
 

@@ -4,9 +4,8 @@ A neural voice at 24 kHz: text becomes phonemes through eSpeak NG
 (:mod:`kokoro_phonemes`), phonemes become audio in one model call per piece of
 at most ``max_tokens`` symbols (cut at sentence, then clause, then word ends),
 so a long text never holds the engine in one call and a cancelled stream stops
-between pieces. Every output opens with ~0.45 s of near-silence and closes with
-~0.4 s: the opening is trimmed and the close cut to a pause that suits the
-punctuation, and a soft limiter keeps peaks below full scale (two voices clip).
+between pieces. Each piece's audio is trimmed and limited, and its words timed
+from the frames the model gave their phonemes (:mod:`kokoro_pieces`).
 
 Two backends (:mod:`kokoro_backends`): the int8 ONNX export, one text per call,
 where concurrency is several calls on one session from ``parallel_calls``
@@ -50,25 +49,22 @@ from deployments.synthesis.engine import (
 )
 from deployments.synthesis.espeak_binding import EspeakError, espeak_library
 from deployments.synthesis.kokoro_assets import default_voices_dir, load_style
-from deployments.synthesis.kokoro_backends import Item, KokoroBackend, load_onnx, load_torch
-from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer
+from deployments.synthesis.kokoro_backends import (
+    Item,
+    KokoroBackend,
+    Voiced,
+    load_onnx,
+    load_torch,
+)
+from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer, Phonemes
+from deployments.synthesis.kokoro_pieces import SAMPLE_RATE, Piece, spoken
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.profiles import ProfileCache, VoiceProfile
 
-SAMPLE_RATE = 24_000
 MODEL_MAX_TOKENS = 510
 PHONEME_VOICES = {"hi": "hi", "en": "en-us"}
 
-# Trimming: samples above this are speech; keep a little before the first one.
-SILENCE_THRESHOLD = 0.01
-LEAD_S = 0.02
-# Pause left after a piece, by how its text ends.
-PAUSE_S = {"sentence": 0.30, "clause": 0.15, "word": 0.05}
-SENTENCE_MARKS = frozenset(".!?…")
-CLAUSE_MARKS = frozenset(",;:—")
-# Soft limiter: transparent below the knee, approaching (never reaching) 1.0 above it.
-LIMITER_KNEE = 0.9
 BLENDS_KEPT = 64  # blended style tables kept for reuse (a custom voice's, a description's)
 
 _BREAKS = (
@@ -76,36 +72,6 @@ _BREAKS = (
     re.compile(r"(?<=[,;:—])\s+"),
     re.compile(r"\s+"),
 )
-
-
-def soft_limit(audio: np.ndarray, knee: float = LIMITER_KNEE) -> np.ndarray:
-    """``audio`` with peaks above ``knee`` bent smoothly below full scale."""
-    magnitude = np.abs(audio)
-    if magnitude.size == 0 or magnitude.max() <= knee:
-        return audio
-    headroom = 1.0 - knee
-    bent = knee + headroom * np.tanh((magnitude - knee) / headroom)
-    limited = np.where(magnitude > knee, np.sign(audio) * bent, audio)
-    return limited.astype(np.float32)
-
-
-def trim(audio: np.ndarray, pause_s: float) -> np.ndarray:
-    """``audio`` without the model's opening silence, its closing silence cut to ``pause_s``."""
-    loud = np.flatnonzero(np.abs(audio) > SILENCE_THRESHOLD)
-    if loud.size == 0:
-        return audio[:0]
-    start = max(0, int(loud[0]) - int(LEAD_S * SAMPLE_RATE))
-    end = min(audio.size, int(loud[-1]) + 1 + int(pause_s * SAMPLE_RATE))
-    return audio[start:end]
-
-
-def pause_after(phonemes: str) -> float:
-    last = phonemes.rstrip()[-1:]
-    if last in SENTENCE_MARKS:
-        return PAUSE_S["sentence"]
-    if last in CLAUSE_MARKS:
-        return PAUSE_S["clause"]
-    return PAUSE_S["word"]
 
 
 def _cores() -> int:
@@ -203,6 +169,7 @@ class KokoroEngine:
             modes=("preset", "description", "reference"),
             controls=("speed",),
             blends=True,
+            alignment=self._model.timed,
             profiles=dict(self._profiles),
             concurrency=self.parallel_calls,
             extra={
@@ -218,12 +185,16 @@ class KokoroEngine:
 
     def phonemes(self, text: str, voice: VoiceConfig, language: str) -> str:
         """What the model is given for ``text`` (Kokoro phonemes with punctuation)."""
+        return self.phonemize(text, voice, language).text
+
+    def phonemize(self, text: str, voice: VoiceConfig, language: str) -> Phonemes:
+        """What the model is given for ``text``, with the word each symbol says."""
         params = self._params.get(voice.id)
         if params is None:
             raise EngineError(f"kokoro voice {voice.id!r} is not loaded")
         phoneme_set = params.phonemes or PHONEME_VOICES.get(language, "hi")
         try:
-            return self._phonemizer.phonemes(text, phoneme_set)
+            return self._phonemizer.phonemize(text, phoneme_set)
         except EspeakError as e:
             raise EngineError(str(e)) from e
 
@@ -260,32 +231,37 @@ class KokoroEngine:
         params: SynthesisParams,
         cancel: CancelToken | None = None,
     ) -> Iterator[AudioChunk]:
-        for piece, item in self._items(segment, voice, params):
-            if cancel is not None and cancel.cancelled:
-                return
-            audio = self._finish(self._run([item])[0], piece)
+        said, pieces = self._items(segment, voice, params)
+
+        def voiced() -> Iterator[Voiced]:
+            for piece in pieces:
+                if cancel is not None and cancel.cancelled:
+                    return
+                yield self._run([piece.item])[0]
+
+        for audio, words in spoken(said, pieces, voiced()):
             if audio.size:
-                yield AudioChunk(samples=audio, sample_rate=SAMPLE_RATE, segment=segment.index)
+                yield AudioChunk(audio, SAMPLE_RATE, segment.index, words)
 
     def _items(
         self, segment: Segment, voice: VoiceConfig, params: SynthesisParams
-    ) -> list[tuple[str, Item]]:
-        """The model calls ``segment`` needs: each piece of its phonemes, as the
-        model's input (tokens with their boundaries, the style row for their
-        count, the speed)."""
+    ) -> tuple[Phonemes, list[Piece]]:
+        """``segment``'s phonemes and the model calls they need: each piece of at
+        most ``max_tokens`` as the model's input (tokens with their boundaries, the
+        style row for their count, the speed)."""
         style, pace = self._style(voice.id, params.design)
         speed = params.speed * pace
-        items = []
-        for piece in self.pieces(self.phonemes(segment.text, voice, params.language)):
-            tokens = self._phonemizer.tokens(piece)
+        said = self.phonemize(segment.text, voice, params.language)
+        pieces = []
+        cursor = 0
+        for text in self.pieces(said.text):
+            start = said.text.find(text, cursor)
+            cursor = start + len(text) if start >= 0 else cursor
+            tokens = self._phonemizer.tokens(text)
             if tokens:
                 row = style[min(len(tokens), MODEL_MAX_TOKENS) - 1]
-                items.append((piece, ([0, *tokens, 0], row, speed)))
-        return items
-
-    @staticmethod
-    def _finish(audio: np.ndarray, piece: str) -> np.ndarray:
-        return soft_limit(trim(audio, pause_after(piece)))
+                pieces.append(Piece(text, start, ([0, *tokens, 0], row, speed)))
+        return said, pieces
 
     def _style(self, voice_id: str, design: VoiceDesign | None) -> tuple[np.ndarray, float]:
         """The style table and own pace of ``voice_id``, or of the blend ``design`` asks
@@ -315,7 +291,7 @@ class KokoroEngine:
             self._blended[blend] = made
         return made
 
-    def _run(self, items: list[Item]) -> list[np.ndarray]:
+    def _run(self, items: list[Item]) -> list[Voiced]:
         """One model call for ``items`` (the ONNX backend runs them one by one)."""
         started = time.perf_counter()
         try:
@@ -326,7 +302,7 @@ class KokoroEngine:
             self._calls += 1
             self._texts += len(items)
             self._model_s += time.perf_counter() - started
-            self._audio_s += sum(a.size for a in audio) / SAMPLE_RATE
+            self._audio_s += sum(v.audio.size for v in audio) / SAMPLE_RATE
         return audio
 
 
@@ -338,11 +314,13 @@ class BatchingKokoroEngine(KokoroEngine):
     ) -> list[AudioChunk]:
         """Every item's audio, all of their pieces spoken in one forward pass."""
         calls = [self._items(segment, voice, params) for segment, params in items]
-        flat = [item for pieces in calls for _, item in pieces]
-        audio = iter(self._run(flat) if flat else [])
+        flat = [piece.item for _, pieces in calls for piece in pieces]
+        voiced = iter(self._run(flat) if flat else [])
         chunks = []
-        for (segment, _), pieces in zip(items, calls, strict=True):
-            parts = [self._finish(next(audio), piece) for piece, _ in pieces]
+        for (segment, _), (said, pieces) in zip(items, calls, strict=True):
+            heard = list(spoken(said, pieces, [next(voiced) for _ in pieces]))
+            parts = [audio for audio, _ in heard]
             samples = np.concatenate(parts) if parts else np.zeros(0, np.float32)
-            chunks.append(AudioChunk(samples, SAMPLE_RATE, segment.index))
+            words = tuple(word for _, timed in heard for word in timed)
+            chunks.append(AudioChunk(samples, SAMPLE_RATE, segment.index, words))
         return chunks

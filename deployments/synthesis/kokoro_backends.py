@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,15 +29,29 @@ from deployments.synthesis.options import KokoroOptions
 logger = logging.getLogger("deployments")
 
 ONNX_GAIN = 1.5
+SAMPLES_PER_FRAME = 600  # a duration unit: 25 ms at 24 kHz
+# The export's durations (frames per token, rounded and clamped): an inner tensor
+# of its graph, made an output of the session.
+ONNX_DURATIONS = "/encoder/Clip_output_0"
 Item = tuple[list[int], np.ndarray, float]  # tokens (boundaries included), style row, speed
+
+
+@dataclass(frozen=True)
+class Voiced:
+    """One item's audio (float32, 24 kHz) and the frames each of its tokens was
+    spoken for (boundary tokens included), where the backend knows them."""
+
+    audio: np.ndarray
+    durations: np.ndarray | None = None
 
 
 class KokoroBackend(Protocol):
     name: str
     device: str
+    timed: bool  # whether it gives durations
 
-    def run(self, items: list[Item]) -> list[np.ndarray]:
-        """Each item's audio (float32, 24 kHz); raises on a failed model call."""
+    def run(self, items: list[Item]) -> list[Voiced]:
+        """Each item's audio and durations; raises on a failed model call."""
         ...
 
 
@@ -46,8 +61,11 @@ class OnnxKokoro:
     def __init__(self, session: Any, device: str) -> None:
         self._session = session
         self.device = device
+        names = [output.name for output in session.get_outputs()]
+        self._outputs = names[:1] + [n for n in names if n == ONNX_DURATIONS]
+        self.timed = len(self._outputs) == 2
 
-    def run(self, items: list[Item]) -> list[np.ndarray]:
+    def run(self, items: list[Item]) -> list[Voiced]:
         out = []
         for tokens, style, speed in items:
             feed = {
@@ -55,13 +73,19 @@ class OnnxKokoro:
                 "style": style.reshape(1, -1).astype(np.float32),
                 "speed": np.array([speed], dtype=np.float32),
             }
-            audio = self._session.run(None, feed)[0]
-            out.append(np.asarray(audio, dtype=np.float32).reshape(-1))
+            audio, *durations = self._session.run(self._outputs, feed)
+            out.append(
+                Voiced(
+                    np.asarray(audio, dtype=np.float32).reshape(-1),
+                    np.asarray(durations[0]).reshape(-1).astype(np.int64) if durations else None,
+                )
+            )
         return out
 
 
 class TorchKokoro:
     name = "torch"
+    timed = True
 
     def __init__(self, model: Any, device: str) -> None:
         self._model = model
@@ -83,14 +107,17 @@ class TorchKokoro:
         model = KokoroModel.from_state(state).to(device=device, dtype=getattr(torch, dtype))
         return cls(model, device)
 
-    def run(self, items: list[Item]) -> list[np.ndarray]:
+    def run(self, items: list[Item]) -> list[Voiced]:
         import torch
 
         styles = torch.from_numpy(np.stack([style for _, style, _ in items]))
         speeds = torch.tensor([speed for _, _, speed in items], dtype=torch.float32)
         with self._lock:
             spoken = self._model([tokens for tokens, _, _ in items], styles, speeds)
-        return [s.audio.float().cpu().numpy() * np.float32(ONNX_GAIN) for s in spoken]
+        return [
+            Voiced(s.audio.float().cpu().numpy() * np.float32(ONNX_GAIN), s.durations.cpu().numpy())
+            for s in spoken
+        ]
 
 
 def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
@@ -99,7 +126,7 @@ def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
         import onnxruntime
     except ImportError as e:
         raise EngineUnavailable("the kokoro engine needs the PyPI package onnxruntime") from e
-    model = load_model_bytes()
+    model = with_durations(load_model_bytes())
     device: str = opts.device
     providers = ["CPUExecutionProvider"]
     if device == "cuda":
@@ -124,6 +151,20 @@ def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
         logger.warning("kokoro: the CUDA provider did not start; running on CPU")
         device = "cpu"
     return OnnxKokoro(session, device)
+
+
+def with_durations(model: bytes) -> bytes:
+    """The export with its durations as a second output (unchanged without the PyPI
+    package onnx, which edits the graph: its voices then have no word timings)."""
+    try:
+        import onnx
+    except ImportError:
+        return model
+    graph = onnx.load_model_from_string(model)
+    graph.graph.output.append(
+        onnx.helper.make_tensor_value_info(ONNX_DURATIONS, onnx.TensorProto.FLOAT, None)
+    )
+    return bytes(graph.SerializeToString())
 
 
 def load_torch(opts: KokoroOptions, threads: int) -> TorchKokoro:

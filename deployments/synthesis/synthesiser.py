@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -191,7 +191,9 @@ class Synthesiser:
                 raise EngineError(f"voice {voice_id!r} is not loaded on a batching engine")
             chosen = [i for i, (_, params) in enumerate(items) if params.voice == voice_id]
             chunks = engine.synthesize_batch([items[i] for i in chosen], voice)
-            results.update(zip(chosen, chunks, strict=True))
+            for i, chunk in zip(chosen, chunks, strict=True):
+                segment, params = items[i]
+                results[i] = aligned(segment, params, [chunk])
         return [results[i] for i in range(len(items))]
 
     def speak(
@@ -205,14 +207,20 @@ class Synthesiser:
         if voice is None:
             raise EngineError(f"voice {params.voice!r} is not loaded")
         engine = self._engines[voice.engine]
-        chunks = list(engine.synthesize(segment, voice, params, cancel))
-        samples = np.concatenate([c.samples for c in chunks]) if chunks else np.zeros(0, np.float32)
-        words = tuple(word for chunk in chunks for word in chunk.words)
-        alignment = None
-        if params.with_alignment and words:
-            duration_ms = samples.size * 1000 // voice.sample_rate
-            alignment = char_alignment(segment.text, list(words), duration_ms)
-        return AudioChunk(samples, voice.sample_rate, segment.index, words, alignment)
+        chunk = aligned(segment, params, list(engine.synthesize(segment, voice, params, cancel)))
+        return replace(chunk, sample_rate=voice.sample_rate)
+
+
+def aligned(segment: Segment, params: SynthesisParams, chunks: list[AudioChunk]) -> AudioChunk:
+    """An engine's chunks of ``segment`` as one, with its character alignment where the
+    job asked for one and the engine timed its words (times from the segment's start)."""
+    rate = chunks[0].sample_rate if chunks else 1
+    samples = np.concatenate([c.samples for c in chunks]) if chunks else np.zeros(0, np.float32)
+    words = tuple(word for chunk in chunks for word in chunk.words)
+    alignment = None
+    if params.with_alignment and words:
+        alignment = char_alignment(segment.text, list(words), samples.size * 1000 // rate)
+    return AudioChunk(samples, rate, segment.index, words, alignment)
 
 
 def main() -> None:

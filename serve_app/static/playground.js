@@ -15,6 +15,8 @@ const stats = {
   receivedSeconds: 0,
   playedSeconds: 0,
   error: null,
+  words: [], // timed deliveries: { text, start } in seconds from the audio's start
+  spokenWord: -1, // the word sounding now
 };
 window.playground = { stats };
 
@@ -117,6 +119,7 @@ function tickPlayed() {
   if (audio.started !== null) {
     const played = Math.min(audio.context.currentTime - audio.started, stats.receivedSeconds);
     stats.playedSeconds = Math.max(0, played);
+    highlight(stats.playedSeconds);
   }
   show();
   if (stats.state === "requesting" || stats.state === "playing") {
@@ -207,6 +210,66 @@ async function readEvents(response, started) {
   }
 }
 
+// -- words highlighted as they are spoken -------------------------------------------------
+
+// ElevenLabs' /stream/with-timestamps: a JSON object a line, its audio and the start
+// of each character (seconds from the start of the audio) of the text as spoken.
+async function readTimed(response, started) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    pending += value;
+    let end;
+    while ((end = pending.indexOf("\n")) >= 0) {
+      const line = JSON.parse(pending.slice(0, end));
+      pending = pending.slice(end + 1);
+      const bytes = base64Bytes(line.audio_base64);
+      stats.bytes += bytes.length;
+      stats.chunks += 1;
+      firstAudio(started);
+      if (line.alignment) addWords(line.alignment);
+      playPcm(bytes);
+    }
+  }
+}
+
+let wordNodes = []; // the #spoken span of each of stats.words
+
+function addWords(alignment) {
+  const box = $("spoken");
+  const { characters, character_start_times_seconds: starts } = alignment;
+  // a new chunk's characters start a new word (segments join without a space)
+  let word = null;
+  characters.forEach((char, i) => {
+    if (/\s/.test(char)) {
+      word = null;
+      return;
+    }
+    if (word === null) {
+      word = { text: "", start: starts[i] };
+      stats.words.push(word);
+      wordNodes.push(document.createElement("span"));
+      if (box.childNodes.length) box.append(" ");
+      box.append(wordNodes[wordNodes.length - 1]);
+    }
+    word.text += char;
+    wordNodes[wordNodes.length - 1].textContent = word.text;
+  });
+  box.hidden = false;
+}
+
+function highlight(seconds) {
+  let now = -1;
+  while (now + 1 < stats.words.length && stats.words[now + 1].start <= seconds) now += 1;
+  if (now === stats.spokenWord) return;
+  wordNodes.forEach((node, i) => {
+    node.className = i < now ? "said" : i === now ? "saying" : "";
+  });
+  stats.spokenWord = now;
+}
+
 async function playWhole(response, started, format) {
   const blob = await response.blob();
   stats.bytes = blob.size;
@@ -245,8 +308,11 @@ async function speak(event) {
   stop();
   Object.assign(stats, {
     state: "requesting", bytes: 0, chunks: 0, firstAudioMs: null,
-    receivedSeconds: 0, playedSeconds: 0, error: null,
+    receivedSeconds: 0, playedSeconds: 0, error: null, words: [], spokenWord: -1,
   });
+  wordNodes = [];
+  $("spoken").replaceChildren();
+  $("spoken").hidden = true;
   $("error").hidden = true;
   $("player").hidden = true;
   $("headers").tBodies[0].replaceChildren();
@@ -270,10 +336,16 @@ async function speak(event) {
   const started = performance.now();
   normalise(text, language).catch(() => {});
   try {
-    const response = await fetch("/v1/audio/speech", {
+    const timed = delivery === "timed"; // ElevenLabs' route: it answers character times
+    const voice = encodeURIComponent($("voice").value);
+    const url = timed
+      ? `/v1/text-to-speech/${voice}/stream/with-timestamps?output_format=pcm_${PCM_RATE}`
+      : "/v1/audio/speech";
+    const sent = timed ? { text, language_code: language } : body;
+    const response = await fetch(url, {
       method: "POST",
       headers: { "Content-Type": "application/json", ...authHeaders() },
-      body: JSON.stringify(body),
+      body: JSON.stringify(sent),
       signal: controller.signal,
     });
     showHeaders(response);
@@ -283,6 +355,7 @@ async function speak(event) {
     }
     if (!stream) await playWhole(response, started, format);
     else if (delivery === "sse") await readEvents(response, started);
+    else if (timed) await readTimed(response, started);
     else await readRaw(response, started);
     if (stats.state !== "error") {
       stats.state = "done";

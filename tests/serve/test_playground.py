@@ -122,3 +122,28 @@ def test_the_key_stays_in_the_browser(page: Page, service: Service) -> None:
     page.reload()
     assert page.input_value("#key") == service.key
     assert not any(service.key in url for url in requests)
+
+
+def test_words_are_highlighted_as_they_are_spoken(page: Page, service: Service) -> None:
+    """The default voice times its words (Kokoro's durations): the page shows the text
+    as spoken and marks the word sounding now, moving forward with the audio clock."""
+    open_with_key(page, service, service.key)
+    page.select_option("#language", "hi")
+    page.select_option("#voice", "default")
+    page.select_option("#delivery", "timed")
+    page.fill("#text", "नमस्ते दोस्तों, आज का मौसम बहुत सुहाना है।")
+    page.click("#play")
+    expect(page.locator("#spoken span.saying")).to_have_count(1, timeout=60_000)
+    first = stats(page)["spokenWord"]
+    page.wait_for_function("() => window.playground.stats.state === 'done'", timeout=60_000)
+    page.wait_for_function(
+        f"() => window.playground.stats.spokenWord > {first}", timeout=10_000
+    )  # the mark moves on as the audio plays
+    seen = stats(page)
+    assert seen["error"] is None
+    words = seen["words"]
+    assert isinstance(words, list)
+    assert [w["text"] for w in words] == "नमस्ते दोस्तों, आज का मौसम बहुत सुहाना है।".split()
+    starts = [w["start"] for w in words]
+    assert starts == sorted(starts) and starts[0] == 0 and starts[-1] < seen["receivedSeconds"]
+    expect(page.locator("#spoken span.said").first).to_have_text("नमस्ते")

