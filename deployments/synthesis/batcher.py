@@ -1,19 +1,36 @@
 """Requests that arrive together, run as one call: a batching engine's forward pass.
 
 A Ray-free stand-in for ``@serve.batch`` (so the Synthesiser runs the same way in
-its own deployment and inside the ingress): an item waits at most ``wait_s`` for
-others to join it, a batch holds at most ``max_size`` items, and each caller gets
-its own result or the batch's error.
+its own deployment and inside the ingress), with the order the segment scheduler
+keeps for one-at-a-time engines: a stream's first segment goes ahead of later
+segments of streams already playing, since time to first audio under load is
+mostly queueing. One batch runs at a time (the engine does one forward pass at a
+time): items that arrive while it runs wait for it, and the next batch takes the
+``max_size`` most urgent of them (first segments, then by arrival) as soon as it
+ends. An item that finds the engine idle waits at most ``wait_s`` for others to
+join it. Each caller gets its own result or the batch's error.
 """
 
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 from collections.abc import Awaitable, Callable
-from typing import Generic, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 I = TypeVar("I")  # noqa: E741 - the item type
 O = TypeVar("O")  # noqa: E741 - the result type
+FIRST, LATER = 0, 1
+
+
+@dataclass(order=True)
+class _Waiting:
+    priority: int
+    seq: int
+    item: Any = field(compare=False)
+    future: asyncio.Future[Any] = field(compare=False)
 
 
 class Batcher(Generic[I, O]):
@@ -25,45 +42,55 @@ class Batcher(Generic[I, O]):
         self._run = run
         self._max_size = max_size
         self._wait_s = wait_s
-        self._waiting: list[tuple[I, asyncio.Future[O]]] = []
+        self._waiting: list[_Waiting] = []  # a heap: most urgent first
+        self._seq = itertools.count()
         self._timer: asyncio.TimerHandle | None = None
-        self._running: set[asyncio.Task[None]] = set()
+        self._running: asyncio.Task[None] | None = None
 
-    async def submit(self, item: I) -> O:
-        """``item``'s result, from a batch of the items submitted with it."""
+    async def submit(self, item: I, first: bool = True) -> O:
+        """``item``'s result, from a batch of the items submitted with it; ``first``
+        (a stream's first segment) puts it ahead of items that are not."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[O] = loop.create_future()
-        self._waiting.append((item, future))
-        if len(self._waiting) >= self._max_size:
-            self._start()
-        elif self._timer is None:
-            self._timer = loop.call_later(self._wait_s, self._start)
+        priority = FIRST if first else LATER
+        heapq.heappush(self._waiting, _Waiting(priority, next(self._seq), item, future))
+        if self._running is None:  # idle: gather for a moment, or go when full
+            if len(self._waiting) >= self._max_size:
+                self._start()
+            elif self._timer is None:
+                self._timer = loop.call_later(self._wait_s, self._start)
         return await future
 
     def _start(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        while self._waiting:
-            batch = [(i, f) for i, f in self._waiting[: self._max_size] if not f.cancelled()]
-            del self._waiting[: self._max_size]
-            if batch:
-                task = asyncio.create_task(self._run_batch(batch))
-                self._running.add(task)  # held until done: the loop keeps only weak refs
-                task.add_done_callback(self._running.discard)
+        if self._running is not None:
+            return
+        batch: list[_Waiting] = []
+        while self._waiting and len(batch) < self._max_size:
+            waiting = heapq.heappop(self._waiting)
+            if not waiting.future.cancelled():  # its caller went away while it waited
+                batch.append(waiting)
+        if batch:
+            self._running = asyncio.create_task(self._run_batch(batch))
 
-    async def _run_batch(self, batch: list[tuple[I, asyncio.Future[O]]]) -> None:
+    async def _run_batch(self, batch: list[_Waiting]) -> None:
         try:
-            results = await self._run([item for item, _ in batch])
+            results = await self._run([waiting.item for waiting in batch])
             if len(results) != len(batch):
                 raise RuntimeError(f"a batch of {len(batch)} gave {len(results)} results")
         except BaseException as e:  # every caller of the batch gets the error
-            for _, future in batch:
-                if not future.done():
-                    future.set_exception(e)
+            for waiting in batch:
+                if not waiting.future.done():
+                    waiting.future.set_exception(e)
             if not isinstance(e, Exception):
                 raise
-            return
-        for (_, future), result in zip(batch, results, strict=True):
-            if not future.done():
-                future.set_result(result)
+        else:
+            for waiting, result in zip(batch, results, strict=True):
+                if not waiting.future.done():
+                    waiting.future.set_result(result)
+        finally:
+            self._running = None
+            if self._waiting:  # they waited while this batch ran: no more waiting
+                asyncio.get_running_loop().call_soon(self._start)

@@ -89,10 +89,11 @@ class Engine(Protocol):
 
 @runtime_checkable
 class BatchEngine(Protocol):
-    """An engine that speaks several segments of one voice in one pass."""
+    """An engine that speaks several segments in one pass (of its voices, each item
+    with its own: how many passes that takes is the engine's business)."""
 
     def synthesize_batch(
-        self, items: list[tuple[Segment, SynthesisParams]], voice: VoiceConfig
+        self, items: list[tuple[Segment, SynthesisParams, VoiceConfig]]
     ) -> list[AudioChunk]: ...
 
 

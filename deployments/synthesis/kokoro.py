@@ -310,14 +310,15 @@ class BatchingKokoroEngine(KokoroEngine):
     """Kokoro on the torch backend: the segments of concurrent streams in one pass."""
 
     def synthesize_batch(
-        self, items: list[tuple[Segment, SynthesisParams]], voice: VoiceConfig
+        self, items: list[tuple[Segment, SynthesisParams, VoiceConfig]]
     ) -> list[AudioChunk]:
-        """Every item's audio, all of their pieces spoken in one forward pass."""
-        calls = [self._items(segment, voice, params) for segment, params in items]
+        """Every item's audio, all of their pieces spoken in one forward pass (a
+        voice is only a style row: items of any voices share it)."""
+        calls = [self._items(segment, voice, params) for segment, params, voice in items]
         flat = [piece.item for _, pieces in calls for piece in pieces]
         voiced = iter(self._run(flat) if flat else [])
         chunks = []
-        for (segment, _), (said, pieces) in zip(items, calls, strict=True):
+        for (segment, _, _), (said, pieces) in zip(items, calls, strict=True):
             heard = list(spoken(said, pieces, [next(voiced) for _ in pieces]))
             parts = [audio for audio, _ in heard]
             samples = np.concatenate(parts) if parts else np.zeros(0, np.float32)

@@ -4,9 +4,9 @@ Ray-free, so the same class serves as the Synthesiser deployment
 (``deployments.synthesis.deployment``) and inside the ingress for engines placed
 there (``serve_app.placement``). Engine calls run on one :class:`SegmentScheduler`
 per engine (a slow neural call never holds up an eSpeak segment), every stream's
-first segment ahead of later ones; a batching engine's segments go through a
-:class:`Batcher`; a stream that is closed stops between engine blocks. An engine
-whose last ``BROKEN_AFTER`` calls all failed makes :meth:`check_health` fail, so
+first segment ahead of later ones; a batching engine's segments go through its
+:class:`Batcher`, in the same order; a stream that is closed stops between engine
+blocks. An engine whose last ``BROKEN_AFTER`` calls all failed makes :meth:`check_health` fail, so
 that Serve replaces the replica (a lost GPU, a corrupted session).
 """
 
@@ -44,9 +44,15 @@ class SynthesisRunner:
             for info in self._synthesiser.info().engines
         }
         self._failures: dict[str, tuple[int, str]] = {}  # engine: (calls failed in a row, last)
-        self._batcher: Batcher[tuple[Segment, SynthesisParams], AudioChunk] = Batcher(
-            self._speak_batch, parsed.max_batch_size, parsed.batch_wait_timeout_s
-        )
+        # one batcher per engine: one forward pass at a time each, first segments first
+        self._batchers: dict[str, Batcher[tuple[Segment, SynthesisParams], AudioChunk]] = {
+            info.name: Batcher(
+                functools.partial(self._speak_batch, info.name),
+                parsed.max_batch_size,
+                parsed.batch_wait_timeout_s,
+            )
+            for info in self._synthesiser.info().engines
+        }
 
     async def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
         """Yield each segment's audio of ``job`` in order, as one :class:`AudioChunk`
@@ -62,7 +68,8 @@ class SynthesisRunner:
         try:
             for i, segment in enumerate(job.segments):
                 if batched:
-                    chunk = await self._tracked(engine, self._batcher.submit((segment, job.params)))
+                    batch = self._batchers[engine].submit((segment, job.params), first=i == 0)
+                    chunk = await self._tracked(engine, batch)
                 else:
                     speak = functools.partial(self._synthesiser.speak, segment, job.params, cancel)
                     if scheduler is None:
@@ -92,10 +99,11 @@ class SynthesisRunner:
             if failed >= BROKEN_AFTER:
                 raise EngineBroken(f"engine {engine} failed its last {failed} calls: {last}")
 
-    async def _speak_batch(self, items: list[tuple[Segment, SynthesisParams]]) -> list[AudioChunk]:
+    async def _speak_batch(
+        self, engine: str, items: list[tuple[Segment, SynthesisParams]]
+    ) -> list[AudioChunk]:
         """Segments of concurrent requests to a batching engine, in one forward pass."""
         call = functools.partial(self._synthesiser.speak_batch, items)
-        engine = self._synthesiser.engine_name(items[0][1].voice) or ""
         return await self._schedulers[engine].run(call, first=True)
 
     def speaks(self, voice_id: str) -> bool:

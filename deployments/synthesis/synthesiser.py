@@ -182,15 +182,18 @@ class Synthesiser:
         return voice is not None and isinstance(self._engines[voice.engine], BatchEngine)
 
     def speak_batch(self, items: list[tuple[Segment, SynthesisParams]]) -> list[AudioChunk]:
-        """Segments of several requests, grouped by voice into one engine pass each."""
+        """Segments of several requests, grouped by engine into one batch each."""
+        missing = {params.voice for _, params in items if params.voice not in self._voices}
+        if missing:
+            raise EngineError(f"voices {sorted(missing)} are not loaded")
+        voiced = [(segment, params, self._voices[params.voice]) for segment, params in items]
         results: dict[int, AudioChunk] = {}
-        for voice_id in {params.voice for _, params in items}:
-            voice = self._voices.get(voice_id)
-            engine = self._engines.get(voice.engine) if voice else None
-            if voice is None or not isinstance(engine, BatchEngine):
-                raise EngineError(f"voice {voice_id!r} is not loaded on a batching engine")
-            chosen = [i for i, (_, params) in enumerate(items) if params.voice == voice_id]
-            chunks = engine.synthesize_batch([items[i] for i in chosen], voice)
+        for name in {voice.engine for _, _, voice in voiced}:
+            engine = self._engines[name]
+            if not isinstance(engine, BatchEngine):
+                raise EngineError(f"engine {name!r} does not batch")
+            chosen = [i for i, (_, _, voice) in enumerate(voiced) if voice.engine == name]
+            chunks = engine.synthesize_batch([voiced[i] for i in chosen])
             for i, chunk in zip(chosen, chunks, strict=True):
                 segment, params = items[i]
                 results[i] = aligned(segment, params, [chunk])

@@ -97,23 +97,27 @@ class VitsEngine:
         params: SynthesisParams,
         cancel: CancelToken | None = None,
     ) -> Iterator[AudioChunk]:
-        yield from self.synthesize_batch([(segment, params)], voice)
+        yield from self.synthesize_batch([(segment, params, voice)])
 
     def synthesize_batch(
-        self, items: list[tuple[Segment, SynthesisParams]], voice: VoiceConfig
+        self, items: list[tuple[Segment, SynthesisParams, VoiceConfig]]
     ) -> list[AudioChunk]:
-        """Every item's audio from padded forward passes (one per distinct speed)."""
-        loaded = self._voices.get(voice.id)
-        if loaded is None:
-            raise EngineError(f"vits voice {voice.id!r} is not loaded")
-        rate = int(loaded.model.config.sampling_rate)
-        results: list[AudioChunk | None] = [None] * len(items)
-        for speed in {params.speed for _, params in items}:
-            chosen = [i for i, (_, params) in enumerate(items) if params.speed == speed]
+        """Every item's audio from padded forward passes (one per voice and speed)."""
+        results: dict[int, AudioChunk] = {}
+        for voice_id, speed in {(voice.id, params.speed) for _, params, voice in items}:
+            loaded = self._voices.get(voice_id)
+            if loaded is None:
+                raise EngineError(f"vits voice {voice_id!r} is not loaded")
+            rate = int(loaded.model.config.sampling_rate)
+            chosen = [
+                i
+                for i, (_, params, voice) in enumerate(items)
+                if (voice.id, params.speed) == (voice_id, speed)
+            ]
             waves = self._forward(loaded, [items[i][0].text for i in chosen], speed)
             for i, wave in zip(chosen, waves, strict=True):
                 results[i] = AudioChunk(wave, rate, items[i][0].index)
-        return [chunk for chunk in results if chunk is not None]
+        return [results[i] for i in range(len(items))]
 
     def _forward(self, voice: _Voice, texts: list[str], speed: float) -> list[np.ndarray]:
         inputs = voice.tokenizer(texts, padding=True, return_tensors="pt").to(self.device)

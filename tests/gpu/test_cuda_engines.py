@@ -33,16 +33,17 @@ def test_vits_batches_on_the_gpu_in_half_precision(tmp_path: Path) -> None:
     engine = load_engine("vits", {"device": "cuda", "dtype": "float16"})
     assert engine.add_voice(voice) == 16000
     assert engine.info().device == "cuda"
-    items = [(Segment(i, "नमस्ते दुनिया " * 3, 0, 10), SynthesisParams("v", "hi")) for i in range(16)]
-    chunks = engine.synthesize_batch(items, voice)
+    text = "नमस्ते दुनिया " * 3
+    items = [(Segment(i, text, 0, 10), SynthesisParams("v", "hi"), voice) for i in range(16)]
+    chunks = engine.synthesize_batch(items)
     assert len(chunks) == 16 and all(c.samples.size > 0 for c in chunks)
     torch.cuda.synchronize()
     started = time.perf_counter()
-    engine.synthesize_batch(items, voice)
+    engine.synthesize_batch(items)
     batched = time.perf_counter() - started
     started = time.perf_counter()
     for item in items:
-        engine.synthesize_batch([item], voice)
+        engine.synthesize_batch([item])
     single = time.perf_counter() - started
     print(f"16 segments: batched {batched * 1000:.1f} ms, one by one {single * 1000:.1f} ms")
 

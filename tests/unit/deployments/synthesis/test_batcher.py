@@ -43,3 +43,28 @@ async def test_a_caller_that_left_is_not_batched() -> None:
     assert seen == [[2]]
     with pytest.raises(asyncio.CancelledError):
         await gone
+
+
+async def test_first_segments_go_ahead_of_later_ones_while_a_batch_runs() -> None:
+    """One batch at a time: what arrives meanwhile waits, and the next batch takes the
+    new streams' first segments before the later segments that came earlier."""
+    seen: list[list[str]] = []
+    release = asyncio.Event()
+
+    async def speak(items: list[str]) -> list[str]:
+        seen.append(items)
+        if len(seen) == 1:
+            await release.wait()
+        return items
+
+    batcher: Batcher[str, str] = Batcher(speak, max_size=2, wait_s=0.01)
+    running = asyncio.create_task(batcher.submit("a1"))
+    await asyncio.sleep(0.05)  # a1's batch is running
+    later = [asyncio.create_task(batcher.submit(f"a{i}", first=False)) for i in (2, 3)]
+    await asyncio.sleep(0)
+    new = [asyncio.create_task(batcher.submit(s)) for s in ("b1", "c1")]
+    await asyncio.sleep(0.05)
+    assert seen == [["a1"]]  # nothing else started while the engine was busy
+    release.set()
+    await asyncio.gather(running, *later, *new)
+    assert seen == [["a1"], ["b1", "c1"], ["a2", "a3"]]

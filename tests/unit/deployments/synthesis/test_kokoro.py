@@ -208,14 +208,15 @@ def test_the_torch_backend_batches_segments_of_several_streams() -> None:
 
     engine = load_engine("kokoro", {"backend": "torch", "threads": 2})
     assert isinstance(engine, BatchingKokoroEngine) and isinstance(engine, BatchEngine)
-    voice = VOICES["hf_alpha"]
+    voice, other = VOICES["hf_alpha"], VOICES["af_heart"]
     engine.add_voice(voice)
+    engine.add_voice(other)
     items = [
-        (Segment(0, "नमस्ते।", 0, 7), SynthesisParams("hf_alpha", "hi")),
-        (Segment(3, ENGLISH, 0, len(ENGLISH)), SynthesisParams("hf_alpha", "en", 1.3)),
+        (Segment(0, "नमस्ते।", 0, 7), SynthesisParams("hf_alpha", "hi"), voice),
+        (Segment(3, ENGLISH, 0, len(ENGLISH)), SynthesisParams("af_heart", "en", 1.3), other),
     ]
     calls = engine.info().extra["model_calls"]
-    chunks = engine.synthesize_batch(items, voice)
+    chunks = engine.synthesize_batch(items)  # two voices, one forward pass
     info = engine.info()
     assert info.extra["backend"] == "torch" and info.extra["model_calls"] == calls + 1
     assert [c.segment for c in chunks] == [0, 3]

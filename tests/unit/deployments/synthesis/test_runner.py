@@ -66,3 +66,35 @@ def test_every_engine_speaks_once_before_the_runner_is_ready() -> None:
     assert set(runner.warmed_up) == {"espeak", "piper"}
     assert all(seconds > 0 for seconds in runner.warmed_up.values())
     assert SynthesisRunner({"voice_engines": ["espeak"], "warm_up": False}).warmed_up == {}
+
+
+async def test_concurrent_streams_share_forward_passes_in_order() -> None:
+    """Kokoro on torch batches: three streams of two segments each take fewer forward
+    passes than segments, each stream's audio in its own order, timed and aligned."""
+    pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
+    import asyncio
+
+    runner = SynthesisRunner(
+        {
+            "voice_engines": ["kokoro"],
+            "engines": {"kokoro": {"backend": "torch", "threads": 2}},
+            "warm_up": False,
+        }
+    )
+    texts = ("नमस्ते।", "आज मौसम अच्छा है।")
+
+    def job(voice: str) -> SynthesisJob:
+        segments = tuple(Segment(i, t, 0, len(t)) for i, t in enumerate(texts))
+        return SynthesisJob(segments, SynthesisParams(voice, "hi", with_alignment=True))
+
+    async def stream(voice: str) -> list[int]:
+        chunks = [chunk async for chunk in runner.synthesize(job(voice))]
+        assert all(c.alignment is not None and c.samples.size for c in chunks)
+        return [c.segment for c in chunks]
+
+    engine = next(e for e in runner.info().engines if e.name == "kokoro")
+    calls = engine.extra["model_calls"]
+    voices = ("default", "hi-female-beta", "hi-male-omega")
+    assert await asyncio.gather(*(stream(v) for v in voices)) == [[0, 1]] * 3
+    engine = next(e for e in runner.info().engines if e.name == "kokoro")
+    assert engine.extra["model_calls"] - calls < 2 * len(voices)
