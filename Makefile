@@ -1,6 +1,7 @@
 # make run   - install into .venv (if needed) and serve on 127.0.0.1:$(PORT)
 # make test  - install, lint (ruff, mypy), run the whole test suite
-# make bench - time to first audio and throughput, service vs engine (not in CI)
+# make bench - time to first audio and throughput, service vs engine (not in CI;
+#              GPU=1: Kokoro on CUDA, 1..256 streams, batched vs batch-1)
 # make fuzz  - a long property-based fuzz run of the text normaliser (not in CI)
 VENV ?= .venv
 PYTHON ?= python3
@@ -48,8 +49,15 @@ serve-tests: install
 
 # Not part of `make test`: time to first audio and throughput, Kokoro at 1/2/4/8
 # streams and eSpeak at 1/4/16/64 streams and fixed rates (BENCH_ARGS: see --help).
+# make bench GPU=1: Kokoro on CUDA instead, the backends alone and then 1..256 streams,
+# the batching Synthesiser beside a batch-1 server of the same model.
 bench: install
+ifdef GPU
+	$(PY) -m loadtest.kokoro_backends --device cuda --batches 1 8 32 64
+	$(PY) -m loadtest.kokoro_streams --device cuda $(BENCH_ARGS)
+else
 	$(PY) -m loadtest.bench $(BENCH_ARGS)
+endif
 
 # Not part of `make test`: a long property-based fuzz run of the text normaliser.
 fuzz: install

@@ -73,7 +73,7 @@ def main() -> None:
                 for call in calls:
                     started = time.perf_counter()
                     if speak is not None:
-                        chunks = speak(call, VOICE)
+                        chunks = speak([(s, p, VOICE) for s, p in call])
                     else:
                         chunks = [c for s, p in call for c in engine.synthesize(s, VOICE, p)]
                     wall += time.perf_counter() - started
