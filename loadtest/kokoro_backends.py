@@ -1,5 +1,6 @@
-"""Kokoro's backends on this machine, in one run: the int8 ONNX export and the model in
-torch (float32; on CUDA also bfloat16), one text per call and in batches.
+"""Kokoro's backends on this machine, in one run: the int8 ONNX export, the same graph
+with float operators, and the model in torch (float32; on CUDA also bfloat16), one
+text per call and in batches.
 
     python -m loadtest.kokoro_backends [--device cuda] [--batches 1 4 16]
 
@@ -26,6 +27,7 @@ SENTENCES = [
     "धन्यवाद, आपका दिन शुभ हो।",
     "बिजली का बिल जमा करने की आखिरी तारीख कल है।",
 ]
+NAMES = {"onnx": "onnx int8", "onnx-float": "onnx float32"}
 VOICE = VoiceConfig(
     id="default",
     name="Default",
@@ -51,7 +53,7 @@ def main() -> None:
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 4])
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    backends = [("onnx", "float32"), ("torch", "float32")]
+    backends = [("onnx", "float32"), ("onnx-float", "float32"), ("torch", "float32")]
     if args.device == "cuda":
         backends.append(("torch", "bfloat16"))
     print(f"Kokoro backends on {_machine(args.device)}")
@@ -60,7 +62,7 @@ def main() -> None:
         engine = load_engine("kokoro", {"backend": backend, "device": args.device, "dtype": dtype})
         engine.add_voice(VOICE)
         for size in args.batches:
-            if backend == "onnx" and size > 1:
+            if backend.startswith("onnx") and size > 1:
                 continue  # the export takes one text per call
             items = [
                 (Segment(i, SENTENCES[i % len(SENTENCES)], 0, 1), SynthesisParams("default", "hi"))
@@ -79,7 +81,9 @@ def main() -> None:
                     wall += time.perf_counter() - started
                     audio += sum(c.samples.size for c in chunks) / 24_000
             per_call = wall / (len(calls) * args.rounds) * 1000
-            name = f"{backend} {dtype}" if backend == "torch" else "onnx int8"
+            name = {"onnx": "onnx int8", "onnx-float": "onnx float32"}.get(
+                backend, f"torch {dtype}"
+            )
             print(f"{name:<18}{size:>6}{per_call:>10.0f}{audio:>9.1f}{audio / wall:>13.2f}")
 
 

@@ -20,7 +20,7 @@ Voice ``params``: ``style`` (the voice's name in kokoro-js, e.g. ``hf_alpha``),
 mixes voices: the weighted sum of their style tables (and paces) is a new voice;
 each voice is measured when it loads (deployments.voice_design.profiles) so the
 ingress can choose blends. Engine options: ``device`` (``cpu`` or ``cuda``),
-``backend`` (``onnx``, ``torch``, or ``auto``: torch on CUDA), ``dtype`` (the torch
+``backend`` (``onnx``, ``onnx-float``, ``torch``, or ``auto``: torch on CUDA), ``dtype`` (the torch
 backend's), ``weights`` (the torch backend's file), ``threads`` (intra-op
 threads; default the cores this process may use), ``parallel_calls``,
 ``max_tokens`` (per model call, at most 510), ``voices_dir`` (default: where the

@@ -56,11 +56,10 @@ class KokoroBackend(Protocol):
 
 
 class OnnxKokoro:
-    name = "onnx"
-
-    def __init__(self, session: Any, device: str) -> None:
+    def __init__(self, session: Any, device: str, name: str = "onnx") -> None:
         self._session = session
         self.device = device
+        self.name = name
         names = [output.name for output in session.get_outputs()]
         self._outputs = names[:1] + [n for n in names if n == ONNX_DURATIONS]
         self.timed = len(self._outputs) == 2
@@ -126,7 +125,15 @@ def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
         import onnxruntime
     except ImportError as e:
         raise EngineUnavailable("the kokoro engine needs the PyPI package onnxruntime") from e
-    model = with_durations(load_model_bytes())
+    model = load_model_bytes()
+    if opts.backend == "onnx-float":
+        try:
+            from deployments.synthesis.kokoro_float import float_graph
+
+            model = float_graph(model)
+        except ImportError as e:
+            raise EngineUnavailable("the onnx-float backend needs the PyPI package onnx") from e
+    model = with_durations(model)
     device: str = opts.device
     providers = ["CPUExecutionProvider"]
     if device == "cuda":
@@ -150,7 +157,7 @@ def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
     if device == "cuda" and "CUDAExecutionProvider" not in session.get_providers():
         logger.warning("kokoro: the CUDA provider did not start; running on CPU")
         device = "cpu"
-    return OnnxKokoro(session, device)
+    return OnnxKokoro(session, device, opts.backend if opts.backend != "auto" else "onnx")
 
 
 def with_durations(model: bytes) -> bytes:

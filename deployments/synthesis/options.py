@@ -28,10 +28,11 @@ class EspeakOptions(_Strict):
 
 class KokoroOptions(_Strict):
     device: Literal["cpu", "cuda"] = "cpu"
-    backend: Literal["auto", "onnx", "torch"] = Field(
+    backend: Literal["auto", "onnx", "onnx-float", "torch"] = Field(
         default="auto",
-        description="onnx: the int8 export, one text per call; torch: float weights, a "
-        "batch of texts per forward pass. auto: torch on CUDA, onnx on CPU.",
+        description="onnx: the int8 export, one text per call; onnx-float: the same graph "
+        "with float operators; torch: float weights, a batch of texts per forward pass. "
+        "auto: torch on CUDA, onnx on CPU (the fastest there).",
     )
     dtype: Literal["float32", "float16", "bfloat16"] = Field(
         default="float32", description="The torch backend's precision (half only on CUDA)."
