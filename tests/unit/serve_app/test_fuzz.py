@@ -10,7 +10,7 @@ import json
 import string
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -146,20 +146,30 @@ def test_hostile_bodies_get_the_api_answer(client: TestClient, route: int) -> No
     fuzz()
 
 
+def _as_sent(query: dict[str, str]) -> dict[str, str]:
+    """``query`` as the client sends it (lone surrogates replaced)."""
+    return {
+        k: v.encode("utf-8", "surrogatepass").decode("utf-8", "replace") for k, v in query.items()
+    }
+
+
+def _sendable(query: dict[str, str]) -> bool:
+    """Whether the test client will send ``query``: httpx refuses a query component
+    over 64 KiB before any request leaves (a client error, not the API's answer)."""
+    return len(urlencode(_as_sent(query))) < 60_000
+
+
 @SETTINGS
 @given(voice=hostile_text, query=st.dictionaries(st.sampled_from(
     ["output_format", "sample_rate", "optimize_streaming_latency", "enable_logging"]),
-    st.one_of(hostile_text, huge_numbers.map(str)), max_size=3))  # fmt: skip
+    st.one_of(hostile_text, huge_numbers.map(str)), max_size=3).filter(_sendable))  # fmt: skip
 def test_hostile_paths_and_queries_get_the_api_answer(
     client: TestClient, voice: str, query: dict[str, str]
 ) -> None:
     voice_id = quote(voice.encode("utf-8", "surrogatepass"), safe="") or "x"
     response = client.post(
         f"/v1/text-to-speech/{voice_id}",
-        params={
-            k: v.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-            for k, v in query.items()
-        },
+        params=_as_sent(query),
         json={"text": "नमस्ते"},
         headers=AUTH,
     )
