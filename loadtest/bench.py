@@ -40,7 +40,8 @@ from pathlib import Path
 import aiohttp
 import httpx
 
-from serve_app.run import default_replicas, free_port
+from serve_app.http.sockets import free_port
+from serve_app.run import default_replicas
 
 ROOT = Path(__file__).resolve().parents[1]
 SHORT_HINDI = "नमस्ते, आप कैसे हैं? मैं ठीक हूँ।"

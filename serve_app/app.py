@@ -25,8 +25,8 @@ from deployments.normaliser.deployment import TextNormaliserDeployment
 from deployments.synthesis.deployment import SynthesiserDeployment
 from deployments.synthesis.synthesiser import CONFIGS, SynthesiserConfig
 from deployments.synthesis.voices import VoiceRegistry
-from serve_app.ingress import Ingress
-from serve_app.placement import Placement
+from serve_app.ingress.deployment import Ingress
+from serve_app.ingress.placement import Placement
 from serve_app.settings import IngressConfig
 
 LOCAL_CONFIG = CONFIGS / "local.yaml"

@@ -10,12 +10,11 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import socket
 import threading
 
 from serve_app.accounts import AccountStore, ensure_dev_project, new_key
-from serve_app.haproxy import stop_haproxy, use_haproxy
-from serve_app.placement import Placement
+from serve_app.ingress.haproxy import stop_haproxy, use_haproxy
+from serve_app.ingress.placement import Placement
 from serve_app.settings import IngressConfig
 
 MAX_DEFAULT_REPLICAS = 4
@@ -164,12 +163,6 @@ def local_serve_environment() -> None:
     # workers, agents and the metrics port listen on 127.0.0.1 only, not on every
     # interface (Ray's own switch for one-machine clusters, whatever its name says).
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 if __name__ == "__main__":

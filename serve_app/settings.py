@@ -132,3 +132,19 @@ class IngressConfig(BaseModel):
                 values[name] = env
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls.model_validate(values)
+
+
+# A reference fits a request body (1 MiB by default): 20 s of 16 kHz 16-bit mono WAV
+# is 640 kB, 853 kB in base64.
+MAX_REFERENCE_B64_CHARS = 900_000
+
+
+REFERENCE_SECONDS = (1.0, 20.0)
+
+
+REFERENCE_LIMITS = {
+    "encoding": "base64 WAV (RIFF), any sample rate, mono or stereo",
+    "min_seconds": REFERENCE_SECONDS[0],
+    "max_seconds": REFERENCE_SECONDS[1],
+    "max_base64_characters": MAX_REFERENCE_B64_CHARS,
+}

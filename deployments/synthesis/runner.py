@@ -2,7 +2,7 @@
 
 Ray-free, so the same class serves as the Synthesiser deployment
 (``deployments.synthesis.deployment``) and inside the ingress for engines placed
-there (``serve_app.placement``). Engine calls run on one :class:`SegmentScheduler`
+there (``serve_app.ingress.placement``). Engine calls run on one :class:`SegmentScheduler`
 per engine (a slow neural call never holds up an eSpeak segment), every stream's
 first segment ahead of later ones; a batching engine's segments go through its
 :class:`Batcher`, in the same order; a stream that is closed stops between engine

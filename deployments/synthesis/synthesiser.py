@@ -66,7 +66,7 @@ class SynthesiserConfig(BaseModel):
     voice_engines: list[str] | None = Field(
         default=None,
         description="Load only the voices of these engines (None: every voice); the app "
-        "builder sets it where engines are placed apart (serve_app.placement).",
+        "builder sets it where engines are placed apart (serve_app.ingress.placement).",
     )
 
     @field_validator("engines")

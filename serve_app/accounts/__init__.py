@@ -1,8 +1,7 @@
 """Accounts: projects, API keys, and the balance ledger (SQLite or PostgreSQL)."""
 
 from serve_app.accounts.keys import SCOPES, new_key, split_key
-from serve_app.accounts.store import (
-    AccountStore,
+from serve_app.accounts.records import (
     ApiKey,
     InsufficientFunds,
     KeyRecord,
@@ -11,8 +10,8 @@ from serve_app.accounts.store import (
     RateLimit,
     UnknownProject,
     Usage,
-    ensure_dev_project,
 )
+from serve_app.accounts.store import AccountStore, ensure_dev_project
 
 __all__ = [
     "SCOPES",

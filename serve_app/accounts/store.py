@@ -17,7 +17,6 @@ import secrets
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import ParamSpec, TypeVar
 
 from serve_app.accounts.committer import GroupCommitter
@@ -31,146 +30,22 @@ from serve_app.accounts.keys import (
     secret_matches,
     split_key,
 )
+from serve_app.accounts.records import (
+    ApiKey,
+    InsufficientFunds,
+    KeyRecord,
+    Project,
+    RateExceeded,
+    RateLimit,
+    UnknownProject,
+    Usage,
+)
+from serve_app.accounts.schema import SCHEMA_VERSION, schema_statements
 
-SCHEMA_VERSION = "1"
 P = ParamSpec("P")
+
+
 T = TypeVar("T")
-
-
-def _schema(serial_key: str) -> list[str]:
-    return [
-        """CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
-        """CREATE TABLE IF NOT EXISTS projects (
-            id TEXT PRIMARY KEY,
-            name TEXT NOT NULL UNIQUE,
-            balance BIGINT NOT NULL DEFAULT 0,
-            held BIGINT NOT NULL DEFAULT 0,
-            requests BIGINT NOT NULL DEFAULT 0,
-            characters BIGINT NOT NULL DEFAULT 0,
-            audio_ms BIGINT NOT NULL DEFAULT 0,
-            spent BIGINT NOT NULL DEFAULT 0,
-            created_at DOUBLE PRECISION NOT NULL,
-            CHECK (held >= 0 AND balance >= held)
-        )""",
-        """CREATE TABLE IF NOT EXISTS api_keys (
-            id TEXT PRIMARY KEY,
-            project_id TEXT NOT NULL REFERENCES projects(id),
-            secret_sha256 TEXT NOT NULL,
-            scopes TEXT NOT NULL,
-            created_at DOUBLE PRECISION NOT NULL,
-            revoked_at DOUBLE PRECISION
-        )""",
-        f"""CREATE TABLE IF NOT EXISTS ledger (
-            id {serial_key},
-            project_id TEXT NOT NULL REFERENCES projects(id),
-            kind TEXT NOT NULL CHECK (kind IN ('credit', 'charge')),
-            amount BIGINT NOT NULL CHECK (amount >= 0),
-            characters BIGINT NOT NULL DEFAULT 0,
-            audio_ms BIGINT NOT NULL DEFAULT 0,
-            request_id TEXT,
-            note TEXT,
-            created_at DOUBLE PRECISION NOT NULL
-        )""",
-        """CREATE UNIQUE INDEX IF NOT EXISTS ledger_one_charge_per_request
-            ON ledger (request_id) WHERE kind = 'charge'""",
-        """CREATE INDEX IF NOT EXISTS ledger_by_project ON ledger (project_id)""",
-        """CREATE TABLE IF NOT EXISTS holds (
-            request_id TEXT PRIMARY KEY,
-            project_id TEXT NOT NULL REFERENCES projects(id),
-            amount BIGINT NOT NULL CHECK (amount >= 0),
-            owner TEXT NOT NULL,
-            state TEXT NOT NULL CHECK (state IN ('open', 'settled', 'released')),
-            characters BIGINT NOT NULL DEFAULT 0,
-            audio_ms BIGINT NOT NULL DEFAULT 0,
-            cost BIGINT NOT NULL DEFAULT 0,
-            created_at DOUBLE PRECISION NOT NULL,
-            updated_at DOUBLE PRECISION NOT NULL
-        )""",
-        """CREATE INDEX IF NOT EXISTS holds_open ON holds (state, owner)""",
-        # Speech requests per key per clock minute, shared by every replica.
-        """CREATE TABLE IF NOT EXISTS request_counts (
-            key_id TEXT NOT NULL,
-            minute BIGINT NOT NULL,
-            count BIGINT NOT NULL,
-            PRIMARY KEY (key_id, minute)
-        )""",
-        """CREATE TABLE IF NOT EXISTS owners (
-            id TEXT PRIMARY KEY,
-            heartbeat_at DOUBLE PRECISION NOT NULL
-        )""",
-        # A project's own voices (POST /v1/voices): a JSON definition each.
-        """CREATE TABLE IF NOT EXISTS custom_voices (
-            project_id TEXT NOT NULL REFERENCES projects (id),
-            voice_id TEXT NOT NULL,
-            definition TEXT NOT NULL,
-            created_at DOUBLE PRECISION NOT NULL,
-            PRIMARY KEY (project_id, voice_id)
-        )""",
-    ]
-
-
-class RateExceeded(Exception):
-    """A key has made its requests for this minute."""
-
-    def __init__(self, retry_after_s: int) -> None:
-        super().__init__(f"retry in {retry_after_s} s")
-        self.retry_after_s = retry_after_s
-
-
-@dataclass(frozen=True)
-class RateLimit:
-    """At most ``per_minute`` requests of key ``key_id`` in each clock minute."""
-
-    key_id: str
-    per_minute: int
-
-
-class InsufficientFunds(Exception):
-    """The available balance (balance minus open holds) cannot cover a hold."""
-
-    def __init__(self, available: int, needed: int) -> None:
-        super().__init__(f"available {available}, needed {needed}")
-        self.available = available
-        self.needed = needed
-
-
-class UnknownProject(LookupError):
-    pass
-
-
-@dataclass(frozen=True)
-class ApiKey:
-    """An authenticated key: which project it spends for and what it may do."""
-
-    key_id: str
-    project_id: str
-    scopes: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class KeyRecord:
-    key_id: str
-    project_id: str
-    scopes: tuple[str, ...]
-    created_at: float
-    revoked_at: float | None
-
-
-@dataclass(frozen=True)
-class Usage:
-    balance: int
-    held: int
-    requests: int
-    characters: int
-    audio_ms: int
-    spent: int
-
-
-@dataclass(frozen=True)
-class Project:
-    id: str
-    name: str
-    usage: Usage
 
 
 class AccountStore:
@@ -182,7 +57,7 @@ class AccountStore:
         self.owner = f"{uuid.uuid4().hex[:12]}"
         self._committer = GroupCommitter(db)
         with db.transaction() as tx:
-            for statement in _schema(db.serial_key):
+            for statement in schema_statements(db.serial_key):
                 tx.execute(statement)
             row = tx.one("SELECT value FROM meta WHERE key = 'schema_version'")
             if row is None:

@@ -71,8 +71,9 @@ def voices_with_vits(root: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    from serve_app.haproxy import ProxyLimits, stop_haproxy, use_haproxy
-    from serve_app.run import add_dev_key, free_port, local_serve_environment, start_ray
+    from serve_app.http.sockets import free_port
+    from serve_app.ingress.haproxy import ProxyLimits, stop_haproxy, use_haproxy
+    from serve_app.run import add_dev_key, local_serve_environment, start_ray
     from serve_app.settings import IngressConfig
 
     local_serve_environment()  # as make run serves; before Ray is imported

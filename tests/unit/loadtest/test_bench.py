@@ -11,7 +11,7 @@ import uvicorn
 
 from loadtest.baseline import create_app
 from loadtest.bench import Request, rate_table, run_level, run_rate, table
-from serve_app.run import free_port
+from serve_app.http.sockets import free_port
 
 REQUEST = Request("नमस्ते, आप कैसे हैं?", None, 22050)
 

@@ -11,10 +11,10 @@ import httpx
 import pytest
 
 from deployments.synthesis.runner import SynthesisRunner
-from serve_app.pipeline import Pipeline
-from serve_app.routes import create_app
+from serve_app.ingress.api import create_app
+from serve_app.ingress.state import IngressState
 from serve_app.settings import IngressConfig
-from serve_app.state import IngressState
+from serve_app.speech.pipeline import Pipeline
 
 DEV_KEY = "sk-proj-unittest01-abcdefghijklmnopqrstuvwxyz012345"
 

@@ -1,0 +1,70 @@
+"""What the account store hands out and refuses with: keys, projects, usage, and the
+exceptions of holds and rates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class RateExceeded(Exception):
+    """A key has made its requests for this minute."""
+
+    def __init__(self, retry_after_s: int) -> None:
+        super().__init__(f"retry in {retry_after_s} s")
+        self.retry_after_s = retry_after_s
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """At most ``per_minute`` requests of key ``key_id`` in each clock minute."""
+
+    key_id: str
+    per_minute: int
+
+
+class InsufficientFunds(Exception):
+    """The available balance (balance minus open holds) cannot cover a hold."""
+
+    def __init__(self, available: int, needed: int) -> None:
+        super().__init__(f"available {available}, needed {needed}")
+        self.available = available
+        self.needed = needed
+
+
+class UnknownProject(LookupError):
+    pass
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """An authenticated key: which project it spends for and what it may do."""
+
+    key_id: str
+    project_id: str
+    scopes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class KeyRecord:
+    key_id: str
+    project_id: str
+    scopes: tuple[str, ...]
+    created_at: float
+    revoked_at: float | None
+
+
+@dataclass(frozen=True)
+class Usage:
+    balance: int
+    held: int
+    requests: int
+    characters: int
+    audio_ms: int
+    spent: int
+
+
+@dataclass(frozen=True)
+class Project:
+    id: str
+    name: str
+    usage: Usage

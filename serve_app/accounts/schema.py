@@ -1,0 +1,77 @@
+"""The ledger's tables, the same statements on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = "1"
+
+
+def schema_statements(serial_key: str) -> list[str]:
+    return [
+        """CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS projects (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            balance BIGINT NOT NULL DEFAULT 0,
+            held BIGINT NOT NULL DEFAULT 0,
+            requests BIGINT NOT NULL DEFAULT 0,
+            characters BIGINT NOT NULL DEFAULT 0,
+            audio_ms BIGINT NOT NULL DEFAULT 0,
+            spent BIGINT NOT NULL DEFAULT 0,
+            created_at DOUBLE PRECISION NOT NULL,
+            CHECK (held >= 0 AND balance >= held)
+        )""",
+        """CREATE TABLE IF NOT EXISTS api_keys (
+            id TEXT PRIMARY KEY,
+            project_id TEXT NOT NULL REFERENCES projects(id),
+            secret_sha256 TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL,
+            revoked_at DOUBLE PRECISION
+        )""",
+        f"""CREATE TABLE IF NOT EXISTS ledger (
+            id {serial_key},
+            project_id TEXT NOT NULL REFERENCES projects(id),
+            kind TEXT NOT NULL CHECK (kind IN ('credit', 'charge')),
+            amount BIGINT NOT NULL CHECK (amount >= 0),
+            characters BIGINT NOT NULL DEFAULT 0,
+            audio_ms BIGINT NOT NULL DEFAULT 0,
+            request_id TEXT,
+            note TEXT,
+            created_at DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE UNIQUE INDEX IF NOT EXISTS ledger_one_charge_per_request
+            ON ledger (request_id) WHERE kind = 'charge'""",
+        """CREATE INDEX IF NOT EXISTS ledger_by_project ON ledger (project_id)""",
+        """CREATE TABLE IF NOT EXISTS holds (
+            request_id TEXT PRIMARY KEY,
+            project_id TEXT NOT NULL REFERENCES projects(id),
+            amount BIGINT NOT NULL CHECK (amount >= 0),
+            owner TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('open', 'settled', 'released')),
+            characters BIGINT NOT NULL DEFAULT 0,
+            audio_ms BIGINT NOT NULL DEFAULT 0,
+            cost BIGINT NOT NULL DEFAULT 0,
+            created_at DOUBLE PRECISION NOT NULL,
+            updated_at DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE INDEX IF NOT EXISTS holds_open ON holds (state, owner)""",
+        # Speech requests per key per clock minute, shared by every replica.
+        """CREATE TABLE IF NOT EXISTS request_counts (
+            key_id TEXT NOT NULL,
+            minute BIGINT NOT NULL,
+            count BIGINT NOT NULL,
+            PRIMARY KEY (key_id, minute)
+        )""",
+        """CREATE TABLE IF NOT EXISTS owners (
+            id TEXT PRIMARY KEY,
+            heartbeat_at DOUBLE PRECISION NOT NULL
+        )""",
+        # A project's own voices (POST /v1/voices): a JSON definition each.
+        """CREATE TABLE IF NOT EXISTS custom_voices (
+            project_id TEXT NOT NULL REFERENCES projects (id),
+            voice_id TEXT NOT NULL,
+            definition TEXT NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (project_id, voice_id)
+        )""",
+    ]

@@ -1,0 +1,53 @@
+"""The ingress's FastAPI application: middleware, the one error shape, the ledger's
+upkeep, and each surface attached by one call. A new compatible surface is a folder
+under ``serve_app/surfaces/`` and one line here."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import FastAPI
+
+from serve_app.http.errors import install_error_handlers
+from serve_app.http.middleware import ReaderPaceMiddleware, RequestContextMiddleware
+from serve_app.http.origins import allow_origins
+from serve_app.ingress.state import IngressState
+from serve_app.surfaces.elevenlabs import router as elevenlabs
+from serve_app.surfaces.native import router as native
+from serve_app.surfaces.native.protocol import ErrorResponse
+from serve_app.surfaces.playground import router as playground
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorResponse} for status in (400, 401, 402, 403, 404, 413, 429, 500, 503)
+}
+
+
+def create_app(state: IngressState) -> FastAPI:
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        maintenance = asyncio.create_task(state.maintain_ledger())
+        yield
+        maintenance.cancel()
+
+    app = FastAPI(
+        lifespan=lifespan,
+        title="Speech synthesis service",
+        version="1",
+        description="Text in, speech out: buffered, chunked, SSE. See SPEC.md.",
+        responses=ERRORS,
+    )
+    install_error_handlers(app, state.metrics.rejected)
+    allow_origins(app, state.config.allowed_origins)
+    app.add_middleware(
+        ReaderPaceMiddleware,
+        send_timeout_s=state.config.send_timeout_s,
+        send_buffer_bytes=state.config.send_buffer_bytes,
+    )
+    app.add_middleware(RequestContextMiddleware, max_body_bytes=state.config.max_body_bytes)
+    playground.attach_router(app)
+    native.attach_router(app, state)
+    elevenlabs.attach_router(app, state)
+    return app

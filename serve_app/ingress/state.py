@@ -1,0 +1,151 @@
+"""Everything an ingress replica holds: config, stores, the pipeline and the catalog."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+
+import psutil
+
+from deployments.normaliser.policy import LanguagePolicy
+from serve_app.accounts import AccountStore, Usage, ensure_dev_project
+from serve_app.http.auth import Authenticator, authorization_of
+from serve_app.http.errors import NotFound
+from serve_app.settings import IngressConfig
+from serve_app.speech.admission import Admission, PerAddress
+from serve_app.speech.billing import Meter
+from serve_app.speech.catalog import Catalog
+from serve_app.speech.custom_voices import CustomVoices
+from serve_app.speech.metrics import Metrics, NullMetrics
+from serve_app.speech.pipeline import Pipeline
+from serve_app.speech.service import SpeechService
+from serve_app.surfaces.compat import CompatConfig
+from serve_app.surfaces.native.protocol import ReplicaStatus, VoiceList, VoiceRecord
+
+logger = logging.getLogger("serve_app")
+
+
+class IngressState:
+    """Built once per replica from startup config and the pipeline's stages."""
+
+    def __init__(
+        self,
+        config: IngressConfig,
+        pipeline: Pipeline,
+        metrics: Metrics | None = None,
+        stages: dict[str, str] | None = None,
+        replicas: Callable[[], dict[str, int]] | None = None,
+    ) -> None:
+        self.config = config
+        self.policy = LanguagePolicy.from_file(config.language_policy_path)
+        self.compat = CompatConfig.from_file(config.compat_path)
+        self.store = AccountStore.open(config.database_url)
+        if config.dev_api_key:
+            ensure_dev_project(
+                self.store, config.dev_api_key, config.dev_starting_balance_deci_micros
+            )
+        self.pipeline = pipeline
+        self.stages = stages or {}
+        self._replicas = replicas
+        self.auth = Authenticator(self.store)
+        self.meter = Meter(self.store, config)
+        self.metrics: Metrics = metrics or NullMetrics()
+        self.admission = Admission(config.max_active_requests)
+        self.unauthenticated = PerAddress(config.ws_max_unauthenticated_per_address)
+        self.voices = CustomVoices(self.store)
+        self.speech = SpeechService(
+            self.pipeline,
+            self.catalog,
+            self.meter,
+            config,
+            self.admission,
+            self.metrics,
+            self.voices,
+        )
+        self._catalog: Catalog | None = None
+        self._catalog_lock = asyncio.Lock()
+
+    async def catalog(self) -> Catalog:
+        """The catalog, built from the engines on first use and then kept."""
+        if self._catalog is None:
+            async with self._catalog_lock:
+                if self._catalog is None:
+                    await self.refresh_catalog()
+        assert self._catalog is not None
+        return self._catalog
+
+    async def refresh_catalog(self) -> Catalog:
+        """Ask the pipeline what is loaded now (raises ``ServiceError`` if it cannot answer)."""
+        loaded = await self.pipeline.synthesisers()
+        self._catalog = Catalog(
+            self.config, self.policy, loaded, self.stages, await self.replica_counts()
+        )
+        return self._catalog
+
+    async def replica_counts(self) -> dict[str, int]:
+        """Running replicas per deployment, if Serve can say (empty outside Serve)."""
+        if self._replicas is None:
+            return {}
+        try:
+            return await asyncio.to_thread(self._replicas)
+        except Exception:
+            logger.warning("could not read the replica counts", exc_info=True)
+            return {}
+
+    def replica_status(self) -> ReplicaStatus:
+        """What this replica holds open now: tasks, descriptors, threads, requests."""
+        process = psutil.Process()
+        return ReplicaStatus(
+            asyncio_tasks=len(asyncio.all_tasks()),
+            open_fds=process.num_fds(),
+            threads=process.num_threads(),
+            active_requests=self.admission.active,
+        )
+
+    async def optional_project(self, headers: Mapping[str, str]) -> str | None:
+        """The project of the key ``headers`` carry, None if they carry none (a key
+        that is sent must be valid)."""
+        authorization = authorization_of(headers)
+        if authorization is None:
+            return None
+        return (await self.auth.authorise(authorization, None)).project_id
+
+    async def voice_list(self, project_id: str | None) -> VoiceList:
+        """The public voices, and ``project_id``'s own after them."""
+        listed = (await self.catalog()).voices()
+        if project_id is not None:
+            listed.data.extend(v.record() for v in await self.voices.all(project_id))
+        return listed
+
+    async def voice_record(self, voice_id: str, project_id: str | None) -> VoiceRecord:
+        for record in (await self.voice_list(None)).data:
+            if record.id == voice_id:
+                return record
+        custom = await self.voices.get(project_id, voice_id) if project_id else None
+        if custom is None:
+            raise NotFound("voice_not_found", f"No voice '{voice_id}'.", "voice_id")
+        return custom.record()
+
+    async def delete_voice(self, voice_id: str, project_id: str) -> None:
+        if not await self.voices.delete(project_id, voice_id):
+            raise NotFound(
+                "voice_not_found", f"Your project has no voice '{voice_id}'.", "voice_id"
+            )
+
+    async def usage(self, project_id: str) -> Usage:
+        return await self.store.call(self.store.usage, project_id)
+
+    async def maintain_ledger(self) -> None:
+        """Runs for the replica's life: heartbeat this replica's holds, and settle
+        the open holds of replicas that stopped heartbeating (crashed processes)."""
+        interval = self.config.hold_lease_s / 3
+        while True:
+            try:
+                await self.store.call(self.store.heartbeat)
+                recovered = await self.store.call(self.store.recover, self.config.hold_lease_s)
+                if recovered:
+                    logger.warning("settled %d holds left by stopped replicas", recovered)
+            except Exception:
+                logger.exception("ledger maintenance failed; retrying")
+            await asyncio.sleep(interval)

@@ -1,0 +1,157 @@
+"""Metering: a hold before synthesis, delivered audio counted, one settlement after.
+
+Shared by every transport: a buffered response, a stream, a WebSocket session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from deployments.messages import EncodedChunk
+from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds, RateExceeded, RateLimit
+from serve_app.http.errors import InsufficientBalance, RateLimited
+from serve_app.settings import IngressConfig
+from serve_app.surfaces.native.protocol import RequestUsage
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Bill:
+    """One request's hold and what has reached its client so far.
+
+    A request's audio is one stream of text, or several (a WebSocket session's
+    contexts, each its own text): each stream's characters are counted up to where
+    its delivered audio has spoken, and the bill is their sum."""
+
+    hold_id: str
+    chunks: int = 0
+    samples: int = 0
+    sample_rate: int = 1
+    checkpoint_at: float = 0.0
+    spoken: dict[int, int] = field(default_factory=dict)  # stream: characters up to
+    checkpoint: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    def add(self, chunk: EncodedChunk, stream: int = 0) -> None:
+        """Count ``chunk`` of ``stream`` as delivered."""
+        self.chunks += 1
+        self.spoken[stream] = max(self.spoken.get(stream, 0), chunk.end_char)
+        self.samples += chunk.audio_samples
+        self.sample_rate = chunk.sample_rate
+
+    @property
+    def characters(self) -> int:
+        return sum(self.spoken.values())
+
+    @property
+    def audio_ms(self) -> int:
+        return self.samples * 1000 // self.sample_rate
+
+
+class Meter:
+    """Prices, holds and settles requests against the account store."""
+
+    def __init__(self, store: AccountStore, config: IngressConfig) -> None:
+        self._store = store
+        self._config = config
+
+    def cost(self, characters: int, delivered: bool) -> int:
+        """Price of ``characters`` spoken; the per-request price only if audio was delivered."""
+        per_request = self._config.price_per_request_deci_micros if delivered else 0
+        return per_request + characters * self._config.price_per_character_deci_micros
+
+    def usage(self, bill: Bill) -> RequestUsage:
+        return RequestUsage(
+            characters=bill.characters,
+            audio_ms=bill.audio_ms,
+            cost_deci_micros=self.cost(bill.characters, bill.chunks > 0),
+        )
+
+    async def hold(self, key: ApiKey, characters: int) -> Bill:
+        """A new bill with a hold for speaking ``characters``, counted against the key's
+        rate; 402 if the balance is short, 429 past the rate."""
+        bill = Bill(hold_id=uuid.uuid4().hex, checkpoint_at=time.monotonic())
+        worst_case = self.cost(characters, delivered=True)
+        per_minute = self._config.rate_limit_per_minute
+        rate = RateLimit(key.key_id, per_minute) if per_minute else None
+        try:
+            await self._store.call(self._store.hold, key.project_id, bill.hold_id, worst_case, rate)
+        except InsufficientFunds as e:
+            raise _refusal(worst_case, e.available) from None
+        except RateExceeded as e:
+            raise RateLimited(
+                "rate_limited",
+                f"This key may start {per_minute} requests a minute; retry in {e.retry_after_s} s.",
+                headers={"Retry-After": str(e.retry_after_s)},
+            ) from None
+        return bill
+
+    async def extend(self, bill: Bill, characters: int) -> None:
+        """Grow the hold by the price of ``characters`` more; 402 if the balance is short."""
+        extra = characters * self._config.price_per_character_deci_micros
+        try:
+            await self._store.call(self._store.extend_hold, bill.hold_id, extra)
+        except InsufficientFunds as e:
+            raise _refusal(extra, e.available) from None
+
+    async def delivered(self, bill: Bill, chunk: EncodedChunk, stream: int = 0) -> None:
+        """Count ``chunk`` (of ``stream``, for a bill of several) as received by the
+        client. What is delivered reaches the ledger within progress_interval_s of
+        its delivery (a timer records it, whether or not another chunk follows), so a
+        crash of this process loses at most that interval's audio."""
+        bill.add(chunk, stream)
+        if bill.checkpoint is None:
+            bill.checkpoint = asyncio.get_running_loop().create_task(self._checkpoint(bill))
+
+    async def _checkpoint(self, bill: Bill) -> None:
+        """Record the bill's progress one interval after the last record."""
+        try:
+            due = bill.checkpoint_at + self._config.progress_interval_s
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
+            bill.checkpoint_at = time.monotonic()
+            usage = self.usage(bill)
+            await self._store.call(
+                self._store.record_progress,
+                bill.hold_id,
+                usage.characters,
+                usage.audio_ms,
+                usage.cost_deci_micros,
+            )
+        except Exception:  # the settlement still records everything; a crash loses more
+            logger.exception("Recording the progress of hold %s failed", bill.hold_id)
+        finally:
+            bill.checkpoint = None
+
+    async def settle(self, bill: Bill) -> RequestUsage:
+        """Charge the hold for what was delivered, or release it if nothing was.
+
+        Exactly once per bill (the ledger refuses a second settlement); safe to
+        call from a cancelled task.
+        """
+        if bill.checkpoint is not None:
+            bill.checkpoint.cancel()  # a record racing the settlement leaves it as is
+        usage = self.usage(bill)
+        if bill.chunks:
+            call = functools.partial(
+                self._store.settle,
+                bill.hold_id,
+                usage.characters,
+                usage.audio_ms,
+                usage.cost_deci_micros,
+            )
+        else:
+            call = functools.partial(self._store.release, bill.hold_id)
+        await asyncio.shield(self._store.call(call))
+        return usage
+
+
+def _refusal(needed: int, available: int) -> InsufficientBalance:
+    return InsufficientBalance(
+        "insufficient_balance",
+        f"This needs up to {needed} deci-micro-USD of balance; {available} is available.",
+    )

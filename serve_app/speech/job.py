@@ -1,0 +1,94 @@
+"""A speech request once checked: the voicing chosen for it and the job that carries its
+text, bill and admission ticket to the pipeline."""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from dataclasses import dataclass, replace
+
+from deployments.encoding.writers import (
+    content_type,
+)
+from deployments.messages import (
+    EncodeJob,
+    NormalisedText,
+    OutputParams,
+    SynthesisJob,
+    SynthesisParams,
+)
+from deployments.synthesis.voices import VoiceConfig
+from deployments.voice_design.description import Report
+from serve_app.settings import PCM_DEFAULT_RATE
+from serve_app.speech.admission import Ticket
+from serve_app.speech.billing import Bill
+from serve_app.speech.voice_modes import (
+    header_value,
+)
+
+
+@dataclass(frozen=True)
+class Voicing:
+    """Validated choices of voice, language, controls and output format."""
+
+    voice: VoiceConfig
+    params: SynthesisParams
+    output: OutputParams
+    design_report: Report | None = None  # for a built voice
+
+    @property
+    def sample_rate(self) -> int:
+        return self.output.sample_rate or self.voice.sample_rate
+
+    @property
+    def content_type(self) -> str:
+        return content_type(self.output.format, self.sample_rate)
+
+
+@dataclass
+class SpeechJob:
+    """A validated, normalised request with a hold on its worst-case cost."""
+
+    request_id: str
+    voicing: Voicing
+    text: NormalisedText
+    bill: Bill
+    received_at: float
+    ticket: Ticket
+
+    @property
+    def job(self) -> EncodeJob:
+        return EncodeJob(SynthesisJob(self.text.segments, self.voicing.params), self.voicing.output)
+
+    def headers(self) -> dict[str, str]:
+        headers = {
+            "x-service-language": self.text.language,
+            "x-service-representation": self.text.representation,
+            "x-service-sample-rate": str(self.voicing.sample_rate),
+            "x-service-quality": self.voicing.params.quality,
+            "cache-control": "no-store",
+        }
+        if self.voicing.design_report is not None:
+            headers["x-service-voice-design"] = header_value(self.voicing.design_report)
+        return headers
+
+
+def default_rate(response_format: str) -> int | None:
+    """The rate of a format when the request names none: 24 kHz for pcm, else the
+    voice's own (None)."""
+    return PCM_DEFAULT_RATE if response_format == "pcm" else None
+
+
+def speakable(text: NormalisedText) -> bool:
+    """Whether ``text`` holds anything a voice says: a letter or a digit. Punctuation
+    and symbols alone would be billed as near-silent audio."""
+    return any(unicodedata.category(ch)[0] in "LN" for ch in text.text)
+
+
+def with_alignment(voicing: Voicing, output: OutputParams) -> Voicing:
+    """``voicing`` asking the engine for character alignment, encoded as ``output``."""
+    return replace(voicing, params=replace(voicing.params, with_alignment=True), output=output)
+
+
+def elapsed_ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000.0, 2)

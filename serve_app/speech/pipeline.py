@@ -1,0 +1,224 @@
+"""The speech pipeline as the ingress sees it: normalise, then synthesise and encode,
+each stage in this process or on its own deployment (``serve_app.ingress.placement``).
+
+Normalisation is one unary call (:class:`Normalisation`); audio is one stream
+of encoded chunks per request (:class:`Encoding`), read from the AudioEncoder
+deployment (which reads the Synthesiser's stream) or encoded here from a
+Synthesiser here or there. Voices of engines placed in the ingress are always
+synthesised and encoded here. Every failure leaves as a :class:`ServiceError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any, Protocol
+
+from ray.exceptions import ActorUnavailableError, RayActorError
+from ray.serve.exceptions import BackPressureError
+
+from deployments.encoding.encoder import encode_stream
+from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, NormalisedText, SynthesisJob
+from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
+from deployments.synthesis.runner import SynthesisRunner
+from deployments.synthesis.synthesiser import SynthesiserInfo
+from serve_app.http.errors import InternalError, Overloaded, ServiceError
+
+logger = logging.getLogger("serve_app")
+
+
+def service_error(exc: BaseException) -> ServiceError:
+    """What the client is told when a pipeline stage fails."""
+    if isinstance(exc, ServiceError):
+        return exc
+    if isinstance(exc, BackPressureError):
+        return Overloaded(
+            "overloaded", "The service is at capacity; retry shortly.", headers={"Retry-After": "1"}
+        )
+    if isinstance(exc, RayActorError | ActorUnavailableError):
+        logger.warning("a pipeline stage's replica went away: %r", exc)
+        return Overloaded(
+            "not_ready",
+            "A stage of the service is restarting; retry shortly.",
+            headers={"Retry-After": "1"},
+        )
+    logger.error("pipeline call failed: %r", exc)
+    return InternalError()
+
+
+class Normalisation(Protocol):
+    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText: ...
+
+
+class LocalNormalisation:
+    """The normaliser in this process (long texts on a thread)."""
+
+    def __init__(self) -> None:
+        self._normaliser = TextNormaliser()
+        self._normaliser.warm_up()
+
+    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
+        return await normalise_off_loop(self._normaliser, text, language, quality)
+
+
+class RemoteNormalisation:
+    """The TextNormaliser deployment behind a Serve ``DeploymentHandle``."""
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+
+    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
+        result: NormalisedText = await self._handle.normalise.remote(text, language, quality)
+        return result
+
+
+class Synthesis(Protocol):
+    """Where segments become audio. Closing a ``synthesize`` stream stops its synthesis."""
+
+    def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]: ...
+
+    async def info(self) -> SynthesiserInfo: ...
+
+
+class LocalSynthesis:
+    """A Synthesiser in this process (its engine calls run on its own threads)."""
+
+    def __init__(self, synthesiser: SynthesisRunner) -> None:
+        self._synthesiser = synthesiser
+
+    def speaks(self, voice_id: str) -> bool:
+        return self._synthesiser.speaks(voice_id)
+
+    def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
+        return self._synthesiser.synthesize(job)
+
+    async def info(self) -> SynthesiserInfo:
+        return self._synthesiser.info()
+
+
+class RemoteSynthesis:
+    """The Synthesiser deployment behind a Serve ``DeploymentHandle``."""
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+        self._stream = handle.options(stream=True)
+
+    def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
+        # cancelled on close: the replica stops speaking segments nobody will read
+        return _cancelled_on_close(self._stream.synthesize.remote(job))
+
+    async def info(self) -> SynthesiserInfo:
+        result: SynthesiserInfo = await self._handle.info.remote()
+        return result
+
+
+class Encoding(Protocol):
+    """One request's encoded audio. Closing the stream stops its synthesis."""
+
+    def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]: ...
+
+
+class LocalEncoding:
+    """Encoded here, from a Synthesiser here or on its deployment."""
+
+    def __init__(self, synthesis: Synthesis) -> None:
+        self._synthesis = synthesis
+
+    async def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:
+        async with contextlib.aclosing(self._synthesis.synthesize(job.synthesis)) as audio:
+            async for chunk in encode_stream(audio, job):
+                yield chunk
+
+
+class RemoteEncoding:
+    """The AudioEncoder deployment behind a Serve ``DeploymentHandle``."""
+
+    def __init__(self, handle: Any) -> None:
+        self._stream = handle.options(stream=True)
+
+    def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:
+        # cancelled on close: the encoder cancels the Synthesiser's stream in turn
+        return _cancelled_on_close(self._stream.encode.remote(job))
+
+
+async def _cancelled_on_close(stream: Any) -> AsyncGenerator[Any, None]:
+    """The items of a Serve streaming response, which is cancelled however the reading
+    ends (done, failed, or the reader closed us)."""
+    try:
+        async for item in stream:
+            yield item
+    finally:
+        stream.cancel()
+
+
+class Pipeline:
+    """Normalise text, synthesise it, encode the audio; failures become :class:`ServiceError`.
+
+    ``encoding`` speaks every voice; ``local`` (voices of engines placed in the
+    ingress) takes the voices it has loaded, encoded here. ``syntheses`` are asked
+    what is loaded; their voices are listed in ``voice_order`` (the registry's).
+    """
+
+    def __init__(
+        self,
+        normalisation: Normalisation,
+        encoding: Encoding | None,
+        syntheses: list[Synthesis],
+        local: LocalSynthesis | None = None,
+        voice_order: list[str] | None = None,
+    ) -> None:
+        if encoding is None and local is None:
+            raise ValueError("a pipeline needs somewhere to synthesise")
+        self._normalisation = normalisation
+        self._encoding = encoding
+        self._syntheses = syntheses
+        self._local = local
+        self._order = {voice_id: i for i, voice_id in enumerate(voice_order or ())}
+
+    @classmethod
+    def in_process(cls, synthesiser: SynthesisRunner) -> Pipeline:
+        """Every stage in this process (the folded placement)."""
+        local = LocalSynthesis(synthesiser)
+        return cls(LocalNormalisation(), None, [local], local)
+
+    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
+        """``text`` cleaned and segmented for ``language`` and ``quality``."""
+        try:
+            return await self._normalisation.normalise(text, language, quality)
+        except Exception as e:
+            raise service_error(e) from e
+
+    async def synthesisers(self) -> SynthesiserInfo:
+        """What the synthesisers have loaded, here and on the deployment: engines and voices."""
+        try:
+            infos = [await synthesis.info() for synthesis in self._syntheses]
+        except Exception as e:
+            raise service_error(e) from e
+        voices = [voice for info in infos for voice in info.voices]
+        voices.sort(key=lambda voice: self._order.get(voice.id, len(self._order)))
+        return SynthesiserInfo(
+            engines=tuple(engine for info in infos for engine in info.engines),
+            voices=tuple(voices),
+        )
+
+    def _route(self, voice_id: str) -> Encoding:
+        """Here for the voices loaded here (or when nothing is elsewhere), else there."""
+        local, remote = self._local, self._encoding
+        if local is not None and (remote is None or local.speaks(voice_id)):
+            return LocalEncoding(local)
+        assert remote is not None
+        return remote
+
+    async def encode(self, job: EncodeJob) -> AsyncIterator[EncodedChunk]:
+        """The encoded audio of ``job`` as it is synthesised. Closing the stream
+        stops synthesis."""
+        try:
+            encoding = self._route(job.synthesis.params.voice)
+            async with contextlib.aclosing(encoding.encode(job)) as stream:
+                async for chunk in stream:
+                    yield chunk
+        except ServiceError:
+            raise
+        except Exception as e:
+            raise service_error(e) from e

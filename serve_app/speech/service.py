@@ -1,0 +1,410 @@
+"""Speech requests: what to speak and how, checked against what is loaded.
+
+:meth:`SpeechService.choose` turns the options a client sent into a
+:class:`Voicing`; :meth:`SpeechService.prepare` adds the text, normalised and
+paid for with a hold; :meth:`SpeechService.open` starts the audio. Routes frame
+what comes back (``serve_app.surfaces.framing``, ``serve_app.surfaces.websocket.session``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import unicodedata
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+
+from deployments.encoding.writers import (
+    AUDIO_FORMATS,
+    STREAMABLE_FORMATS,
+    bitrate_kbps,
+)
+from deployments.messages import (
+    EncodedChunk,
+    NormalisedText,
+    OutputParams,
+    SynthesisParams,
+)
+from deployments.normaliser.cleaning import clean_text
+from deployments.normaliser.normaliser import off_loop_if_long
+from deployments.synthesis.voices import VoiceConfig, is_voice_id
+from serve_app.accounts import ApiKey
+from serve_app.http.errors import InvalidRequest, NotFound
+from serve_app.settings import SAMPLE_RATES, IngressConfig
+from serve_app.speech.admission import Admission
+from serve_app.speech.billing import Bill, Meter
+from serve_app.speech.catalog import Catalog
+from serve_app.speech.custom_voices import (
+    MAX_VOICES_PER_PROJECT,
+    CustomVoice,
+    CustomVoices,
+    blend_gender,
+)
+from serve_app.speech.job import (
+    SpeechJob,
+    Voicing,
+    default_rate,
+    elapsed_ms,
+    speakable,
+    with_alignment,
+)
+from serve_app.speech.metrics import Metrics
+from serve_app.speech.pipeline import Pipeline
+from serve_app.speech.voice_modes import (
+    DesignedVoice,
+    analyse_reference,
+    apply,
+    check_description,
+    designed,
+)
+from serve_app.surfaces.native.protocol import (
+    CustomVoiceRequest,
+    NormalizeRequest,
+    RequestUsage,
+    SpeechRequest,
+    VoiceOptions,
+)
+
+
+class SpeechService:
+    """Turns speech requests into streams of encoded audio, metered by ``meter``."""
+
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        catalog: Callable[[], Awaitable[Catalog]],
+        meter: Meter,
+        config: IngressConfig,
+        admission: Admission,
+        metrics: Metrics,
+        voices: CustomVoices,
+    ) -> None:
+        self.pipeline = pipeline
+        self.meter = meter
+        self.admission = admission
+        self.metrics = metrics
+        self.voices = voices
+        self._catalog = catalog
+        self._config = config
+
+    async def choose(
+        self, options: VoiceOptions, stream: bool, project_id: str | None = None
+    ) -> Voicing:
+        """Check ``options`` against the loaded voices, engines and formats, and build
+        the voice a description, a reference or a custom voice of ``project_id`` asks
+        for.
+
+        Raises :class:`ServiceError` subclasses with the API's codes.
+        """
+        catalog = await self._catalog()
+        if options.model != self._config.model_id:
+            raise NotFound("model_not_found", f"No model '{options.model}'.", "model")
+        if options.voice_description is not None and options.reference_audio is not None:
+            raise InvalidRequest(
+                "invalid_value",
+                "Send voice_description or reference_audio, not both.",
+                "reference_audio",
+            )
+        if options.voice_description is not None:
+            check_description(options.voice_description)
+        if stream and options.response_format not in STREAMABLE_FORMATS:
+            raise InvalidRequest(
+                "unsupported_format_for_stream",
+                f"'{options.response_format}' is only for buffered delivery (stream: false);"
+                f" streams carry {', '.join(STREAMABLE_FORMATS)}.",
+                "response_format",
+            )
+        if options.sample_rate is not None and options.sample_rate not in SAMPLE_RATES:
+            raise InvalidRequest(
+                "invalid_value",
+                f"sample_rate must be one of {', '.join(map(str, SAMPLE_RATES))}.",
+                "sample_rate",
+            )
+        fixed_rate = AUDIO_FORMATS[options.response_format].sample_rate
+        if fixed_rate and options.sample_rate not in (None, fixed_rate):
+            raise InvalidRequest(
+                "invalid_value",
+                f"'{options.response_format}' is always {fixed_rate} Hz.",
+                "sample_rate",
+            )
+        if not is_voice_id(options.voice):
+            raise InvalidRequest("invalid_value", "That is not a valid voice id.", "voice")
+        voice = catalog.voice(options.voice)
+        custom = None
+        if voice is None and project_id is not None:
+            custom = await self.voices.get(project_id, options.voice)
+            voice = self._custom_base(custom, catalog) if custom is not None else None
+        if voice is None:
+            raise NotFound("voice_not_found", f"No voice '{options.voice}'.", "voice")
+        asked_language = options.language
+        if custom is not None and asked_language is None:
+            asked_language = custom.language
+        language = catalog.policy.canonical(asked_language)
+        if language is not None and "voice" not in options.model_fields_set:
+            # No voice asked for: the default, or the language's own voice.
+            voice = catalog.voice_for_language(language, voice)
+        spoken = [custom.language] if custom else catalog.voice_languages(voice)
+        if language is None or language not in spoken:
+            raise InvalidRequest(
+                "unsupported_language",
+                f"Voice '{custom.id if custom else voice.id}' does not speak "
+                f"'{options.language}'. "
+                f"It speaks: {', '.join(spoken)}.",
+                "language",
+            )
+        controls = catalog.engine_of(voice).controls
+        if options.pitch != 0.0 and "pitch" not in controls:
+            raise InvalidRequest(
+                "unsupported_feature",
+                f"Voice '{voice.id}' cannot change its pitch "
+                f"(its engine, {voice.engine}, offers: {', '.join(controls)}).",
+                "pitch",
+            )
+        params = SynthesisParams(
+            voice=voice.id,
+            language=language,
+            speed=options.speed,
+            pitch=options.pitch,
+            quality=options.quality,
+        )
+        output = OutputParams(
+            format=options.response_format,
+            sample_rate=options.sample_rate or fixed_rate or default_rate(options.response_format),
+            volume=options.volume,
+            bitrate_kbps=bitrate_kbps(options.response_format, options.quality),
+        )
+        built = await self._build(options, catalog, voice, params, custom)
+        if built is None:
+            return Voicing(voice, params, output)
+        return Voicing(built.voice, built.params, output, built.report)
+
+    @staticmethod
+    def _custom_base(custom: CustomVoice, catalog: Catalog) -> VoiceConfig:
+        voice = catalog.voice(custom.base)
+        if voice is None or any(catalog.voice(v) is None for v, _ in custom.blend):
+            raise NotFound(
+                "voice_not_found",
+                f"Voice '{custom.id}' is built from voices that are not loaded now.",
+                "voice",
+            )
+        return voice
+
+    async def _build(
+        self,
+        options: VoiceOptions,
+        catalog: Catalog,
+        voice: VoiceConfig,
+        params: SynthesisParams,
+        custom: CustomVoice | None,
+    ) -> DesignedVoice | None:
+        """The voice a custom voice, a description or a reference makes of ``voice``
+        (None: ``voice`` as it is)."""
+        if custom is not None:
+            if options.voice_description is not None or options.reference_audio is not None:
+                raise InvalidRequest(
+                    "invalid_value",
+                    f"Voice '{custom.id}' is already built; describe or match a registered "
+                    "voice instead.",
+                    "voice",
+                )
+            own = {key: value for key, value in custom.report.items() if key != "mode"}
+            report = {"mode": "custom", "voice": custom.id, "source": custom.source, **own}
+            return apply(catalog, voice, params, custom.design, custom.speed, custom.pitch, report)
+        for field, mode in (("voice_description", "description"), ("reference_audio", "reference")):
+            if getattr(options, field) is not None and mode not in catalog.engine_of(voice).modes:
+                able = catalog.mode_engines()[mode]
+                raise InvalidRequest(
+                    "unsupported_feature",
+                    f"Voice '{voice.id}' ({voice.engine}) cannot take {field}; "
+                    + (f"voices of {', '.join(able)} can." if able else "no loaded engine can."),
+                    field,
+                )
+        if options.voice_description is not None:
+            return designed(catalog, voice, params, description=options.voice_description)
+        if options.reference_audio is not None:
+            heard = await asyncio.to_thread(analyse_reference, options.reference_audio)
+            return designed(catalog, voice, params, heard=heard)
+        return None
+
+    async def save_voice(self, body: CustomVoiceRequest, project_id: str) -> CustomVoice:
+        """Build the voice ``body`` describes or matches, as a speech request would, and
+        save it as ``project_id``'s own under ``body.id``. Admitted like speech (503
+        past capacity): analysing a reference takes CPU."""
+        ticket = self.admission.enter()
+        try:
+            return await self._save_voice(body, project_id)
+        finally:
+            ticket.release()
+
+    async def _save_voice(self, body: CustomVoiceRequest, project_id: str) -> CustomVoice:
+        catalog = await self._catalog()
+        if catalog.voice(body.id) is not None:
+            raise InvalidRequest(
+                "invalid_value", f"'{body.id}' is a registered voice; choose another id.", "id"
+            )
+        if body.voice_description is None and body.reference_audio is None:
+            raise InvalidRequest(
+                "missing_field",
+                "A custom voice needs voice_description or reference_audio.",
+                "voice_description",
+            )
+        fields = body.model_dump(
+            include={"language", "voice", "voice_description", "reference_audio"},
+            exclude_unset=True,
+        )
+        voicing = await self.choose(VoiceOptions.model_validate(fields), stream=False)
+        design = voicing.params.design
+        assert design is not None and voicing.design_report is not None
+        voice = CustomVoice(
+            id=body.id,
+            name=body.name or body.id,
+            engine=voicing.voice.engine,
+            base=voicing.voice.id,
+            language=voicing.params.language,
+            gender=blend_gender(list(design.blend), catalog),
+            sample_rate=voicing.voice.sample_rate,
+            blend=list(design.blend),
+            variant=design.variant,
+            pitch_range=design.pitch_range,
+            speed=voicing.params.speed,
+            pitch=voicing.params.pitch,
+            source="description" if body.voice_description is not None else "reference",
+            report=voicing.design_report,
+        )
+        if not await self.voices.save(project_id, voice):
+            raise InvalidRequest(
+                "too_many_voices",
+                f"A project keeps at most {MAX_VOICES_PER_PROJECT} voices; delete one first.",
+                "id",
+            )
+        return voice
+
+    async def check_text(self, text: str, param: str = "input") -> str:
+        """``text`` cleaned of what no voice says (``deployments.normaliser.cleaning``:
+        format characters, marks stacked past any script's), if it is within the
+        length limit (in NFC, as sent) and not blank. The cleaned text is what is
+        spoken and billed: a word followed by thousands of invisible characters
+        costs the word."""
+        text = unicodedata.normalize("NFC", text)
+        limit = self._config.max_input_chars
+        if len(text) > limit:
+            raise InvalidRequest(
+                "input_too_long", f"{param} is {len(text)} characters; the limit is {limit}.", param
+            )
+        text = await off_loop_if_long(clean_text, text)
+        if not text.strip():
+            raise InvalidRequest("empty_input", f"{param} has nothing to speak.", param)
+        return text
+
+    async def preview(self, request: NormalizeRequest) -> NormalisedText:
+        """What the voice would be given for ``request``: no voice, no charge, but
+        admitted like speech (503 past capacity)."""
+        ticket = self.admission.enter()
+        try:
+            catalog = await self._catalog()
+            language = catalog.policy.canonical(request.language)
+            if language is None:
+                raise InvalidRequest(
+                    "unsupported_language", f"Unknown language '{request.language}'.", "language"
+                )
+            text = await self.check_text(request.input)
+            return await self.pipeline.normalise(text, language, request.quality)
+        finally:
+            ticket.release()
+
+    async def normalise(self, text: str, voicing: Voicing, param: str = "input") -> NormalisedText:
+        """``text`` as the voice will be given it, if that is within the spoken limit."""
+        params = voicing.params
+        normalised = await self.pipeline.normalise(text, params.language, params.quality)
+        limit = self._config.max_spoken_chars
+        if len(normalised.text) > limit:
+            raise InvalidRequest(
+                "input_too_long",
+                f"{param} reads out as {len(normalised.text)} characters (numbers and symbols "
+                f"in words); the limit is {limit}.",
+                param,
+            )
+        return normalised
+
+    async def prepare(
+        self,
+        request: SpeechRequest,
+        key: ApiKey,
+        request_id: str,
+        received_at: float,
+        alignment: bool = False,
+        bitrate_kbps: int | None = None,
+    ) -> SpeechJob:
+        """Admit ``request`` (503 past capacity), validate it, normalise its text and
+        hold its worst-case cost. ``alignment`` asks the engine for character timings;
+        ``bitrate_kbps`` overrides the quality's. The job must end with :meth:`finish`."""
+        ticket = self.admission.enter()
+        try:
+            voicing = await self.choose(request, request.stream, key.project_id)
+            if bitrate_kbps is not None:
+                voicing = replace(
+                    voicing, output=replace(voicing.output, bitrate_kbps=bitrate_kbps)
+                )
+            if alignment:
+                voicing = with_alignment(voicing, voicing.output)
+            text = await self.check_text(request.input)
+            normalised = await self.normalise(text, voicing)
+            if not speakable(normalised):
+                raise InvalidRequest(
+                    "empty_input", "input has nothing to speak (no letters or digits).", "input"
+                )
+            bill = await self.meter.hold(key, len(text))
+        except BaseException:
+            ticket.release()
+            raise
+        return SpeechJob(request_id, voicing, normalised, bill, received_at, ticket)
+
+    async def open(self, speech: SpeechJob, transport: str) -> AsyncIterator[EncodedChunk]:
+        """The job's encoded audio, its first chunk already in hand.
+
+        Awaiting this raises :class:`ServiceError` if synthesis fails before any
+        audio exists (the job is then finished: nothing is charged), so the caller
+        can still answer with an HTTP error.
+        """
+        stream = self.pipeline.encode(speech.job)
+        try:
+            first = await anext(stream)
+        except StopAsyncIteration:
+            first = None
+        except BaseException:
+            await self.finish(speech)
+            raise
+        self.metrics.first_audio(
+            elapsed_ms(speech.received_at), transport, speech.voicing.output.format
+        )
+        return _prepend(first, stream)
+
+    async def finish(self, speech: SpeechJob) -> RequestUsage:
+        """Settle the bill for what was delivered and free the request's place."""
+        try:
+            return await self.settle(speech.bill, speech.voicing, speech.received_at)
+        finally:
+            speech.ticket.release()
+
+    async def settle(self, bill: Bill, voicing: Voicing, received_at: float) -> RequestUsage:
+        """Charge ``bill`` for what was delivered (every transport's one way out) and
+        count the request in the metrics."""
+        usage = await self.meter.settle(bill)
+        params = voicing.params
+        self.metrics.finished(
+            params.voice,
+            params.language,
+            usage.characters,
+            usage.audio_ms / 1000,
+            elapsed_ms(received_at) / 1000,
+        )
+        return usage
+
+
+async def _prepend(
+    first: EncodedChunk | None, rest: AsyncIterator[EncodedChunk]
+) -> AsyncIterator[EncodedChunk]:
+    if first is None:
+        return
+    yield first
+    async for chunk in rest:
+        yield chunk

@@ -1,0 +1,1 @@
+"""ElevenLabs' text-to-speech API and WebSockets."""

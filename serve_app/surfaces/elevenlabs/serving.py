@@ -1,0 +1,178 @@
+"""ElevenLabs' text-to-speech REST endpoints on our pipeline.
+
+``POST /v1/text-to-speech/{voice_id}`` (and ``/stream``) answer with audio,
+``/with-timestamps`` with one JSON object and ``/stream/with-timestamps`` with a JSON
+object a line, each ``{"audio_base64", "alignment", "normalized_alignment"}``, as
+ElevenLabs' SDK and Pipecat's ``ElevenLabsHttpTTSService`` read them. The request
+becomes our own :class:`SpeechRequest`:
+
+- ``voice_id``: ElevenLabs' premade voice ids map to ours (``configs/compat.yaml``);
+  our voice ids work too.
+- ``model_id``: ElevenLabs' model ids are aliases of ours.
+- ``output_format`` (query): ``pcm_<rate>``, ``ulaw_8000``, ``alaw_8000``,
+  ``mp3_<rate>_<kbps>``, ``opus_48000_<kbps>``; default ``mp3_44100_128``.
+- ``language_code``: ours when sent, else the language of the text's script.
+- ``voice_settings.speed`` is honoured. Fields that shape ElevenLabs' own voices or
+  requests and that ours have no counterpart for are accepted and not applied (one
+  list, ``serve_app.surfaces.compat.ELEVENLABS_IGNORED_FIELDS``, also in /v1/capabilities):
+  ``stability``, ``similarity_boost``, ``style``, ``use_speaker_boost``,
+  ``previous_text``, ``next_text``, ``seed``, ``pronunciation_dictionary_locators``,
+  ... Our text normalisation always runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from starlette.responses import Response
+
+from deployments.synthesis.alignment import Alignment
+from serve_app.http.errors import InvalidRequest, NotFound, validate
+from serve_app.speech.catalog import Catalog
+from serve_app.speech.job import SpeechJob
+from serve_app.speech.service import SpeechService
+from serve_app.surfaces.compat import ClientNames, client_language
+from serve_app.surfaces.elevenlabs.protocol import ElevenSpeechRequest
+from serve_app.surfaces.framing import SettlingStreamingResponse
+from serve_app.surfaces.native.protocol import (
+    SpeechRequest,
+)
+
+DEFAULT_OUTPUT_FORMAT = "mp3_44100_128"
+
+
+_OUTPUT_FORMAT = re.compile(r"(pcm|ulaw|alaw|mp3|opus)_(\d+)(?:_(\d+))?")
+
+
+@dataclass(frozen=True)
+class OutputFormat:
+    format: str
+    sample_rate: int
+    bitrate_kbps: int | None
+
+
+def output_format(value: str | None) -> OutputFormat:
+    """``pcm_24000``, ``ulaw_8000``, ``mp3_44100_128``, ``opus_48000_64``, ... (400
+    ``invalid_value`` for any other)."""
+    match = _OUTPUT_FORMAT.fullmatch(value or DEFAULT_OUTPUT_FORMAT)
+    rate = int(match[2]) if match else 0
+    fixed = {"ulaw": 8000, "alaw": 8000, "opus": 48000}
+    if (
+        match is None
+        or fixed.get(match[1], rate) != rate
+        or (match[3] is not None) != (match[1] in ("mp3", "opus"))
+    ):
+        raise InvalidRequest(
+            "invalid_value",
+            f"output_format '{value}' is not one of pcm_<rate>, ulaw_8000, alaw_8000, "
+            "mp3_<rate>_<kbps>, opus_48000_<kbps>.",
+            "output_format",
+        )
+    return OutputFormat(match[1], rate, int(match[3]) if match[3] else None)
+
+
+@dataclass(frozen=True)
+class ElevenRequest:
+    request: SpeechRequest
+    bitrate_kbps: int | None
+
+
+def from_elevenlabs(
+    document: object,
+    voice_id: str,
+    output: str | None,
+    stream: bool,
+    names: ClientNames,
+    catalog: Catalog,
+    model_id: str,
+) -> ElevenRequest:
+    """ElevenLabs' request as ours (400/404 with our codes for what is wrong in it)."""
+    eleven = validate(ElevenSpeechRequest, document)
+    wire = output_format(output)
+    known = eleven.model_id in (None, model_id) or names.names_model(eleven.model_id)
+    if not known:
+        raise NotFound("model_not_found", f"No model '{eleven.model_id}'.", "model_id")
+    language = client_language(catalog, eleven.language_code, eleven.text, "language_code")
+    voice = names.voice(voice_id, language, catalog)
+    speed = eleven.voice_settings.speed if eleven.voice_settings else None
+    fields: dict[str, object] = {
+        "input": eleven.text,
+        "model": model_id,
+        "language": language,
+        "voice": voice.id if voice is not None else voice_id,  # None: perhaps the project's
+        "response_format": wire.format,
+        "sample_rate": wire.sample_rate,
+        "speed": speed if speed is not None else 1.0,
+        "stream": stream,
+    }
+    return ElevenRequest(SpeechRequest(**fields), wire.bitrate_kbps)  # type: ignore[arg-type]
+
+
+def timestamps(alignment: Alignment | None, offset_ms: int) -> dict[str, object] | None:
+    """Our character alignment (relative to its chunk) as ElevenLabs' (seconds from the
+    start of the audio)."""
+    if alignment is None:
+        return None
+    starts = [offset_ms + s for s in alignment.char_start_times_ms]
+    ends = [s + d for s, d in zip(starts, alignment.char_durations_ms, strict=True)]
+    return {
+        "characters": list(alignment.chars),
+        "character_start_times_seconds": [s / 1000 for s in starts],
+        "character_end_times_seconds": [e / 1000 for e in ends],
+    }
+
+
+async def timestamped(service: SpeechService, speech: SpeechJob, stream: bool) -> Response:
+    """ElevenLabs' audio with timestamps: one JSON object (``stream`` false) or one a
+    line, each ``{"audio_base64", "alignment", "normalized_alignment"}`` with times in
+    seconds from the start of the audio (alignment null where the engine gives none)."""
+    audio = await service.open(speech, "http")
+    rate = speech.voicing.sample_rate
+
+    def piece(data: bytes, alignment: dict[str, object] | None) -> dict[str, object]:
+        return {
+            "audio_base64": base64.b64encode(data).decode("ascii"),
+            "alignment": alignment,
+            "normalized_alignment": alignment,
+        }
+
+    if not stream:
+        try:
+            parts = [chunk async for chunk in audio]
+        except BaseException:
+            await service.finish(speech)
+            raise
+        merged: Alignment | None = None
+        offset = 0
+        for chunk in parts:
+            speech.bill.add(chunk)
+            if chunk.alignment is not None:
+                merged = (
+                    chunk.alignment
+                    if merged is None
+                    else merged.followed_by(chunk.alignment, offset)
+                )
+            offset += chunk.audio_samples * 1000 // rate
+        await service.finish(speech)
+        body = piece(b"".join(c.data for c in parts), timestamps(merged, 0))
+        return Response(json.dumps(body), media_type="application/json", headers=speech.headers())
+
+    async def lines() -> AsyncIterator[bytes]:
+        offset_ms = 0
+        async for chunk in audio:
+            line = piece(chunk.data, timestamps(chunk.alignment, offset_ms))
+            yield json.dumps(line).encode() + b"\n"
+            offset_ms += chunk.audio_samples * 1000 // rate
+            await service.meter.delivered(speech.bill, chunk)
+
+    return SettlingStreamingResponse(
+        lines(),
+        functools.partial(service.finish, speech),
+        media_type="application/json",
+        headers=speech.headers(),
+    )

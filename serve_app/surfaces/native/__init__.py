@@ -1,0 +1,1 @@
+"""Our own API, SPEC.md and API.md."""

@@ -1,0 +1,20 @@
+"""SPEC.md's SSE events for a streamed speech request."""
+
+from __future__ import annotations
+
+from serve_app.surfaces.framing import sse_event
+from serve_app.surfaces.native.protocol import AudioDelta, AudioDone, RequestUsage
+
+
+class SpecEvents:
+    """SPEC.md's SSE events: ``audio.delta`` (index, base64 delta, ttfa_ms first),
+    ``audio.done`` (chunks, usage), ``error``."""
+
+    def delta(self, index: int, audio: str, ttfa_ms: float | None) -> bytes:
+        return sse_event("audio.delta", AudioDelta(index=index, delta=audio, ttfa_ms=ttfa_ms))
+
+    def done(self, chunks: int, usage: RequestUsage) -> bytes:
+        return sse_event("audio.done", AudioDone(chunks=chunks, usage=usage))
+
+    def error(self, body: dict[str, object]) -> bytes:
+        return sse_event("error", body)

@@ -1,0 +1,163 @@
+"""Our own API (SPEC.md, API.md): health, readiness, models, capabilities, voices,
+usage, speech (which also answers OpenAI's speech requests), normalisation and the
+stream-input WebSocket. Routes parse and delegate; the logic lives in the speech room."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Depends, FastAPI, Request, WebSocket
+
+from serve_app.accounts import ApiKey
+from serve_app.http.errors import Overloaded, ServiceError, parse_body, read_json, validate
+from serve_app.ingress.state import IngressState
+from serve_app.surfaces.framing import (
+    AUDIO_RESPONSES,
+    SseEvents,
+    buffered,
+    json_body,
+    raw_audio,
+    sse,
+)
+from serve_app.surfaces.native.capabilities import Capabilities
+from serve_app.surfaces.native.events import SpecEvents
+from serve_app.surfaces.native.protocol import (
+    CustomVoiceRequest,
+    HealthStatus,
+    ModelList,
+    NormalizeRequest,
+    NormalizeResponse,
+    Readiness,
+    SegmentRecord,
+    SpeechRequest,
+    UsageResponse,
+    VoiceList,
+    VoiceRecord,
+)
+from serve_app.surfaces.openai.protocol import OpenAISpeechRequest
+from serve_app.surfaces.openai.serving import OpenAIEvents, from_openai, is_openai_request
+from serve_app.surfaces.websocket.session import StreamInputSession
+
+# The body is parsed whatever the Content-Type says (curl -d sends a form type);
+# this documents it in the OpenAPI schema all the same.
+SPEECH_BODY = {
+    "requestBody": {
+        "required": True,
+        "description": "SPEC.md's request; or OpenAI's, when `model` is an OpenAI model id "
+        "(tts-1, tts-1-hd, gpt-4o-mini-tts, ...), answered as OpenAI answers.",
+        "content": {
+            "application/json": {
+                "schema": {
+                    "anyOf": [
+                        SpeechRequest.model_json_schema(),
+                        OpenAISpeechRequest.model_json_schema(),
+                    ]
+                }
+            }
+        },
+    }
+}
+
+
+def attach_router(app: FastAPI, state: IngressState) -> None:
+    any_key = Depends(state.auth.require(None))
+    speech_key = Depends(state.auth.require("speech"))
+    usage_key = Depends(state.auth.require("usage"))
+
+    @app.get("/health")
+    async def health() -> HealthStatus:
+        return HealthStatus()
+
+    @app.get("/ready", dependencies=[any_key])
+    async def ready() -> Readiness:
+        try:
+            catalog = await state.refresh_catalog()
+        except ServiceError as e:
+            raise Overloaded("not_ready", "The speech pipeline is not ready.") from e
+        return catalog.readiness().model_copy(update={"replica": state.replica_status()})
+
+    @app.get("/v1/models", dependencies=[any_key])
+    async def models() -> ModelList:
+        return (await state.catalog()).models()
+
+    @app.get("/v1/capabilities", dependencies=[any_key], response_model_exclude_none=True)
+    async def capabilities() -> Capabilities:
+        catalog = await state.catalog()
+        return catalog.capabilities().model_copy(update={"compatibility": state.compat.describe()})
+
+    @app.get("/v1/voices", response_model_exclude_none=True)
+    async def voices(request: Request) -> VoiceList:
+        """Public voices; with a key, its project's own voices too (SPEC.md: public)."""
+        return await state.voice_list(await state.optional_project(request.headers))
+
+    @app.post(
+        "/v1/voices",
+        status_code=201,
+        openapi_extra=json_body(CustomVoiceRequest),
+        response_model_exclude_none=True,
+    )
+    async def create_voice(request: Request, key: ApiKey = speech_key) -> VoiceRecord:
+        """Save a voice built from a description or a reference as the project's own."""
+        body = parse_body(CustomVoiceRequest, await request.body())
+        return (await state.speech.save_voice(body, key.project_id)).record()
+
+    @app.get("/v1/voices/{voice_id}", response_model_exclude_none=True)
+    async def voice(voice_id: str, request: Request) -> VoiceRecord:
+        project_id = await state.optional_project(request.headers)
+        return await state.voice_record(voice_id, project_id)
+
+    @app.delete("/v1/voices/{voice_id}", status_code=204)
+    async def delete_voice(voice_id: str, key: ApiKey = speech_key) -> None:
+        await state.delete_voice(voice_id, key.project_id)
+
+    @app.get("/v1/account/usage")
+    async def account_usage(key: ApiKey = usage_key) -> UsageResponse:
+        return UsageResponse.of(await state.usage(key.project_id))
+
+    @app.post(
+        "/v1/audio/speech",
+        response_model=None,
+        openapi_extra=SPEECH_BODY,
+        responses=AUDIO_RESPONSES,
+    )
+    async def create_speech(request: Request, key: ApiKey = speech_key) -> Any:
+        """SPEC.md's speech request; a request naming an OpenAI model is read and
+        answered as OpenAI's (surfaces/openai)."""
+        document = read_json(await request.body())
+        headers: dict[str, str] = {}
+        events: SseEvents = SpecEvents()
+        if is_openai_request(document, state.compat.openai):
+            openai = from_openai(
+                document, state.compat.openai, await state.catalog(), state.config.model_id
+            )
+            body, headers, events = openai.request, openai.headers(), OpenAIEvents()
+        else:
+            body = validate(SpeechRequest, document)
+        speech = await state.speech.prepare(
+            body, key, request.state.request_id, request.state.received_at
+        )
+        if not body.stream:
+            return await buffered(state.speech, speech, headers)
+        if body.stream_format == "sse":
+            return await sse(state.speech, speech, events, headers)
+        return await raw_audio(state.speech, speech, headers)
+
+    @app.post(
+        "/v1/text/normalize", dependencies=[speech_key], openapi_extra=json_body(NormalizeRequest)
+    )
+    async def normalize(request: Request) -> NormalizeResponse:
+        """What a voice will be given for a text: our addition to SPEC.md, free of charge."""
+        body = parse_body(NormalizeRequest, await request.body())
+        result = await state.speech.preview(body)
+        return NormalizeResponse(
+            language=result.language,
+            representation=result.representation,
+            text=result.text,
+            segments=[
+                SegmentRecord(text=s.text, start=s.start, end=s.end) for s in result.segments
+            ],
+        )
+
+    @app.websocket("/v1/audio/speech/stream-input/{voice_id}")
+    async def stream_input(websocket: WebSocket, voice_id: str) -> None:
+        await StreamInputSession(websocket, state, voice_id).run()

@@ -1,0 +1,1 @@
+"""The stream-input WebSocket session, shared by our protocol and ElevenLabs' two."""

@@ -1,0 +1,157 @@
+"""One context of a WebSocket session: its text buffer, its pieces synthesised in
+order, and its audio encoded as one stream and handed to the session to send."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from dataclasses import replace
+from typing import Any, Protocol
+
+from deployments.encoding.encoder import StreamEncoder
+from deployments.encoding.writers import FLOAT_FORMAT, float_samples
+from deployments.messages import EncodedChunk, EncodeJob, SynthesisJob
+from serve_app.http.errors import InvalidRequest
+from serve_app.speech.job import Voicing, speakable, with_alignment
+from serve_app.speech.service import SpeechService
+from serve_app.surfaces.websocket.text_buffer import Piece, TextBuffer
+
+_DONE = None
+
+
+class ContextOwner(Protocol):
+    """What a context needs of the session it belongs to."""
+
+    @property
+    def speech(self) -> SpeechService: ...
+
+    @property
+    def max_buffered_chars(self) -> int: ...
+
+    @property
+    def voicing(self) -> Voicing:
+        """The session's voicing, settled by its first text."""
+        ...
+
+    async def voicing_for(self, text: str) -> Voicing:
+        """The voicing for ``text`` (the first text settles the session's)."""
+        ...
+
+    async def extend_bill(self, characters: int) -> None:
+        """Grow the session's hold by ``characters`` more; 402 if the balance is short."""
+        ...
+
+    async def send_audio(self, context: ContextAudio, index: int, chunk: EncodedChunk) -> None:
+        """Send ``chunk``, the ``index``-th message of ``context``, and count it delivered."""
+        ...
+
+
+class ContextAudio:
+    """One context's text to audio: its buffer, its pieces synthesised in order, one
+    encoder (one MP3 stream however many pieces) and its message index. ``stream``
+    numbers it among the session's contexts, each billed for its own text."""
+
+    def __init__(
+        self,
+        session: ContextOwner,
+        context_id: str,
+        schedule: tuple[int, ...],
+        stream: int = 0,
+    ) -> None:
+        self.id = context_id
+        self.stream = stream
+        self.buffer = TextBuffer(schedule)
+        self._session = session
+        self._pieces: asyncio.Queue[Piece | None] = asyncio.Queue()
+        # (characters spoken before the piece, a chunk of its audio)
+        self._audio: asyncio.Queue[tuple[int, EncodedChunk] | None] = asyncio.Queue(maxsize=8)
+        self.task: asyncio.Task[None] | None = None
+        self.ended = False
+
+    async def add(self, text: str, flush: bool, trigger: bool) -> None:
+        if self.ended:
+            raise InvalidRequest(
+                "invalid_value", f"Context '{self.id}' is closed; open a new one.", "context_id"
+            )
+        ready: list[Piece | None] = list(self.buffer.add(text))
+        if flush:
+            ready.append(self.buffer.flush())
+        elif trigger:
+            ready.append(self.buffer.try_trigger())
+        for piece in ready:
+            if piece is not None:
+                await self._pieces.put(piece)
+        limit = self._session.max_buffered_chars
+        if len(self.buffer) > limit:
+            raise InvalidRequest(
+                "input_too_long", f"More than {limit} characters wait for a sentence end.", "text"
+            )
+
+    async def end(self) -> None:
+        """No more text: what is buffered is spoken, then the context ends."""
+        if self.ended:
+            return
+        self.ended = True
+        rest = self.buffer.flush()
+        if rest is not None:
+            await self._pieces.put(rest)
+        await self._pieces.put(_DONE)
+
+    async def run(self) -> None:
+        await all_or_none(self._produce(), self._send())
+
+    async def _produce(self) -> None:
+        """Synthesise pieces in order; each piece's audio goes to the sender as it comes."""
+        session = self._session
+        speech = session.speech
+        spoken = 0  # characters of this context's cleaned text before the piece
+        while (piece := await self._pieces.get()) is not None:
+            text = await speech.check_text(piece.text, "text")
+            base = await session.voicing_for(text)
+            # The pieces' samples at the session's rate, gain applied; the sender
+            # encodes them as one stream.
+            voicing = with_alignment(base, replace(base.output, format=FLOAT_FORMAT))
+            normalised = await speech.normalise(text, voicing, "text")
+            if not speakable(normalised):
+                continue  # punctuation alone: nothing to say, nothing to bill
+            await session.extend_bill(len(text))
+            job = EncodeJob(SynthesisJob(normalised.segments, voicing.params), voicing.output)
+            async for chunk in speech.pipeline.encode(job):
+                await self._audio.put((spoken, chunk))
+            spoken += len(text)
+        await self._audio.put(_DONE)
+
+    async def _send(self) -> None:
+        encoder: StreamEncoder | None = None
+        index = 0
+        while (item := await self._audio.get()) is not None:
+            before, chunk = item
+            if encoder is None:
+                voicing = self._session.voicing
+                output = replace(voicing.output, sample_rate=None, volume=1.0)  # done upstream
+                encoder = StreamEncoder(output, voicing.sample_rate)
+            samples = float_samples(chunk.data)
+            encoded = await encoder.add(samples, before + chunk.end_char, chunk.alignment)
+            if encoded is not None:
+                await self._session.send_audio(self, index, encoded)
+                index += 1
+        if encoder is not None and (tail := await encoder.finish()) is not None:
+            await self._session.send_audio(self, index, tail)
+
+
+async def all_or_none(*jobs: Coroutine[Any, Any, None]) -> None:
+    """Run ``jobs`` together; if one fails, cancel the rest and raise its error.
+
+    (Like ``asyncio.TaskGroup``, but without cancelling the calling task, which
+    would reach the server's own cancel scopes.)
+    """
+    tasks = [asyncio.create_task(job) for job in jobs]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        for task in done:
+            if (error := task.exception()) is not None:
+                raise error
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

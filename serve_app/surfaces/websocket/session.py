@@ -1,0 +1,440 @@
+"""Text in as it is written, audio out, over a WebSocket: three protocols, one session.
+
+- ours, ``/v1/audio/speech/stream-input/{voice_id}`` (API.md section 7), in the
+  message shapes of ElevenLabs' ``stream-input``;
+- ElevenLabs' ``/v1/text-to-speech/{voice_id}/stream-input``: the same, with its
+  query (``output_format``, ``model_id``, ``language_code``) and names;
+- ElevenLabs' ``/v1/text-to-speech/{voice_id}/multi-stream-input``: several
+  contexts on one socket (``context_id``), each its own ordered audio, ended with
+  ``close_context`` (answered ``{"isFinal": true, "contextId": ...}``);
+  ``{"text": ""}`` is a keep-alive there, ``close_socket`` ends the session.
+
+Each context has a receiver's buffer that cuts its text into pieces, a producer
+that synthesises pieces in order (the next while the last is sent), and a sender
+that encodes them as one stream and sends in input order. One bill per session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+import json
+import logging
+import time
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from deployments.messages import EncodedChunk
+from serve_app.accounts import ApiKey
+from serve_app.http.auth import authorization_of
+from serve_app.http.errors import (
+    AuthenticationFailed,
+    BodyTooLarge,
+    InternalError,
+    InvalidRequest,
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+    ServiceError,
+    from_validation_error,
+    read_json,
+)
+from serve_app.http.origins import origin_allowed
+from serve_app.ingress.state import IngressState
+from serve_app.speech.admission import Ticket, client_address
+from serve_app.speech.billing import Bill
+from serve_app.speech.job import Voicing, elapsed_ms
+from serve_app.speech.service import SpeechService
+from serve_app.surfaces.compat import client_language
+from serve_app.surfaces.elevenlabs.protocol import ElevenWsMessage, ElevenWsQuery
+from serve_app.surfaces.elevenlabs.serving import output_format
+from serve_app.surfaces.native.protocol import (
+    VoiceOptions,
+    WsAudioMessage,
+    WsFinalMessage,
+    WsInputMessage,
+    WsQuery,
+)
+from serve_app.surfaces.websocket.context import ContextAudio, all_or_none
+from serve_app.surfaces.websocket.text_buffer import DEFAULT_SCHEDULE
+
+logger = logging.getLogger("serve_app")
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+POLICY_VIOLATION = 1008
+
+
+SERVER_ERROR = 1011
+
+
+class MessageRate:
+    """A token bucket: ``per_s`` messages a second on average, ``2 * per_s`` at once."""
+
+    def __init__(self, per_s: float) -> None:
+        self._per_s = per_s
+        self._burst = 2 * per_s
+        self._tokens = self._burst
+        self._at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self._tokens = min(self._burst, self._tokens + (now - self._at) * self._per_s)
+        self._at = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Which of the three protocols a session speaks."""
+
+    eleven: bool = False  # ElevenLabs' query, names and message fields
+    multi: bool = False  # contexts (multi-stream-input)
+
+
+OURS = Protocol()
+
+
+ELEVEN = Protocol(eleven=True)
+
+
+ELEVEN_MULTI = Protocol(eleven=True, multi=True)
+
+
+DEFAULT_CONTEXT = ""
+
+
+class StreamInputSession:
+    """One WebSocket: its key, its query, its contexts, and one bill settled at the end."""
+
+    def __init__(
+        self, websocket: WebSocket, state: IngressState, voice_id: str, protocol: Protocol = OURS
+    ) -> None:
+        self._ws = websocket
+        self._state = state
+        self._voice_id = voice_id
+        self._protocol = protocol
+        self._request_id: str = websocket.scope["state"]["request_id"]
+        self._bill: Bill | None = None
+        self._close_reason = ""
+        self._started = websocket.scope["state"]["received_at"]
+        self._rate = MessageRate(state.config.ws_max_messages_per_s)
+        self._contexts: dict[str, ContextAudio] = {}
+        self._streams = itertools.count()  # each context's own count of characters
+        self._failures: asyncio.Queue[BaseException | None] = asyncio.Queue()
+        self._send_lock = asyncio.Lock()
+        self._sent_any = False
+        self._options: VoiceOptions | None = None
+        self._bitrate_kbps: int | None = None
+        self._voicing: Voicing | None = None
+        self._project_id: str | None = None
+        self._format = "pcm"
+        self._inactivity_s = 20.0
+
+    # -- what a context needs of its session (context.ContextOwner) --
+
+    @property
+    def voicing(self) -> Voicing:
+        assert self._voicing is not None
+        return self._voicing
+
+    @property
+    def speech(self) -> SpeechService:
+        return self._state.speech
+
+    @property
+    def max_buffered_chars(self) -> int:
+        return self._state.config.ws_max_buffered_chars
+
+    async def extend_bill(self, characters: int) -> None:
+        assert self._bill is not None
+        await self._state.meter.extend(self._bill, characters)
+
+    async def run(self) -> None:
+        """Serve the session to its end. Every way out settles what was delivered,
+        before the socket is closed. A socket costs an admission place only once it
+        has shown a valid key; until then it is one of the few its address may have
+        waiting, for at most ``ws_auth_timeout_s``."""
+        await self._ws.accept()
+        error: ServiceError | None = None
+        client_left = False
+        ticket: Ticket | None = None
+        try:
+            fields = self._read_query()
+            key, first = await self._authenticate_session()
+            ticket = self._state.admission.enter()
+            first = first or await self._next_message()
+            if first is None:
+                self._close_reason = "inactivity timeout"
+            else:
+                await self._open(key, first, fields)
+                await self._serve(first)
+        except WebSocketDisconnect:
+            client_left = True  # synthesis has stopped with the tasks; the bill settles below
+        except ServiceError as e:
+            error = e
+        except Exception:
+            logger.exception("stream-input session %s failed", self._request_id)
+            error = InternalError()
+        finally:
+            for context in self._contexts.values():
+                if context.task is not None:
+                    context.task.cancel()
+            if ticket is not None:
+                ticket.release()
+            if self._bill is not None and self._voicing is not None:
+                await self._state.speech.settle(self._bill, self._voicing, self._started)
+            elif self._bill is not None:
+                await self._state.meter.settle(self._bill)
+        if error is not None:
+            await self._fail(error)
+        elif not client_left:
+            await self._ws.close(1000, self._close_reason)
+
+    def _read_query(self) -> dict[str, object]:
+        """The origin and the URL's query checked; the options the query sets."""
+        if not origin_allowed(self._ws.headers, self._state.config.allowed_origins):
+            raise PermissionDenied(
+                "origin_not_allowed",
+                f"Pages of {self._ws.headers.get('origin')} may not open this socket "
+                "(the service's allowed_origins).",
+            )
+        query = dict(self._ws.query_params)
+        if self._protocol.eleven:
+            eleven = self._parse(ElevenWsQuery, query)
+            wire = output_format(eleven.output_format)
+            self._check_eleven_model(eleven.model_id)
+            self._inactivity_s = eleven.inactivity_timeout
+            self._bitrate_kbps = wire.bitrate_kbps
+            self._format = wire.format
+            return {
+                "language": eleven.language_code,
+                "response_format": wire.format,
+                "sample_rate": wire.sample_rate,
+            }
+        ours = self._parse(WsQuery, query)
+        self._inactivity_s = ours.inactivity_timeout
+        self._format = ours.response_format
+        return {
+            "model": ours.model,
+            "language": ours.language,
+            "voice": self._voice_id,
+            "response_format": ours.response_format,
+            "quality": ours.quality,
+            "sample_rate": ours.sample_rate,
+        }
+
+    async def _authenticate_session(self) -> tuple[ApiKey, WsMessage | None]:
+        """The caller's key: from the upgrade request's headers, or from a first
+        message that must come within ``ws_auth_timeout_s`` (then returned too), the
+        socket meanwhile one of the few its address may have waiting."""
+        header = authorization_of(self._ws.headers)
+        if header:
+            return await self._authenticate(header), None
+        deadline = self._state.config.ws_auth_timeout_s
+        with self._state.unauthenticated.hold(client_address(self._ws.scope)):
+            first = await self._next_message(min(deadline, self._inactivity_s))
+        if first is None:
+            raise AuthenticationFailed(
+                "missing_api_key",
+                f"No API key within {deadline:g} s of opening the socket: send it in the "
+                "upgrade request's Authorization header or in the first message.",
+            )
+        return await self._authenticate(first_key(first)), first
+
+    async def _open(self, key: ApiKey, first: WsMessage, fields: dict[str, object]) -> None:
+        """Check the voice and the first message's settings; place the session's hold."""
+        self._project_id = key.project_id
+        settings = first.voice_settings
+        if settings is not None:
+            fields |= settings.model_dump()
+        self._options = VoiceOptions.model_validate(fields)
+        if not self._protocol.eleven or self._options.language is not None:
+            await self.voicing_for("")  # the voice is known: check it now
+        self._bill = await self._state.meter.hold(key, 0)
+
+    def _check_eleven_model(self, model_id: str | None) -> None:
+        names = self._state.compat.elevenlabs
+        if model_id not in (None, self._state.config.model_id) and not names.names_model(model_id):
+            raise NotFound("model_not_found", f"No model '{model_id}'.", "model_id")
+
+    async def voicing_for(self, text: str) -> Voicing:
+        """The session's voicing, chosen once: for ElevenLabs' sockets without a
+        language_code, in the language of the first text's script (their clients
+        send none)."""
+        if self._voicing is None:
+            assert self._options is not None
+            options = self._options
+            if self._protocol.eleven:
+                catalog = await self._state.catalog()
+                language = client_language(catalog, options.language, text, "language_code")
+                voice = self._state.compat.elevenlabs.voice(self._voice_id, language, catalog)
+                voice_id = voice.id if voice is not None else self._voice_id  # the project's?
+                options = options.model_copy(update={"voice": voice_id, "language": language})
+            voicing = await self._state.speech.choose(options, True, self._project_id)
+            if self._bitrate_kbps is not None:
+                output = replace(voicing.output, bitrate_kbps=self._bitrate_kbps)
+                voicing = replace(voicing, output=output)
+            self._voicing = voicing
+        return self._voicing
+
+    async def _authenticate(self, authorization: str | None) -> ApiKey:
+        return await self._state.auth.authorise(authorization, "speech")
+
+    async def _serve(self, first: WsMessage) -> None:
+        await all_or_none(self._receive(first), self._supervise())
+        if not self._protocol.multi:
+            assert self._bill is not None
+            usage = self._state.meter.usage(self._bill)
+            await self._ws.send_text(WsFinalMessage(usage=usage).model_dump_json())
+
+    async def _supervise(self) -> None:
+        """Fail the session with the first context that fails."""
+        if (error := await self._failures.get()) is not None:
+            raise error
+
+    def _context(self, context_id: str, message: WsMessage) -> ContextAudio:
+        context = self._contexts.get(context_id)
+        if context is None:
+            config = message.generation_config
+            schedule = tuple(config.chunk_length_schedule) if config else DEFAULT_SCHEDULE
+            context = ContextAudio(self, context_id, schedule, next(self._streams))
+            self._contexts[context_id] = context
+            context.task = asyncio.create_task(self._run_context(context))
+        return context
+
+    async def _run_context(self, context: ContextAudio) -> None:
+        try:
+            await context.run()
+            if self._protocol.multi:
+                # done: a later message with this id opens a new context
+                del self._contexts[context.id]
+                await self._send_json({"isFinal": True, "contextId": context.id})
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:
+            await self._failures.put(e)
+
+    async def _receive(self, first: WsMessage) -> None:
+        message: WsMessage | None = first
+        multi = self._protocol.multi
+        while message is not None:
+            context_id = getattr(message, "context_id", None) or DEFAULT_CONTEXT
+            if getattr(message, "close_socket", False):
+                self._close_reason = "close_socket"
+                break
+            if getattr(message, "close_context", False):
+                if (context := self._contexts.get(context_id)) is not None:
+                    await context.end()
+            elif message.text == "" and not (multi and message.flush):
+                if not multi:  # stream-input: the end of the input
+                    self._close_reason = "end of input"
+                    break
+                # multi-stream-input: a keep-alive
+            elif message.text is not None:
+                context = self._context(context_id, message)
+                await context.add(message.text, message.flush, message.try_trigger_generation)
+            message = await self._next_message()
+            if message is not None and not multi and _has_settings(message):
+                raise InvalidRequest(
+                    "invalid_value", "Settings and the key belong in the first message only."
+                )
+        if message is None:
+            self._close_reason = "inactivity timeout"
+        open_contexts = list(self._contexts.values())
+        for context in open_contexts:
+            await context.end()
+        await asyncio.gather(*(c.task for c in open_contexts if c.task is not None))
+        await self._failures.put(None)
+
+    async def send_audio(self, context: ContextAudio, index: int, chunk: EncodedChunk) -> None:
+        assert self._bill is not None
+        if not self._sent_any:
+            self._sent_any = True
+            self._state.metrics.first_audio(elapsed_ms(self._started), "websocket", self._format)
+        if chunk.data:
+            alignment = chunk.alignment.as_wire() if chunk.alignment else None
+            audio = base64.b64encode(chunk.data).decode("ascii")
+            message = WsAudioMessage(audio=audio, index=index, alignment=alignment)
+            payload = message.model_dump()
+            if self._protocol.eleven:
+                payload["normalizedAlignment"] = alignment
+            if self._protocol.multi:
+                payload["contextId"] = context.id
+            await self._send_json(payload)
+        await self._state.meter.delivered(self._bill, chunk, context.stream)
+
+    async def _send_json(self, payload: dict[str, Any]) -> None:
+        async with self._send_lock:  # contexts send from their own tasks
+            await self._ws.send_text(json.dumps(payload, separators=(",", ":")))
+
+    async def _next_message(self, timeout_s: float | None = None) -> WsMessage | None:
+        """The next client frame, parsed; None if the client stayed silent too long
+        (``timeout_s``, else the session's inactivity timeout)."""
+        try:
+            async with asyncio.timeout(timeout_s or self._inactivity_s):
+                frame = await self._ws.receive()
+        except TimeoutError:
+            return None
+        if frame["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(frame.get("code", 1000))
+        if not self._rate.take():
+            per_s = self._state.config.ws_max_messages_per_s
+            raise RateLimited(
+                "rate_limited", f"A session may send {per_s:g} messages a second on average."
+            )
+        raw = frame.get("text")
+        if raw is None:
+            raw = (frame.get("bytes") or b"").decode("utf-8", errors="replace")
+        encoded = raw.encode("utf-8")
+        if len(encoded) > self._state.config.ws_max_message_bytes:
+            raise BodyTooLarge(
+                "body_too_large",
+                f"A message may hold {self._state.config.ws_max_message_bytes} bytes.",
+            )
+        document = read_json(encoded, "message")
+        if self._protocol.eleven:
+            return self._parse(ElevenWsMessage, document)
+        return self._parse(WsInputMessage, document)
+
+    @staticmethod
+    def _parse(model: type[M], document: object) -> M:
+        try:
+            return model.model_validate(document)
+        except ValidationError as e:
+            raise from_validation_error(e) from None
+
+    async def _fail(self, error: ServiceError) -> None:
+        """Send the error frame, then close: 1008 for the client's fault, 1011 for ours."""
+        code = POLICY_VIOLATION if error.status < 500 else SERVER_ERROR
+        self._state.metrics.rejected(error.code)
+        try:
+            await self._ws.send_text(json.dumps(error.body(self._request_id)))
+            await self._ws.close(code, error.code)
+        except (WebSocketDisconnect, RuntimeError):
+            pass  # the client is already gone
+
+
+WsMessage = WsInputMessage | ElevenWsMessage
+
+
+def first_key(message: WsMessage) -> str | None:
+    """The key a first message carries: ``authorization`` (ours) or ElevenLabs'
+    ``xi_api_key``."""
+    if message.authorization is not None:
+        return message.authorization
+    xi_key = getattr(message, "xi_api_key", None)
+    return f"Bearer {xi_key}" if xi_key else None
+
+
+def _has_settings(message: WsMessage) -> bool:
+    return bool(message.authorization or message.voice_settings or first_key(message))

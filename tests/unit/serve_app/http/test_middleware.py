@@ -1,0 +1,87 @@
+"""The ingress's ASGI middleware over real sockets: uvicorn serving the app with the
+real pipeline in process, and clients whose receive buffers are small."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+from websockets.asyncio.client import connect
+
+from serve_app.http.sockets import free_port
+from serve_app.ingress.api import create_app
+from tests.conftest import closed_hold, post_and_stop_reading, read_to_end, small_socket
+from tests.unit.serve_app.conftest import DEV_KEY, make_state
+
+SEND_TIMEOUT_S = 1.5
+# 74 s of audio from eSpeak (~1000x real time, all of it at once if nothing holds it
+# back); a reader that reads nothing gets ~8 s (PCM) or ~12 s (WebSocket messages)
+# through 128 KB send buffers, 74 s through Linux's own.
+LONG_TEXT = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(80))
+PCM_BYTES_PER_S = 24000 * 2
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """(port, ledger) of the app under uvicorn with a short send deadline."""
+    state = make_state(tmp_path, send_timeout_s=SEND_TIMEOUT_S)
+    port = free_port()
+    config = uvicorn.Config(create_app(state), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield port, tmp_path / "ledger.sqlite3"
+    server.should_exit = True
+    thread.join(10)
+
+
+def test_a_reader_that_reads_nothing_is_disconnected_and_billed_what_it_took(
+    served: tuple[int, Path],
+) -> None:
+    port, ledger = served
+    body = json.dumps({"input": LONG_TEXT, "voice": "hi-espeak-aditi"}).encode()
+    sock, first = post_and_stop_reading("127.0.0.1", port, f"Bearer {DEV_KEY}", body)
+    with sock:
+        assert first.startswith(b"HTTP/1.1 200")
+        state, audio_ms = closed_hold(ledger)  # while the client reads nothing more
+        response = read_to_end(sock, first)
+    # The server gave up: the chunked body never ends, and what was sent is billed.
+    assert state == "settled" and not response.endswith(b"0\r\n\r\n")
+    audio_bytes = len(response.partition(b"\r\n\r\n")[2])  # with the chunks' framing
+    assert 0 < audio_ms * PCM_BYTES_PER_S // 1000 <= audio_bytes
+    assert audio_ms < 20_000
+
+
+async def test_a_websocket_that_reads_nothing_is_disconnected_and_billed_what_it_took(
+    served: tuple[int, Path],
+) -> None:
+    port, ledger = served
+    url = f"ws://127.0.0.1:{port}/v1/audio/speech/stream-input/hi-espeak-aditi"
+    headers = {"Authorization": f"Bearer {DEV_KEY}"}
+    async with connect(
+        url,
+        sock=small_socket("127.0.0.1", port),
+        additional_headers=headers,
+        max_queue=1,
+        max_size=None,
+    ) as ws:
+        await ws.send(json.dumps({"text": LONG_TEXT + " "}))
+        await ws.send(json.dumps({"text": ""}))
+        first = json.loads(await ws.recv())
+        assert first["audio"]
+        state, audio_ms = closed_hold(ledger)  # while the client reads nothing more
+        messages = [first]
+        with contextlib.suppress(Exception):  # the connection ends without a close frame
+            async for message in ws:
+                messages.append(json.loads(message))
+    assert state == "settled" and 0 < audio_ms < 20_000
+    assert not any(message.get("isFinal") for message in messages)

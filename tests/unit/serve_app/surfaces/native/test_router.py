@@ -1,0 +1,659 @@
+"""The ingress routes over ASGI, with the real pipeline objects in process."""
+
+import asyncio
+import base64
+import json
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from deployments.normaliser.cleaning import MAX_MARKS
+from serve_app.ingress.api import create_app
+from serve_app.ingress.state import IngressState
+from tests.conftest import SPEC_HEADERS, decode, pcm_seconds
+from tests.unit.serve_app.conftest import DEV_KEY, make_state
+
+HI = "नमस्ते, आप कैसे हैं? मैं ठीक हूँ।"
+
+
+async def speak(client: httpx.AsyncClient, auth: dict[str, str], **body: object) -> httpx.Response:
+    return await client.post("/v1/audio/speech", headers=auth, json={"input": HI, **body})
+
+
+async def test_health_is_public_and_ready_needs_a_key(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    assert (await client.get("/health")).json() == {"status": "ok"}
+    assert (await client.get("/ready")).status_code == 401
+    ready = (await client.get("/ready", headers=auth)).json()
+    assert ready["model"] == "service-v1" and ready["sample_rate"] == 24000
+    assert "hi" in ready["languages"] and "default" in ready["voices"]
+    assert ready["loras"] == [] and ready["stream_formats"] == ["audio", "sse"]
+    assert ready["modes"] == ["description", "preset", "reference"]
+    assert ready["language_policy_version"]
+    engines = {e["name"]: e for e in ready["engines"]}
+    assert engines["kokoro"]["modes"] == ["preset", "description", "reference"]
+    assert engines["piper"]["modes"] == ["preset"]
+
+
+async def test_defaults_stream_raw_pcm_with_every_header(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    response = await client.post("/v1/audio/speech", headers=auth, json={"input": HI})
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "audio/L16;rate=24000;channels=1"
+    for header in SPEC_HEADERS:
+        assert response.headers[header]
+    assert response.headers["x-service-language"] == "hi"
+    assert response.headers["x-service-representation"] == "devanagari"
+    assert response.headers["x-service-quality"] == "balanced"
+    assert response.headers["cache-control"] == "no-store"
+    assert 1.0 < pcm_seconds(response.content, 24000) < 6.0
+
+
+async def test_pcm_is_24_khz_whatever_the_voice_unless_asked(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    """API.md: sample_rate defaults to 24000 for pcm, the voice's own rate otherwise."""
+    pcm = await speak(client, auth, voice="hi-espeak-aditi")
+    assert pcm.headers["content-type"] == "audio/L16;rate=24000;channels=1"
+    assert pcm.headers["x-service-sample-rate"] == "24000"
+    assert 0.8 < pcm_seconds(pcm.content, 24000) < 5.0
+    own = await speak(client, auth, voice="hi-espeak-aditi", sample_rate=22050)
+    assert own.headers["x-service-sample-rate"] == "22050"
+    assert abs(pcm_seconds(own.content, 22050) - pcm_seconds(pcm.content, 24000)) < 0.05
+    wav = await speak(client, auth, voice="hi-espeak-aditi", response_format="wav", stream=False)
+    assert wav.headers["x-service-sample-rate"] == "22050"
+
+
+async def test_buffered_wav_and_mp3(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    wav = await speak(client, auth, response_format="wav", stream=False)
+    assert wav.headers["content-type"] == "audio/wav"
+    assert int(wav.headers["content-length"]) == len(wav.content)
+    assert int(wav.headers["x-service-generation-ms"]) >= 0
+    samples, rate = decode(wav.content)
+    mp3 = await speak(client, auth, response_format="mp3")
+    mp3_samples, mp3_rate = decode(mp3.content)
+    assert rate == mp3_rate == 24000
+    assert abs(samples.size / rate - mp3_samples.size / mp3_rate) < 0.15
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content_type", "rate"),
+    [
+        ("ulaw", "audio/PCMU;rate=8000;channels=1", 8000),
+        ("alaw", "audio/PCMA;rate=8000;channels=1", 8000),
+        ("opus", "audio/ogg;codecs=opus", 48000),
+        ("aac", "audio/aac", 24000),
+        ("flac", "audio/flac", 24000),
+    ],
+)
+@pytest.mark.parametrize("stream", [True, False])
+async def test_telephony_and_compressed_formats(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    fmt: str,
+    content_type: str,
+    rate: int,
+    stream: bool,
+) -> None:
+    """G.711 at 8 kHz (whole 20 ms frames, no header), Ogg Opus at 48 kHz, AAC and
+    FLAC at the voice's rate: streamed or buffered, each decodes to the speech."""
+    response = await speak(client, auth, response_format=fmt, stream=stream)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == content_type
+    assert response.headers["x-service-sample-rate"] == str(rate)
+    if fmt in ("ulaw", "alaw"):
+        assert len(response.content) % 160 == 0
+    samples, decoded_rate = decode(response.content, fmt)
+    assert decoded_rate == rate
+    assert 1.0 < samples.size / rate < 6.0 and abs(samples).max() > 0.05
+
+
+async def test_fixed_rate_formats_refuse_another_rate(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    response = await speak(client, auth, response_format="ulaw", sample_rate=16000)
+    assert response.status_code == 400
+    assert response.json()["error"]["param"] == "sample_rate"
+    assert (await speak(client, auth, response_format="ulaw", sample_rate=8000)).status_code == 200
+
+
+def test_the_wire_formats_are_the_encoders_formats() -> None:
+    from typing import get_args
+
+    from deployments.encoding.writers import FORMATS, STREAMABLE_FORMATS
+    from serve_app.surfaces.native.protocol import Format, StreamableFormat
+
+    assert get_args(Format) == FORMATS
+    assert get_args(StreamableFormat) == STREAMABLE_FORMATS
+
+
+async def test_sse_events(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    response = await speak(client, auth, stream_format="sse")
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = [block for block in response.text.split("\n\n") if block]
+    parsed = []
+    for block in events:
+        name_line, data_line = block.split("\n")
+        name, data = name_line.removeprefix("event: "), json.loads(data_line.removeprefix("data: "))
+        assert data["type"] == name
+        parsed.append(data)
+    *deltas, done = parsed
+    assert [d["index"] for d in deltas] == list(range(len(deltas))) and deltas
+    assert "ttfa_ms" in deltas[0] and all("ttfa_ms" not in d for d in deltas[1:])
+    assert done == {
+        "type": "audio.done",
+        "chunks": len(deltas),
+        "usage": {
+            "characters": len(HI),
+            "audio_ms": done["usage"]["audio_ms"],
+            "cost_deci_micros": 150 * len(HI),
+        },
+    }
+    audio = b"".join(base64.b64decode(d["delta"]) for d in deltas)
+    assert abs(pcm_seconds(audio, 24000) * 1000 - done["usage"]["audio_ms"]) <= 1
+
+
+async def test_controls_change_the_audio(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    normal = await speak(client, auth, stream=False)
+    fast = await speak(client, auth, stream=False, speed=2.0)
+    assert len(fast.content) < 0.7 * len(normal.content)
+    resampled = await speak(client, auth, stream=False, sample_rate=8000, quality="high")
+    assert resampled.headers["content-type"] == "audio/L16;rate=8000;channels=1"
+    assert resampled.headers["x-service-sample-rate"] == "8000"
+    assert resampled.headers["x-service-quality"] == "high"
+    assert abs(pcm_seconds(resampled.content, 8000) - pcm_seconds(normal.content, 24000)) < 0.25
+    quiet = await speak(client, auth, stream=False, volume=0.0)
+    assert set(quiet.content) == {0}
+
+
+async def test_private_voice_is_hidden_but_usable(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    voices = (await client.get("/v1/voices")).json()
+    ids = [v["id"] for v in voices["data"]]
+    assert voices["object"] == "list" and "default" in ids and "internal-test-robot" not in ids
+    assert set(voices["data"][0]) == {
+        "id",
+        "name",
+        "languages",
+        "gender",
+        "sample_rate",
+        "engine",
+        "modes",
+    }
+    assert (await speak(client, auth, voice="internal-test-robot")).status_code == 200
+
+
+async def test_usage_counts_what_was_delivered(
+    client: httpx.AsyncClient, auth: dict[str, str], state: IngressState
+) -> None:
+    before = (await client.get("/v1/account/usage", headers=auth)).json()
+    assert before == {
+        "balance_deci_micros": 100_000_000,
+        "usage": {"requests": 0, "characters": 0, "audio_ms": 0, "spent_deci_micros": 0},
+    }
+    response = await speak(client, auth, stream=False)
+    assert response.headers["x-service-cost-deci-micros"] == str(150 * len(HI))
+    after = (await client.get("/v1/account/usage", headers=auth)).json()
+    assert after["usage"]["requests"] == 1 and after["usage"]["characters"] == len(HI)
+    assert after["usage"]["audio_ms"] == round(pcm_seconds(response.content, 24000) * 1000)
+    assert after["balance_deci_micros"] == 100_000_000 - 150 * len(HI)
+
+
+async def test_insufficient_balance_is_refused_before_synthesis(
+    client: httpx.AsyncClient, state: IngressState
+) -> None:
+    project = state.store.ensure_project("poor", 100)
+    token = state.store.create_key(project)
+    response = await client.post(
+        "/v1/audio/speech", headers={"Authorization": f"Bearer {token}"}, json={"input": HI}
+    )
+    assert response.status_code == 402
+    assert response.json()["error"]["code"] == "insufficient_balance"
+    assert state.store.usage(project).requests == 0
+
+
+async def test_speech_only_key_cannot_read_usage(
+    client: httpx.AsyncClient, state: IngressState
+) -> None:
+    project = state.store.ensure_project("scoped", 1_000_000)
+    token = state.store.create_key(project, scopes=("speech",))
+    response = await client.get("/v1/account/usage", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 403 and response.json()["error"]["code"] == "key_scope"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "param"),
+    [
+        ({"input": "x", "foo": 1}, 400, "unknown_field", "foo"),
+        ({"voice": "default"}, 400, "missing_field", "input"),
+        ({"input": 5}, 400, "invalid_value", "input"),
+        ({"input": "x", "stream": "yes"}, 400, "invalid_value", "stream"),
+        ({"input": "x", "speed": 3}, 400, "invalid_value", "speed"),
+        ({"input": "x", "response_format": "ogg"}, 400, "invalid_value", "response_format"),
+        ({"input": "   \n"}, 400, "empty_input", "input"),
+        ({"input": "\u200b"}, 400, "empty_input", "input"),
+        ({"input": "।।।,,,...!?"}, 400, "empty_input", "input"),
+        ({"input": "क" * 4097}, 400, "input_too_long", "input"),
+        # within the input limit, but 23,000 characters once the numbers are words
+        ({"input": "9999999 " * 500}, 400, "input_too_long", "input"),
+        (
+            {"input": "x", "response_format": "wav"},
+            400,
+            "unsupported_format_for_stream",
+            "response_format",
+        ),
+        ({"input": "x", "language": "xx"}, 400, "unsupported_language", "language"),
+        ({"input": "x", "language": "sa"}, 400, "unsupported_language", "language"),
+        ({"input": "x", "voice": "nobody"}, 404, "voice_not_found", "voice"),
+        ({"input": "x", "voice": "Bad Voice"}, 400, "invalid_value", "voice"),
+        ({"input": "x", "model": "other"}, 404, "model_not_found", "model"),
+        ({"input": "x", "model_id": "other"}, 404, "model_not_found", "model"),
+        ({"input": "x", "sample_rate": 11025}, 400, "invalid_value", "sample_rate"),
+        # Piper voices have neither voice-modelling mode
+        (
+            {"input": "x", "voice": "en-us-joe", "language": "en", "reference_audio": "UklGRg=="},
+            400,
+            "unsupported_feature",
+            "reference_audio",
+        ),
+        (
+            {"input": "x", "voice": "en-us-joe", "language": "en", "voice_description": "calm"},
+            400,
+            "unsupported_feature",
+            "voice_description",
+        ),
+        (
+            {"input": "x", "reference_audio": "UklGRg=="},
+            400,
+            "reference_audio_invalid",
+            "reference_audio",
+        ),
+        ({"input": "x", "voice_description": " "}, 400, "invalid_value", "voice_description"),
+        ([1, 2], 400, "invalid_json", None),
+    ],
+)
+async def test_bad_requests_get_the_error_shape(
+    client: httpx.AsyncClient,
+    auth: dict[str, str],
+    body: object,
+    status: int,
+    code: str,
+    param: str | None,
+) -> None:
+    response = await client.post("/v1/audio/speech", headers=auth, json=body)
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert (error["code"], error["param"]) == (code, param)
+    assert set(error) == {"message", "type", "code", "param", "request_id"}
+    assert error["request_id"] == response.headers["x-request-id"]
+
+
+async def test_malformed_json_lone_surrogate_and_body_limit(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    bad = await client.post("/v1/audio/speech", headers=auth, content=b'{"input": ')
+    assert bad.json()["error"]["code"] == "invalid_json"
+    surrogate = await client.post(
+        "/v1/audio/speech", headers=auth, content=b'{"input": "a\\ud800"}'
+    )
+    assert surrogate.json()["error"]["code"] == "invalid_value"
+    assert "surrogate" in surrogate.json()["error"]["message"]
+    huge = await client.post("/v1/audio/speech", headers=auth, content=b"x" * (2 << 20))
+    assert huge.status_code == 413 and huge.json()["error"]["code"] == "body_too_large"
+
+
+@pytest.mark.parametrize("depth", [17, 1_000, 100_000])
+@pytest.mark.parametrize("path", ["/v1/audio/speech", "/v1/text/normalize"])
+async def test_deeply_nested_json_is_refused_before_parsing(
+    client: httpx.AsyncClient, auth: dict[str, str], path: str, depth: int
+) -> None:
+    body = b'{"input": "hi", "x": ' + b"[" * depth + b"]" * depth + b"}"
+    response = await client.post(path, headers=auth, content=body)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "json_too_deep"
+    brackets_in_text = b'{"input": "hi ' + b"[" * 100 + b'"}'  # inside a string: text
+    assert (await client.post(path, headers=auth, content=brackets_in_text)).status_code == 200
+
+
+async def test_punctuation_alone_is_not_billed(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    before = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]
+    response = await client.post("/v1/audio/speech", headers=auth, json={"input": "।।।,,,..."})
+    assert response.json()["error"]["code"] == "empty_input"
+    assert (await client.get("/v1/account/usage", headers=auth)).json()["usage"] == before
+
+
+@pytest.mark.parametrize(
+    ("headers", "code"),
+    [
+        ({}, "missing_api_key"),
+        ({"Authorization": "Basic abc"}, "invalid_api_key"),
+        ({"Authorization": "Bearer "}, "missing_api_key"),
+        ({"Authorization": "Bearer sk-proj-nope0000-" + "z" * 40}, "invalid_api_key"),
+    ],
+)
+async def test_authentication_errors(
+    client: httpx.AsyncClient, headers: dict[str, str], code: str
+) -> None:
+    for path in ("/v1/models", "/v1/capabilities", "/ready", "/v1/account/usage"):
+        response = await client.get(path, headers=headers)
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == code
+        assert response.json()["error"]["type"] == "authentication_error"
+
+
+async def test_xi_api_key_is_a_key_wherever_a_bearer_key_is(client: httpx.AsyncClient) -> None:
+    """ElevenLabs' clients send their key as xi-api-key."""
+    assert (await client.get("/v1/models", headers={"xi-api-key": DEV_KEY})).status_code == 200
+    spoken = await client.post(
+        "/v1/audio/speech", headers={"xi-api-key": DEV_KEY}, json={"input": HI}
+    )
+    assert spoken.status_code == 200
+    wrong = await client.get("/v1/models", headers={"xi-api-key": "sk-proj-x-y"})
+    assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "invalid_api_key"
+
+
+async def test_unknown_route_and_models(client: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    missing = await client.get("/v1/nothing")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+    models = (await client.get("/v1/models", headers=auth)).json()
+    assert models == {
+        "object": "list",
+        "data": [{"id": "service-v1", "object": "model", "owned_by": "service"}],
+    }
+
+
+async def test_capabilities_describe_formats_and_gaps(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    caps = (await client.get("/v1/capabilities", headers=auth)).json()
+    formats = {f["format"]: f for f in caps["audio_formats"]}
+    assert formats["pcm"]["byte_order"] == "little_endian" and not formats["wav"]["streamed"]
+    assert caps["streaming"]["stream_formats"] == ["audio", "sse"]
+    # both voice-modelling modes, by the engines that do them (Piper and VITS do not)
+    modelling = caps["modelling"]
+    assert modelling["engines"] == {
+        "description": ["espeak", "kokoro"],
+        "reference": ["espeak", "kokoro"],
+    }
+    assert modelling["reference_audio"]["max_seconds"] == 20.0
+    assert not {u["feature"] for u in caps["unavailable"]} & {"description", "reference"}
+    assert caps["limits"]["max_input_characters"] == 4096
+    assert set(caps["generation_controls"]) >= {
+        "speed",
+        "pitch",
+        "volume",
+        "quality",
+        "sample_rate",
+    }
+    assert "bitrates_kbps" not in formats["pcm"] and formats["mp3"]["bitrates_kbps"]
+    assert formats["ulaw"]["sample_rate"] == 8000 and formats["opus"]["sample_rate"] == 48000
+    assert formats["alaw"]["encoding"] == "g711_a_law" and formats["aac"]["streamed"]
+    assert "engines" not in caps["generation_controls"]["speed"]
+    assert "espeak" in caps["generation_controls"]["pitch"]["engines"]
+
+
+async def test_discovery_bodies_are_documented_models(client: httpx.AsyncClient) -> None:
+    """/ready, /v1/capabilities and /v1/voices answer with the models in protocol.py,
+    and the OpenAPI document says so."""
+    paths = (await client.get("/openapi.json")).json()["paths"]
+    for path, model in (
+        ("/ready", "Readiness"),
+        ("/v1/capabilities", "Capabilities"),
+        ("/v1/voices", "VoiceList"),
+    ):
+        schema = paths[path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        assert schema["$ref"].endswith("/" + model), path
+
+
+async def test_normalize_shows_what_the_voice_is_given(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    text = "डॉ. शर्मा ने ₹1,250.50 दिए। मीटिंग 10:30 बजे है।"
+    response = await client.post("/v1/text/normalize", headers=auth, json={"input": text})
+    body = response.json()
+    assert response.status_code == 200
+    assert body["language"] == "hi" and body["representation"] == "devanagari"
+    assert body["text"] == ("डॉक्टर शर्मा ने एक हज़ार दो सौ पचास रुपये पचास पैसे दिए। मीटिंग साढ़े दस बजे है।")
+    assert [text[s["start"] : s["end"]] for s in body["segments"]] == [
+        "डॉ. शर्मा ने ₹1,250.50 दिए।",
+        "मीटिंग 10:30 बजे है।",
+    ]
+    romanised = await client.post(
+        "/v1/text/normalize", headers=auth, json={"input": "aap kaise hain", "language": "hi-IN"}
+    )
+    assert romanised.json()["text"] == "आप कैसे हैं"
+    assert romanised.json()["representation"] == "devanagari"
+    bad = await client.post(
+        "/v1/text/normalize", headers=auth, json={"input": "x", "language": "xx"}
+    )
+    assert bad.json()["error"]["code"] == "unsupported_language"
+    assert (await client.post("/v1/text/normalize", json={"input": "x"})).status_code == 401
+
+
+async def test_audio_follows_the_normalised_text(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    written = await speak(client, auth, input="₹1,250.50", stream=False)
+    words = await speak(client, auth, input="एक हज़ार दो सौ पचास रुपये पचास पैसे", stream=False)
+    assert abs(len(written.content) - len(words.content)) < 0.02 * len(words.content)
+    romanised = await speak(client, auth, input="aap kaise hain", stream=False)
+    assert romanised.headers["x-service-representation"] == "devanagari"
+
+
+async def test_past_capacity_the_answer_is_503_with_retry_after(tmp_path: Path) -> None:
+    state = make_state(tmp_path, max_active_requests=1)
+    auth = {"Authorization": f"Bearer {DEV_KEY}"}
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        busy = state.admission.enter()
+        refused = await client.post("/v1/audio/speech", headers=auth, json={"input": HI})
+        preview = await client.post("/v1/text/normalize", headers=auth, json={"input": HI})
+        voice = await client.post(
+            "/v1/voices", headers=auth, json={"id": "mine", "voice_description": "deep"}
+        )
+        busy.release()
+        assert preview.status_code == 503 and voice.status_code == 503
+        admitted = await client.post("/v1/audio/speech", headers=auth, json={"input": HI})
+    assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
+    assert refused.json()["error"]["code"] == "overloaded"
+    assert refused.json()["error"]["type"] == "overloaded_error"
+    assert admitted.status_code == 200 and state.admission.active == 0
+    project = state.store.find_project("dev")
+    assert state.store.usage(project).requests == 1  # the refused one cost nothing
+
+
+async def test_the_neural_voice_through_the_service(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    pytest.importorskip("piper", reason="the piper extra is not installed")
+    voices = {v["id"]: v for v in (await client.get("/v1/voices")).json()["data"]}
+    assert voices["en-us-joe"]["engine"] == "piper" and voices["en-us-joe"]["languages"] == ["en"]
+    body = {"input": "Your order has shipped.", "voice": "en-us-joe", "language": "en"}
+    wav = await client.post(
+        "/v1/audio/speech", headers=auth, json={**body, "response_format": "wav", "stream": False}
+    )
+    samples, rate = decode(wav.content)
+    assert wav.status_code == 200 and rate == 22050 and 0.8 < samples.size / rate < 5
+    pitch = await client.post("/v1/audio/speech", headers=auth, json={**body, "pitch": 0.5})
+    assert pitch.json()["error"]["code"] == "unsupported_feature"
+    hindi = await client.post("/v1/audio/speech", headers=auth, json={**body, "language": "hi"})
+    assert hindi.json()["error"]["code"] == "unsupported_language"
+
+
+async def test_the_default_voice_is_kokoro_hindi_and_it_cannot_change_pitch(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    voices = {v["id"]: v for v in (await client.get("/v1/voices")).json()["data"]}
+    assert voices["default"] == {
+        "id": "default",
+        "name": voices["default"]["name"],
+        "languages": ["hi"],
+        "gender": "female",
+        "sample_rate": 24000,
+        "engine": "kokoro",
+        "modes": ["preset", "description", "reference"],
+    }
+    assert voices["hi-espeak-aditi"]["engine"] == "espeak"  # the eSpeak Hindi voice stays
+    pitch = await speak(client, auth, pitch=0.3)
+    assert pitch.status_code == 400 and pitch.json()["error"]["code"] == "unsupported_feature"
+    assert pitch.json()["error"]["param"] == "pitch"
+    espeak_pitch = await speak(client, auth, pitch=0.3, voice="hi-espeak-aditi", stream=False)
+    assert espeak_pitch.status_code == 200
+    ready = (await client.get("/ready", headers=auth)).json()
+    # Outside Serve (this tier) every stage is in process and no replica count is known.
+    assert ready["pipeline"]["Ingress"] == {"placement": "deployment", "replicas": None}
+    kokoro = next(e for e in ready["engines"] if e["name"] == "kokoro")
+    assert (kokoro["sample_rate"], kokoro["controls"], kokoro["alignment"]) == (
+        24000,
+        ["speed"],
+        True,
+    )
+    caps = (await client.get("/v1/capabilities", headers=auth)).json()
+    assert caps["streaming"]["websocket"]["alignment_engines"] == ["espeak", "kokoro"]
+    assert caps["generation_controls"]["pitch"]["engines"] == ["espeak"]
+    assert caps["voices"] == list(voices.values()) and caps["default_sample_rate"] == 24000
+
+
+async def test_without_a_voice_each_language_gets_its_own(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    english = await speak(client, auth, input="Your order has shipped.", language="en")
+    assert english.status_code == 200 and english.headers["x-service-language"] == "en"
+    assert english.headers["x-service-sample-rate"] == "24000"  # the Kokoro English voice
+    bengali = await speak(
+        client, auth, input="আপনি কেমন আছেন?", language="bn", response_format="wav", stream=False
+    )
+    assert bengali.status_code == 200 and bengali.headers["x-service-sample-rate"] == "22050"
+    named = await speak(client, auth, input="Hello.", language="en", voice="default")
+    assert named.status_code == 400 and named.json()["error"]["code"] == "unsupported_language"
+
+
+async def test_a_key_past_its_rate_gets_429_with_retry_after(tmp_path: Path) -> None:
+    state = make_state(tmp_path, rate_limit_per_minute=2)
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        auth = {"Authorization": f"Bearer {DEV_KEY}"}
+        body = {"input": "नमस्ते", "voice": "hi-espeak-aditi", "stream": False}
+        if time.time() % 60 > 55:  # all in one clock minute
+            await asyncio.sleep(60 - time.time() % 60 + 0.1)
+        for _ in range(2):
+            assert (await client.post("/v1/audio/speech", headers=auth, json=body)).is_success
+        refused = await client.post("/v1/audio/speech", headers=auth, json=body)
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "rate_limited"
+    assert refused.json()["error"]["type"] == "rate_limit_error"
+    assert 1 <= int(refused.headers["retry-after"]) <= 60
+
+
+@pytest.mark.parametrize("configured", [[], ["https://app.example.com"]])
+async def test_cors_answers_only_configured_origins_and_never_with_credentials(
+    tmp_path: Path, configured: list[str]
+) -> None:
+    state = make_state(tmp_path, allowed_origins=configured)
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        for origin in ("https://app.example.com", "https://evil.example"):
+            preflight = await client.options(
+                "/v1/audio/speech",
+                headers={
+                    "Origin": origin,
+                    "Access-Control-Request-Method": "POST",
+                    "Access-Control-Request-Headers": "authorization,content-type",
+                },
+            )
+            voices = await client.get("/v1/voices", headers={"Origin": origin})
+            allowed = origin in configured
+            for response in (preflight, voices):
+                assert response.headers.get("access-control-allow-origin") == (
+                    origin if allowed else None
+                )
+                assert "access-control-allow-credentials" not in response.headers
+            if allowed:
+                assert "x-request-id" in voices.headers["access-control-expose-headers"]
+
+
+@pytest.mark.parametrize("origin", ["*", "https://*.example.com", "example.com"])
+def test_an_origin_pattern_is_refused_at_start(origin: str) -> None:
+    from pydantic import ValidationError
+
+    from serve_app.settings import IngressConfig
+
+    with pytest.raises(ValidationError):
+        IngressConfig(allowed_origins=[origin])
+    assert IngressConfig(allowed_origins="https://a.example, http://b.example:8080")
+
+
+@pytest.mark.parametrize("param", ["api_key", "key", "authorization", "xi-api-key"])
+async def test_a_key_in_the_url_is_never_read(client: httpx.AsyncClient, param: str) -> None:
+    """Keys in URLs end up in proxies' and browsers' logs: only headers carry them."""
+    response = await client.get(f"/v1/models?{param}={DEV_KEY}")
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "missing_api_key"
+
+
+HUGE = b"9" * 5_000
+SPEECH, ELEVEN = "/v1/audio/speech", "/v1/text-to-speech/default"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "param"),
+    [
+        (SPEECH, b'{"input": "hi", "sample_rate": ' + HUGE + b"}", "sample_rate"),
+        (SPEECH, b'{"input": "hi", "speed": ' + HUGE + b"}", "speed"),
+        (SPEECH, b'{"input": "hi", "speed": -' + HUGE + b"." + HUGE + b"}", "speed"),
+        (SPEECH, b'{"input": "hi", "volume": 1e99999}', "volume"),
+        (SPEECH, b'{"input": "hi", "stream": ' + HUGE + b"}", "stream"),
+        (SPEECH, b'{"input": "hi", "language": "\\ud800"}', "language"),
+        (SPEECH, b'{"input": "hi", "model": "\\udbff"}', "model"),
+        (SPEECH, b'{"input": "hi", "voice_description": "a \\udc00"}', "voice_description"),
+        (SPEECH, b'{"input": "hi", "\\ud800": 1}', "\\ud800"),
+        (SPEECH, b'{"model": "tts-1", "input": "hi", "voice": "alloy", "speed": ' + HUGE + b"}",
+         "speed"),
+        ("/v1/text/normalize", b'{"input": "hi", "language": "\\ud800"}', "language"),
+        (ELEVEN, b'{"text": "hi", "seed": ' + HUGE + b"}", "seed"),
+        (ELEVEN, b'{"text": "hi", "voice_settings": {"speed": ' + HUGE + b"}}",
+         "voice_settings.speed"),
+        (ELEVEN, b'{"text": "hi", "language_code": "\\ud800"}', "language_code"),
+        (ELEVEN, b'{"text": "hi", "model_id": "\\ud800"}', "model_id"),
+    ],
+)  # fmt: skip
+async def test_huge_numbers_and_lone_surrogates_are_400_with_their_field(
+    client: httpx.AsyncClient, auth: dict[str, str], path: str, body: bytes, param: str
+) -> None:
+    response = await client.post(path, headers=auth, content=body)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert (error["code"], error["param"]) == ("invalid_value", param), error
+
+
+@pytest.mark.parametrize(
+    ("junk", "language"),
+    [
+        ("\u200b\u0301", "en"),  # zero-width spaces and combining accents
+        ("\u200d\u0301\u200c", "en"),  # joiners between accents
+        ("\ufe0f", "en"),  # variation selectors
+        ("\u094d", "hi"),  # viramas
+    ],
+)
+async def test_a_word_and_thousands_of_invisible_characters_costs_the_word(
+    client: httpx.AsyncClient, auth: dict[str, str], junk: str, language: str
+) -> None:
+    word = "hello" if language == "en" else "नमस्ते"
+    text = word + junk * (4000 // len(junk))
+    response = await client.post(
+        "/v1/audio/speech",
+        headers=auth,
+        json={"input": text, "language": language, "stream_format": "sse"},
+    )
+    assert response.status_code == 200, response.text
+    done = json.loads(response.text.strip().split("\n\n")[-1].split("\n")[1].removeprefix("data: "))
+    assert done["type"] == "audio.done"
+    assert len(word) <= done["usage"]["characters"] <= len(word) + MAX_MARKS
+    assert done["usage"]["audio_ms"] < 3000  # a word, not a minute of noise

@@ -1,0 +1,54 @@
+import pytest
+
+from serve_app.surfaces.websocket.text_buffer import Piece, TextBuffer
+
+
+def feed(buffer: TextBuffer, *parts: str) -> list[str]:
+    return [p.text for part in parts for p in buffer.add(part)]
+
+
+def test_first_clause_then_sentences() -> None:
+    buffer = TextBuffer()
+    assert feed(buffer, "नमस्ते", " दोस्तों,") == []  # the comma is not yet followed by a space
+    assert feed(buffer, " आज", " मौसम", " अच्छा", " है।") == ["नमस्ते दोस्तों,", " आज मौसम अच्छा है।"]
+    assert feed(buffer, " Price is 3.", "5 rupees.") == []
+    assert feed(buffer, " Next") == [" Price is 3.5 rupees."]
+    assert buffer.flush() == Piece(" Next", 54)
+
+
+def test_schedule_cuts_long_runs_at_word_boundaries() -> None:
+    buffer = TextBuffer(schedule=(10, 20))
+    pieces = feed(buffer, "one two three four five six seven eight nine ten eleven")
+    assert pieces[0] == "one two " and all(p.endswith(" ") for p in pieces)
+    assert all(len(p) <= 20 for p in pieces[1:])
+    rest = buffer.flush()
+    assert "".join(pieces) + (rest.text if rest else "") == (
+        "one two three four five six seven eight nine ten eleven"
+    )
+
+
+def test_offsets_cover_the_input_exactly_once() -> None:
+    buffer = TextBuffer(schedule=(15,))
+    text = "यह पहला वाक्य है। यह दूसरा, और लंबा वाक्य है जो चलता रहता है बिना रुके"
+    pieces = [p for word in text.split(" ") for p in buffer.add(word + " ")]
+    if (last := buffer.flush()) is not None:
+        pieces.append(last)
+    whole = text + " "
+    for piece in pieces:
+        assert whole[piece.start : piece.start + len(piece.text)] == piece.text
+    assert "".join(p.text for p in pieces).rstrip() == text
+
+
+def test_try_trigger_and_whitespace_only() -> None:
+    buffer = TextBuffer()
+    buffer.add("short")
+    assert buffer.try_trigger() is None
+    buffer.add(" words that together pass the minimum and")
+    piece = buffer.try_trigger()
+    assert piece is not None and piece.text.endswith("minimum ")
+    assert len(buffer) == len("and")
+    blank = TextBuffer()
+    blank.add("   ")
+    assert blank.flush() is None
+    with pytest.raises(ValueError):
+        TextBuffer(schedule=())
