@@ -10,7 +10,38 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from deployments.synthesis.alignment import Alignment, WordTiming
+
+@dataclass(frozen=True)
+class WordTiming:
+    """A word at ``text[start:end]`` of its segment, starting ``start_ms`` into its audio."""
+
+    start: int
+    end: int
+    start_ms: int
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Per character of a text: start time and duration in ms, relative to its audio."""
+
+    chars: tuple[str, ...]
+    char_start_times_ms: tuple[int, ...]
+    char_durations_ms: tuple[int, ...]
+
+    def followed_by(self, other: Alignment, offset_ms: int) -> Alignment:
+        """This alignment, then ``other`` whose audio starts ``offset_ms`` after ours."""
+        return Alignment(
+            self.chars + other.chars,
+            self.char_start_times_ms + tuple(t + offset_ms for t in other.char_start_times_ms),
+            self.char_durations_ms + other.char_durations_ms,
+        )
+
+    def as_wire(self) -> dict[str, list[str] | list[int]]:
+        return {
+            "chars": list(self.chars),
+            "charStartTimesMs": list(self.char_start_times_ms),
+            "charDurationsMs": list(self.char_durations_ms),
+        }
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from deployments.encoding.writers import to_int16
 from deployments.messages import SynthesisParams
 from deployments.normaliser.normaliser import TextNormaliser
-from deployments.synthesis.engine import load_engine
+from deployments.synthesis.registry import load_engine
 from deployments.synthesis.synthesiser import CONFIGS, Synthesiser
 from deployments.synthesis.voices import VoiceRegistry
 

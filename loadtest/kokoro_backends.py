@@ -16,7 +16,7 @@ import platform
 import time
 
 from deployments.messages import Segment, SynthesisParams
-from deployments.synthesis.engine import load_engine
+from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig
 
 SENTENCES = [

@@ -25,7 +25,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
 from deployments.encoding.writers import to_int16
-from deployments.synthesis.espeak_binding import espeak_library
+from deployments.espeak_binding import espeak_library
 from deployments.synthesis.kokoro_assets import default_voices_dir, load_model_bytes, load_style
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from deployments.messages import Segment, SynthesisParams
-from deployments.synthesis.engine import load_engine
+from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig
 from loadtest.bench import machine
 

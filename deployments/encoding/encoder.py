@@ -9,8 +9,7 @@ from typing import ParamSpec, TypeVar
 import numpy as np
 
 from deployments.encoding.session import EncodingSession
-from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, OutputParams
-from deployments.synthesis.alignment import Alignment
+from deployments.messages import Alignment, AudioChunk, EncodedChunk, EncodeJob, OutputParams
 
 P = ParamSpec("P")
 T = TypeVar("T")

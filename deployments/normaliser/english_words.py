@@ -67,7 +67,7 @@ def lexicon(language: str = "hi") -> dict[str, str]:
 
 
 def _tokens(word: str, voice: str) -> list[str]:
-    from deployments.synthesis.espeak_binding import espeak_library
+    from deployments.espeak_binding import espeak_library
 
     ipa = "".join(espeak_library().text_to_phonemes(word, voice))
     return PHONEME.findall(ipa.replace("ˈ", "").replace("ˌ", ""))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -123,48 +123,3 @@ def measure_profile(
     except (NotSpeech, EngineError) as e:
         logger.warning("voice %s could not be measured for voice modes: %s", voice.id, e)
         return None
-
-
-def _load_espeak(options: dict[str, Any]) -> Engine:
-    from deployments.synthesis.espeak import EspeakEngine
-
-    return EspeakEngine.load(options)
-
-
-def _load_piper(options: dict[str, Any]) -> Engine:
-    try:
-        from deployments.synthesis.piper import PiperEngine
-    except ImportError as e:
-        raise EngineUnavailable(f"the piper engine needs piper-tts installed ({e})") from e
-    return PiperEngine.load(options)
-
-
-def _load_kokoro(options: dict[str, Any]) -> Engine:
-    from deployments.synthesis.kokoro import KokoroEngine
-
-    return KokoroEngine.load(options)
-
-
-def _load_vits(options: dict[str, Any]) -> Engine:
-    try:
-        from deployments.synthesis.vits import VitsEngine
-    except ImportError as e:
-        raise EngineUnavailable(f"the vits engine needs torch and transformers ({e})") from e
-    return VitsEngine.load(options)
-
-
-ENGINE_LOADERS: dict[str, Callable[[dict[str, Any]], Engine]] = {
-    "espeak": _load_espeak,
-    "kokoro": _load_kokoro,
-    "piper": _load_piper,
-    "vits": _load_vits,
-}
-
-
-def load_engine(name: str, options: dict[str, Any] | None = None) -> Engine:
-    """Load the engine called ``name`` with its startup ``options``."""
-    try:
-        loader = ENGINE_LOADERS[name]
-    except KeyError:
-        raise EngineError(f"unknown engine {name!r}; known: {sorted(ENGINE_LOADERS)}") from None
-    return loader(options or {})

@@ -7,16 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from deployments.messages import AudioChunk, Segment, SynthesisParams
-from deployments.synthesis.alignment import WordTiming
-from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, measure_profile
-from deployments.synthesis.espeak_binding import (
+from deployments.espeak_binding import (
     EspeakError,
     EspeakLibrary,
     VoiceSettings,
     espeak_library,
     languages,
 )
+from deployments.messages import AudioChunk, Segment, SynthesisParams, WordTiming
+from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, measure_profile
 from deployments.synthesis.options import EspeakOptions, EspeakVoiceParams
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.profiles import ProfileCache, VoiceProfile

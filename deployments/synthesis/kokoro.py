@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from deployments.espeak_binding import EspeakError, espeak_library
 from deployments.messages import AudioChunk, Segment, SynthesisParams, VoiceDesign
 from deployments.synthesis.engine import (
     CancelToken,
@@ -47,7 +48,6 @@ from deployments.synthesis.engine import (
     EngineInfo,
     measure_profile,
 )
-from deployments.synthesis.espeak_binding import EspeakError, espeak_library
 from deployments.synthesis.kokoro_assets import default_voices_dir, load_style
 from deployments.synthesis.kokoro_backends import (
     Item,

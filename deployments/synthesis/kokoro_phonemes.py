@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from deployments.synthesis.espeak_binding import EspeakLibrary
+from deployments.espeak_binding import EspeakLibrary
 
 TIE = "^"
 # Marks Kokoro's vocabulary holds, and what other scripts' marks become.

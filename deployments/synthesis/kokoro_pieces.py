@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from deployments.synthesis.alignment import WordTiming
+from deployments.messages import WordTiming
 from deployments.synthesis.kokoro_backends import SAMPLES_PER_FRAME, Item, Voiced
 from deployments.synthesis.kokoro_phonemes import Phonemes
 

@@ -20,9 +20,9 @@ from deployments.synthesis.engine import (
     EngineError,
     EngineInfo,
     EngineUnavailable,
-    load_engine,
 )
 from deployments.synthesis.options import ENGINE_OPTIONS, check
+from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
 
 logger = logging.getLogger("deployments")

@@ -16,7 +16,7 @@ pytestmark = [
 
 def test_vits_batches_on_the_gpu_in_half_precision(tmp_path: Path) -> None:
     from deployments.messages import Segment, SynthesisParams
-    from deployments.synthesis.engine import load_engine
+    from deployments.synthesis.registry import load_engine
     from deployments.synthesis.vits import build_random_checkpoint
     from deployments.synthesis.voices import VoiceConfig
 
@@ -54,7 +54,7 @@ def test_piper_on_cuda_when_onnxruntime_has_it() -> None:
     if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
         pytest.skip("onnxruntime here has no CUDA provider (install onnxruntime-gpu)")
     from deployments.messages import Segment, SynthesisParams
-    from deployments.synthesis.engine import load_engine
+    from deployments.synthesis.registry import load_engine
     from deployments.synthesis.voices import VoiceConfig
 
     voice = VoiceConfig(
@@ -82,7 +82,7 @@ def test_kokoro_on_the_cuda_provider_serves_parallel_calls() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from deployments.messages import Segment, SynthesisParams
-    from deployments.synthesis.engine import load_engine
+    from deployments.synthesis.registry import load_engine
     from deployments.synthesis.synthesiser import CONFIGS
     from deployments.synthesis.voices import VoiceRegistry
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from starlette.responses import Response
 
-from deployments.synthesis.alignment import Alignment
+from deployments.messages import Alignment
 from serve_app.http.errors import InvalidRequest, NotFound, validate
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.job import SpeechJob

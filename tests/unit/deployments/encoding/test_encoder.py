@@ -7,6 +7,7 @@ import pytest
 from deployments.encoding.encoder import encode_stream
 from deployments.encoding.session import EncodingSession
 from deployments.messages import (
+    Alignment,
     AudioChunk,
     EncodeJob,
     OutputParams,
@@ -14,7 +15,6 @@ from deployments.messages import (
     SynthesisJob,
     SynthesisParams,
 )
-from deployments.synthesis.alignment import Alignment
 from tests.conftest import decode
 
 RATE = 22050

@@ -1,10 +1,11 @@
 import numpy as np
 import pytest
 
+from deployments.espeak_binding import EspeakError, VoiceSettings, espeak_library
 from deployments.messages import Segment, SynthesisParams
-from deployments.synthesis.engine import CancelToken, EngineError, load_engine
+from deployments.synthesis.engine import CancelToken, EngineError
 from deployments.synthesis.espeak import EspeakEngine
-from deployments.synthesis.espeak_binding import EspeakError, VoiceSettings, espeak_library
+from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig
 
 VOICE = VoiceConfig(

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deployments.messages import Segment, SynthesisParams
-from deployments.synthesis.alignment import WordTiming
-from deployments.synthesis.engine import CancelToken, EngineUnavailable, load_engine
+from deployments.messages import Segment, SynthesisParams, WordTiming
+from deployments.synthesis.engine import CancelToken, EngineUnavailable
 from deployments.synthesis.kokoro_assets import MODEL_PACKAGES, load_model_bytes
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer, vocabulary
 from deployments.synthesis.kokoro_pieces import SAMPLE_RATE
+from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig
 
 HINDI = "नमस्ते, आज मौसम बहुत अच्छा है।"

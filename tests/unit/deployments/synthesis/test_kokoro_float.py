@@ -10,10 +10,10 @@ onnx = pytest.importorskip("onnx", reason="the kokoro-torch extra is not install
 torch = pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
 
 from deployments.messages import Segment, SynthesisParams  # noqa: E402
-from deployments.synthesis.engine import load_engine  # noqa: E402
 from deployments.synthesis.kokoro_assets import load_model_bytes  # noqa: E402
 from deployments.synthesis.kokoro_float import float_graph  # noqa: E402
 from deployments.synthesis.kokoro_torch.spectral import mel_distance  # noqa: E402
+from deployments.synthesis.registry import load_engine  # noqa: E402
 from tests.unit.deployments.synthesis.test_kokoro import VOICES  # noqa: E402
 
 MAX_DISTANCE_DB = 1.5  # measured 0.78-0.84 dB: the export's inverse STFT against torch's

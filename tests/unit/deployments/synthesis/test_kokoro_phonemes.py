@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deployments.synthesis.espeak_binding import espeak_library
+from deployments.espeak_binding import espeak_library
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer, Phonemes, _groups
 
 

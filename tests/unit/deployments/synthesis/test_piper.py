@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from deployments.messages import Segment, SynthesisParams
-from deployments.synthesis.engine import CancelToken, EngineUnavailable, load_engine
+from deployments.synthesis.engine import CancelToken, EngineUnavailable
+from deployments.synthesis.registry import load_engine
 from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
 

@@ -4,7 +4,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from deployments.synthesis.engine import load_engine
+from deployments.synthesis.registry import load_engine
 from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
 

@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
 onnx = pytest.importorskip("onnx", reason="the kokoro-torch extra is not installed")
 
-from deployments.synthesis.espeak_binding import espeak_library  # noqa: E402
+from deployments.espeak_binding import espeak_library  # noqa: E402
 from deployments.synthesis.kokoro_assets import (  # noqa: E402
     default_voices_dir,
     load_model_bytes,
