@@ -2,8 +2,9 @@
 
 :meth:`SpeechService.choose` turns the options a client sent into a
 :class:`Voicing`; :meth:`SpeechService.prepare` adds the text, normalised and
-paid for with a hold; :meth:`SpeechService.open` starts the audio. Routes frame
-what comes back (``serve_app.surfaces.framing``, ``serve_app.surfaces.websocket.session``).
+paid for with a hold; :meth:`SpeechService.deliver` starts the audio, metered and
+settled by its :class:`Delivery`. The surfaces frame what comes back
+(``surfaces/framing.py``, ``surfaces/websocket/session.py``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from serve_app.accounts import ApiKey
 from serve_app.http.errors import InvalidRequest, NotFound
 from serve_app.settings import SAMPLE_RATES, IngressConfig
 from serve_app.speech.admission import Admission
-from serve_app.speech.billing import Bill, Meter
+from serve_app.speech.billing import Meter
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.custom_voices import (
     MAX_VOICES_PER_PROJECT,
@@ -39,6 +40,7 @@ from serve_app.speech.custom_voices import (
     CustomVoices,
     blend_gender,
 )
+from serve_app.speech.delivery import Delivery
 from serve_app.speech.job import (
     SpeechJob,
     Voicing,
@@ -59,7 +61,6 @@ from serve_app.speech.voice_modes import (
 from serve_app.surfaces.native.protocol import (
     CustomVoiceRequest,
     NormalizeRequest,
-    RequestUsage,
     SpeechRequest,
     VoiceOptions,
 )
@@ -336,7 +337,8 @@ class SpeechService:
     ) -> SpeechJob:
         """Admit ``request`` (503 past capacity), validate it, normalise its text and
         hold its worst-case cost. ``alignment`` asks the engine for character timings;
-        ``bitrate_kbps`` overrides the quality's. The job must end with :meth:`finish`."""
+        ``bitrate_kbps`` overrides the quality's. The :class:`Delivery` of
+        :meth:`deliver` settles the job's bill."""
         ticket = self.admission.enter()
         try:
             voicing = await self.choose(request, request.stream, key.project_id)
@@ -358,46 +360,41 @@ class SpeechService:
             raise
         return SpeechJob(request_id, voicing, normalised, bill, received_at, ticket)
 
-    async def open(self, speech: SpeechJob, transport: str) -> AsyncIterator[EncodedChunk]:
-        """The job's encoded audio, its first chunk already in hand.
+    async def deliver(self, speech: SpeechJob, transport: str) -> Delivery:
+        """The job's audio on its way, its first chunk already in hand; the delivery
+        meters it and settles the job's bill when closed.
 
         Awaiting this raises :class:`ServiceError` if synthesis fails before any
-        audio exists (the job is then finished: nothing is charged), so the caller
+        audio exists (the bill is then settled: nothing is charged), so the caller
         can still answer with an HTTP error.
         """
         stream = self.pipeline.encode(speech.job)
+        delivery = Delivery(
+            self.meter,
+            self.metrics,
+            speech.bill,
+            speech.received_at,
+            voicing=speech.voicing,
+            ticket=speech.ticket,
+        )
         try:
             first = await anext(stream)
         except StopAsyncIteration:
             first = None
         except BaseException:
-            await self.finish(speech)
+            await delivery.aclose()
             raise
         self.metrics.first_audio(
             elapsed_ms(speech.received_at), transport, speech.voicing.output.format
         )
-        return _prepend(first, stream)
+        delivery.attach(_prepend(first, stream))
+        return delivery
 
-    async def finish(self, speech: SpeechJob) -> RequestUsage:
-        """Settle the bill for what was delivered and free the request's place."""
-        try:
-            return await self.settle(speech.bill, speech.voicing, speech.received_at)
-        finally:
-            speech.ticket.release()
-
-    async def settle(self, bill: Bill, voicing: Voicing, received_at: float) -> RequestUsage:
-        """Charge ``bill`` for what was delivered (every transport's one way out) and
-        count the request in the metrics."""
-        usage = await self.meter.settle(bill)
-        params = voicing.params
-        self.metrics.finished(
-            params.voice,
-            params.language,
-            usage.characters,
-            usage.audio_ms / 1000,
-            elapsed_ms(received_at) / 1000,
-        )
-        return usage
+    async def hold(self, key: ApiKey, received_at: float) -> Delivery:
+        """A delivery with no audio yet, for a session whose texts arrive as it runs:
+        a hold of nothing to begin with, grown by :meth:`Delivery.extend`."""
+        bill = await self.meter.hold(key, 0)
+        return Delivery(self.meter, self.metrics, bill, received_at)
 
 
 async def _prepend(

@@ -8,10 +8,9 @@ only what the server has sent on, and settles the bill however the stream ends.
 from __future__ import annotations
 
 import base64
-import functools
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 import anyio
@@ -21,6 +20,7 @@ from starlette.types import Send
 
 from deployments.encoding.writers import FORMATS, content_type
 from serve_app.http.errors import ServiceError
+from serve_app.speech.delivery import Delivery
 from serve_app.speech.job import SpeechJob, elapsed_ms
 from serve_app.speech.service import SpeechService
 from serve_app.surfaces.native.protocol import RequestUsage
@@ -54,15 +54,14 @@ def json_body(model: type[BaseModel]) -> dict[str, Any]:
     }
 
 
-class SettlingStreamingResponse(StreamingResponse):
-    """A StreamingResponse that, however the stream ends (completed, failed, or the
-    client gone), closes its body iterator and then settles the job's bill."""
+class DeliveryResponse(StreamingResponse):
+    """A StreamingResponse of a delivery's audio that, however the stream ends
+    (completed, failed, or the client gone), closes its body and then the delivery,
+    which settles the bill."""
 
-    def __init__(
-        self, content: AsyncIterator[bytes], settle: Callable[[], Awaitable[object]], **kwargs: Any
-    ) -> None:
+    def __init__(self, content: AsyncIterator[bytes], delivery: Delivery, **kwargs: Any) -> None:
         super().__init__(content, **kwargs)
-        self._settle = settle
+        self._delivery = delivery
 
     async def stream_response(self, send: Send) -> None:
         try:
@@ -72,7 +71,7 @@ class SettlingStreamingResponse(StreamingResponse):
                 close = getattr(self.body_iterator, "aclose", None)
                 if close is not None:
                     await close()
-                await self._settle()
+                await self._delivery.aclose()
 
 
 class SseEvents(Protocol):
@@ -97,16 +96,15 @@ def sse_event(name: str, payload: BaseModel | dict[str, object]) -> bytes:
 async def raw_audio(
     service: SpeechService, speech: SpeechJob, extra_headers: dict[str, str] | None = None
 ) -> Response:
-    stream = await service.open(speech, "http")
+    delivery = await service.deliver(speech, "http")
 
     async def body() -> AsyncIterator[bytes]:
-        async for chunk in stream:
+        async for chunk in delivery:
             yield chunk.data
-            await service.meter.delivered(speech.bill, chunk)
 
-    return SettlingStreamingResponse(
+    return DeliveryResponse(
         body(),
-        functools.partial(service.finish, speech),
+        delivery,
         media_type=speech.voicing.content_type,
         headers={**speech.headers(), **(extra_headers or {})},
     )
@@ -118,43 +116,33 @@ async def sse(
     events: SseEvents,
     extra_headers: dict[str, str] | None = None,
 ) -> Response:
-    stream = await service.open(speech, "sse")
+    delivery = await service.deliver(speech, "sse")
     ttfa_ms = elapsed_ms(speech.received_at)
 
     async def body() -> AsyncIterator[bytes]:
         index = 0
         try:
-            async for chunk in stream:
+            async for chunk in delivery:
                 delta = base64.b64encode(chunk.data).decode("ascii")
                 yield events.delta(index, delta, ttfa_ms if index == 0 else None)
-                await service.meter.delivered(speech.bill, chunk)
                 index += 1
-            yield events.done(index, service.meter.usage(speech.bill))
+            yield events.done(index, delivery.usage())
         except ServiceError as e:
             yield events.error(e.body(speech.request_id))
 
     headers = {**speech.headers(), "x-accel-buffering": "no", **(extra_headers or {})}
-    return SettlingStreamingResponse(
-        body(),
-        functools.partial(service.finish, speech),
-        media_type=SSE_CONTENT_TYPE,
-        headers=headers,
-    )
+    return DeliveryResponse(body(), delivery, media_type=SSE_CONTENT_TYPE, headers=headers)
 
 
 async def buffered(
     service: SpeechService, speech: SpeechJob, extra_headers: dict[str, str] | None = None
 ) -> Response:
     started = time.perf_counter()
-    stream = await service.open(speech, "buffered")
+    delivery = await service.deliver(speech, "buffered")
     try:
-        parts = [chunk async for chunk in stream]
-    except BaseException:
-        await service.finish(speech)  # nothing was delivered: nothing is charged
-        raise
-    for chunk in parts:
-        speech.bill.add(chunk)
-    usage = await service.finish(speech)
+        parts = await delivery.collect()
+    finally:
+        usage = await delivery.aclose()  # a failure charges nothing: nothing was delivered
     headers = {
         **speech.headers(),
         "x-service-generation-ms": str(round(elapsed_ms(started))),

@@ -23,7 +23,6 @@ becomes our own :class:`SpeechRequest`:
 from __future__ import annotations
 
 import base64
-import functools
 import json
 import re
 from collections.abc import AsyncIterator
@@ -38,7 +37,7 @@ from serve_app.speech.job import SpeechJob
 from serve_app.speech.service import SpeechService
 from serve_app.surfaces.compat import ClientNames, client_language
 from serve_app.surfaces.elevenlabs.protocol import ElevenSpeechRequest
-from serve_app.surfaces.framing import SettlingStreamingResponse
+from serve_app.surfaces.framing import DeliveryResponse
 from serve_app.surfaces.native.protocol import (
     SpeechRequest,
 )
@@ -131,7 +130,7 @@ async def timestamped(service: SpeechService, speech: SpeechJob, stream: bool) -
     """ElevenLabs' audio with timestamps: one JSON object (``stream`` false) or one a
     line, each ``{"audio_base64", "alignment", "normalized_alignment"}`` with times in
     seconds from the start of the audio (alignment null where the engine gives none)."""
-    audio = await service.open(speech, "http")
+    delivery = await service.deliver(speech, "http")
     rate = speech.voicing.sample_rate
 
     def piece(data: bytes, alignment: dict[str, object] | None) -> dict[str, object]:
@@ -143,14 +142,12 @@ async def timestamped(service: SpeechService, speech: SpeechJob, stream: bool) -
 
     if not stream:
         try:
-            parts = [chunk async for chunk in audio]
-        except BaseException:
-            await service.finish(speech)
-            raise
+            parts = await delivery.collect()
+        finally:
+            await delivery.aclose()
         merged: Alignment | None = None
         offset = 0
         for chunk in parts:
-            speech.bill.add(chunk)
             if chunk.alignment is not None:
                 merged = (
                     chunk.alignment
@@ -158,21 +155,16 @@ async def timestamped(service: SpeechService, speech: SpeechJob, stream: bool) -
                     else merged.followed_by(chunk.alignment, offset)
                 )
             offset += chunk.audio_samples * 1000 // rate
-        await service.finish(speech)
         body = piece(b"".join(c.data for c in parts), timestamps(merged, 0))
         return Response(json.dumps(body), media_type="application/json", headers=speech.headers())
 
     async def lines() -> AsyncIterator[bytes]:
         offset_ms = 0
-        async for chunk in audio:
+        async for chunk in delivery:
             line = piece(chunk.data, timestamps(chunk.alignment, offset_ms))
             yield json.dumps(line).encode() + b"\n"
             offset_ms += chunk.audio_samples * 1000 // rate
-            await service.meter.delivered(speech.bill, chunk)
 
-    return SettlingStreamingResponse(
-        lines(),
-        functools.partial(service.finish, speech),
-        media_type="application/json",
-        headers=speech.headers(),
+    return DeliveryResponse(
+        lines(), delivery, media_type="application/json", headers=speech.headers()
     )

@@ -46,7 +46,7 @@ from serve_app.http.errors import (
 from serve_app.http.origins import origin_allowed
 from serve_app.ingress.state import IngressState
 from serve_app.speech.admission import Ticket, client_address
-from serve_app.speech.billing import Bill
+from serve_app.speech.delivery import Delivery
 from serve_app.speech.job import Voicing, elapsed_ms
 from serve_app.speech.service import SpeechService
 from serve_app.surfaces.compat import client_language
@@ -124,7 +124,7 @@ class StreamInputSession:
         self._voice_id = voice_id
         self._protocol = protocol
         self._request_id: str = websocket.scope["state"]["request_id"]
-        self._bill: Bill | None = None
+        self._delivery: Delivery | None = None  # the session's one bill, once it has a key
         self._close_reason = ""
         self._started = websocket.scope["state"]["received_at"]
         self._rate = MessageRate(state.config.ws_max_messages_per_s)
@@ -156,8 +156,8 @@ class StreamInputSession:
         return self._state.config.ws_max_buffered_chars
 
     async def extend_bill(self, characters: int) -> None:
-        assert self._bill is not None
-        await self._state.meter.extend(self._bill, characters)
+        assert self._delivery is not None
+        await self._delivery.extend(characters)
 
     async def run(self) -> None:
         """Serve the session to its end. Every way out settles what was delivered,
@@ -191,10 +191,9 @@ class StreamInputSession:
                     context.task.cancel()
             if ticket is not None:
                 ticket.release()
-            if self._bill is not None and self._voicing is not None:
-                await self._state.speech.settle(self._bill, self._voicing, self._started)
-            elif self._bill is not None:
-                await self._state.meter.settle(self._bill)
+            if self._delivery is not None:
+                self._delivery.voicing = self._voicing
+                await self._delivery.aclose()
         if error is not None:
             await self._fail(error)
         elif not client_left:
@@ -260,7 +259,7 @@ class StreamInputSession:
         self._options = VoiceOptions.model_validate(fields)
         if not self._protocol.eleven or self._options.language is not None:
             await self.voicing_for("")  # the voice is known: check it now
-        self._bill = await self._state.meter.hold(key, 0)
+        self._delivery = await self._state.speech.hold(key, self._started)
 
     def _check_eleven_model(self, model_id: str | None) -> None:
         names = self._state.compat.elevenlabs
@@ -293,8 +292,8 @@ class StreamInputSession:
     async def _serve(self, first: WsMessage) -> None:
         await all_or_none(self._receive(first), self._supervise())
         if not self._protocol.multi:
-            assert self._bill is not None
-            usage = self._state.meter.usage(self._bill)
+            assert self._delivery is not None
+            usage = self._delivery.usage()
             await self._ws.send_text(WsFinalMessage(usage=usage).model_dump_json())
 
     async def _supervise(self) -> None:
@@ -357,7 +356,7 @@ class StreamInputSession:
         await self._failures.put(None)
 
     async def send_audio(self, context: ContextAudio, index: int, chunk: EncodedChunk) -> None:
-        assert self._bill is not None
+        assert self._delivery is not None
         if not self._sent_any:
             self._sent_any = True
             self._state.metrics.first_audio(elapsed_ms(self._started), "websocket", self._format)
@@ -371,7 +370,7 @@ class StreamInputSession:
             if self._protocol.multi:
                 payload["contextId"] = context.id
             await self._send_json(payload)
-        await self._state.meter.delivered(self._bill, chunk, context.stream)
+        await self._delivery.delivered(chunk, context.stream)
 
     async def _send_json(self, payload: dict[str, Any]) -> None:
         async with self._send_lock:  # contexts send from their own tasks

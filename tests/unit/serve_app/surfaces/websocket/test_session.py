@@ -283,6 +283,10 @@ def test_every_context_is_billed_for_its_own_text(client: TestClient) -> None:
         while finals < 2:
             finals += bool(ws.receive_json().get("isFinal"))
         ws.send_json({"close_socket": True})
+        # The session settles before it closes the socket: wait for the close (leaving
+        # the block first would cancel the session mid-settlement).
+        with pytest.raises(WebSocketDisconnect):
+            ws.receive_json()
     after = usage(client)
     assert after["characters"] - before["characters"] == sum(map(len, texts.values()))
 

@@ -1,0 +1,119 @@
+"""A request's audio on its way to one client, and the bill it is paid from.
+
+Every transport delivers through a :class:`Delivery`, so metering is written once:
+an HTTP framing iterates it and turns chunks into bytes; a WebSocket session, whose
+contexts make their own audio, reports each chunk it has sent. However the delivery
+ends (completed, failed, the client gone, the task cancelled), :meth:`Delivery.aclose`
+stops the audio and settles the bill exactly once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator
+
+from deployments.messages import EncodedChunk
+from serve_app.speech.admission import Ticket
+from serve_app.speech.billing import Bill, Meter
+from serve_app.speech.job import Voicing, elapsed_ms
+from serve_app.speech.metrics import Metrics
+from serve_app.surfaces.native.protocol import RequestUsage
+
+
+class Delivery:
+    """Audio for one client, metered as it is delivered and settled once.
+
+    ``voicing`` names the request's voice in the metrics when it settles (a session
+    sets it once its first text has chosen one); ``ticket``, the request's admission
+    place, is given back when it settles.
+    """
+
+    def __init__(
+        self,
+        meter: Meter,
+        metrics: Metrics,
+        bill: Bill,
+        received_at: float,
+        voicing: Voicing | None = None,
+        ticket: Ticket | None = None,
+    ) -> None:
+        self.bill = bill
+        self.voicing = voicing
+        self._meter = meter
+        self._metrics = metrics
+        self._received_at = received_at
+        self._audio: AsyncIterator[EncodedChunk] | None = None
+        self._ticket = ticket
+        self._readers: list[AsyncGenerator[EncodedChunk, None]] = []
+        self._usage: RequestUsage | None = None
+
+    def attach(self, audio: AsyncIterator[EncodedChunk]) -> None:
+        """The audio to deliver (once it has begun)."""
+        self._audio = audio
+
+    def __aiter__(self) -> AsyncIterator[EncodedChunk]:
+        """The audio; each chunk counts as delivered once the reader comes back for the
+        next (it has sent this one on), or the audio ends after it."""
+        reader = self._metered()
+        self._readers.append(reader)
+        return reader
+
+    async def _metered(self) -> AsyncGenerator[EncodedChunk, None]:
+        if self._audio is None:
+            return
+        async for chunk in self._audio:
+            yield chunk
+            await self.delivered(chunk)
+
+    async def collect(self) -> list[EncodedChunk]:
+        """The whole audio at once, for a buffered answer: counted as delivered only
+        when all of it is in hand, so a failure midway charges nothing."""
+        parts = [chunk async for chunk in self._audio] if self._audio is not None else []
+        for chunk in parts:
+            self.bill.add(chunk)
+        return parts
+
+    async def delivered(self, chunk: EncodedChunk, stream: int = 0) -> None:
+        """Count ``chunk`` (of ``stream``, for a bill of several texts) as received."""
+        await self._meter.delivered(self.bill, chunk, stream)
+
+    async def extend(self, characters: int) -> None:
+        """Grow the hold by ``characters`` more (a session's next text); 402 if short."""
+        await self._meter.extend(self.bill, characters)
+
+    def usage(self) -> RequestUsage:
+        """What has been delivered so far, and its price."""
+        return self._meter.usage(self.bill)
+
+    @property
+    def settled(self) -> bool:
+        return self._usage is not None
+
+    async def aclose(self) -> RequestUsage:
+        """Stop the audio and settle: charge what was delivered, or release the hold if
+        nothing was. Later calls return the same usage."""
+        if self._usage is not None:
+            return self._usage
+        try:
+            for reader in self._readers:
+                with contextlib.suppress(RuntimeError):  # still running: its owner closes it
+                    await reader.aclose()
+            close = getattr(self._audio, "aclose", None)
+            if close is not None:
+                with contextlib.suppress(RuntimeError):
+                    await close()
+            self._usage = usage = await self._meter.settle(self.bill)
+        finally:
+            if self._ticket is not None:
+                self._ticket.release()
+                self._ticket = None
+        if self.voicing is not None:
+            params = self.voicing.params
+            self._metrics.finished(
+                params.voice,
+                params.language,
+                usage.characters,
+                usage.audio_ms / 1000,
+                elapsed_ms(self._received_at) / 1000,
+            )
+        return usage
