@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ray.exceptions import ActorUnavailableError, RayActorError
 from ray.serve.exceptions import BackPressureError
@@ -26,6 +26,9 @@ from deployments.synthesis.synthesiser import SynthesiserInfo
 from serve_app.http.errors import InternalError, Overloaded, ServiceError
 
 logger = logging.getLogger("serve_app")
+
+
+T = TypeVar("T")
 
 
 def service_error(exc: BaseException) -> ServiceError:
@@ -210,15 +213,38 @@ class Pipeline:
         assert remote is not None
         return remote
 
+    def _synthesis(self, voice_id: str) -> Synthesis:
+        """The synthesiser that speaks ``voice_id``: here, or on its deployment."""
+        local = self._local
+        elsewhere = [s for s in self._syntheses if s is not local]
+        if local is not None and (not elsewhere or local.speaks(voice_id)):
+            return local
+        return elsewhere[0]
+
     async def encode(self, job: EncodeJob) -> AsyncIterator[EncodedChunk]:
         """The encoded audio of ``job`` as it is synthesised. Closing the stream
         stops synthesis."""
-        try:
-            encoding = self._route(job.synthesis.params.voice)
-            async with contextlib.aclosing(encoding.encode(job)) as stream:
-                async for chunk in stream:
-                    yield chunk
-        except ServiceError:
-            raise
-        except Exception as e:
-            raise service_error(e) from e
+        encoding = self._route(job.synthesis.params.voice)
+        async for chunk in _as_service_errors(encoding.encode(job)):
+            yield chunk
+
+    async def synthesize(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]:
+        """The raw audio of ``job`` as it is synthesised, for a caller that keeps one
+        encoder across several jobs (a WebSocket context's pieces: one stream).
+        Closing the stream stops synthesis."""
+        synthesis = self._synthesis(job.params.voice)
+        async for chunk in _as_service_errors(synthesis.synthesize(job)):
+            yield chunk
+
+
+async def _as_service_errors(stream: AsyncGenerator[T, None]) -> AsyncIterator[T]:
+    """``stream``'s items, closed however the reading ends; its failures as
+    :class:`ServiceError`."""
+    try:
+        async with contextlib.aclosing(stream):
+            async for item in stream:
+                yield item
+    except ServiceError:
+        raise
+    except Exception as e:
+        raise service_error(e) from e

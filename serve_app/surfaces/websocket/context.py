@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from dataclasses import replace
 from typing import Any, Protocol
 
 from deployments.encoding.encoder import StreamEncoder
-from deployments.encoding.writers import FLOAT_FORMAT, float_samples
-from deployments.messages import EncodedChunk, EncodeJob, SynthesisJob
+from deployments.messages import AudioChunk, EncodedChunk, SynthesisJob
 from serve_app.http.errors import InvalidRequest
 from serve_app.speech.job import Voicing, speakable, with_alignment
 from serve_app.speech.service import SpeechService
@@ -63,8 +61,8 @@ class ContextAudio:
         self.buffer = TextBuffer(schedule)
         self._session = session
         self._pieces: asyncio.Queue[Piece | None] = asyncio.Queue()
-        # (characters spoken before the piece, a chunk of its audio)
-        self._audio: asyncio.Queue[tuple[int, EncodedChunk] | None] = asyncio.Queue(maxsize=8)
+        # (characters of the context's text spoken by the chunk's end, the chunk)
+        self._audio: asyncio.Queue[tuple[int, AudioChunk] | None] = asyncio.Queue(maxsize=8)
         self.task: asyncio.Task[None] | None = None
         self.ended = False
 
@@ -101,37 +99,35 @@ class ContextAudio:
         await all_or_none(self._produce(), self._send())
 
     async def _produce(self) -> None:
-        """Synthesise pieces in order; each piece's audio goes to the sender as it comes."""
+        """Synthesise pieces in order; each piece's audio goes to the sender as it comes,
+        with the characters of this context's text it has spoken by its end."""
         session = self._session
         speech = session.speech
         spoken = 0  # characters of this context's cleaned text before the piece
         while (piece := await self._pieces.get()) is not None:
             text = await speech.check_text(piece.text, "text")
-            base = await session.voicing_for(text)
-            # The pieces' samples at the session's rate, gain applied; the sender
-            # encodes them as one stream.
-            voicing = with_alignment(base, replace(base.output, format=FLOAT_FORMAT))
+            voicing = with_alignment(base := await session.voicing_for(text), base.output)
             normalised = await speech.normalise(text, voicing, "text")
             if not speakable(normalised):
                 continue  # punctuation alone: nothing to say, nothing to bill
             await session.extend_bill(len(text))
-            job = EncodeJob(SynthesisJob(normalised.segments, voicing.params), voicing.output)
-            async for chunk in speech.pipeline.encode(job):
-                await self._audio.put((spoken, chunk))
+            ends = {segment.index: segment.end for segment in normalised.segments}
+            job = SynthesisJob(normalised.segments, voicing.params)
+            async for chunk in speech.pipeline.synthesize(job):
+                await self._audio.put((spoken + ends[chunk.segment], chunk))
             spoken += len(text)
         await self._audio.put(_DONE)
 
     async def _send(self) -> None:
+        """Encode the pieces' audio as one stream (one MP3 stream however many pieces:
+        the same encoder as an HTTP response's) and hand it to the session in order."""
         encoder: StreamEncoder | None = None
         index = 0
         while (item := await self._audio.get()) is not None:
-            before, chunk = item
+            end_char, chunk = item
             if encoder is None:
-                voicing = self._session.voicing
-                output = replace(voicing.output, sample_rate=None, volume=1.0)  # done upstream
-                encoder = StreamEncoder(output, voicing.sample_rate)
-            samples = float_samples(chunk.data)
-            encoded = await encoder.add(samples, before + chunk.end_char, chunk.alignment)
+                encoder = StreamEncoder(self._session.voicing.output, chunk.sample_rate)
+            encoded = await encoder.add(chunk.samples, end_char, chunk.alignment)
             if encoded is not None:
                 await self._session.send_audio(self, index, encoded)
                 index += 1
