@@ -13,8 +13,9 @@ from serve_app.http.errors import read_json
 from serve_app.ingress.state import IngressState
 from serve_app.surfaces.elevenlabs.protocol import ElevenSpeechRequest
 from serve_app.surfaces.elevenlabs.serving import from_elevenlabs, timestamped
+from serve_app.surfaces.elevenlabs.websocket import ELEVEN, ELEVEN_MULTI
 from serve_app.surfaces.framing import AUDIO_RESPONSES, json_body, raw_audio
-from serve_app.surfaces.websocket.session import ELEVEN, ELEVEN_MULTI, StreamInputSession
+from serve_app.surfaces.websocket.session import StreamInputSession
 
 # ElevenLabs' text-to-speech endpoints: (path suffix, streamed, with timings, summary).
 ELEVEN_ROUTES = (

@@ -34,6 +34,7 @@ from serve_app.surfaces.native.protocol import (
     VoiceList,
     VoiceRecord,
 )
+from serve_app.surfaces.native.websocket import NATIVE
 from serve_app.surfaces.openai.protocol import OpenAISpeechRequest
 from serve_app.surfaces.openai.serving import OpenAIEvents, from_openai, is_openai_request
 from serve_app.surfaces.websocket.session import StreamInputSession
@@ -160,4 +161,4 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
 
     @app.websocket("/v1/audio/speech/stream-input/{voice_id}")
     async def stream_input(websocket: WebSocket, voice_id: str) -> None:
-        await StreamInputSession(websocket, state, voice_id).run()
+        await StreamInputSession(websocket, state, voice_id, NATIVE).run()

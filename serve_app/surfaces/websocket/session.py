@@ -9,9 +9,12 @@
   ``close_context`` (answered ``{"isFinal": true, "contextId": ...}``);
   ``{"text": ""}`` is a keep-alive there, ``close_socket`` ends the session.
 
-Each context has a receiver's buffer that cuts its text into pieces, a producer
-that synthesises pieces in order (the next while the last is sent), and a sender
-that encodes them as one stream and sends in input order. One bill per session.
+What differs between them (the query, the frames, the names) is each surface's
+:class:`~serve_app.surfaces.websocket.wire.WireProtocol`; the session is the same.
+Each context (context.py) has a receiver's buffer that cuts its text into pieces, a
+producer that synthesises pieces in order (the next while the last is sent), and a
+sender that encodes them as one stream and sends in input order. One bill per
+session, one :class:`Delivery`.
 """
 
 from __future__ import annotations
@@ -22,10 +25,10 @@ import itertools
 import json
 import logging
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from deployments.messages import EncodedChunk
@@ -36,11 +39,9 @@ from serve_app.http.errors import (
     BodyTooLarge,
     InternalError,
     InvalidRequest,
-    NotFound,
     PermissionDenied,
     RateLimited,
     ServiceError,
-    from_validation_error,
     read_json,
 )
 from serve_app.http.origins import origin_allowed
@@ -49,18 +50,13 @@ from serve_app.speech.admission import Ticket, client_address
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.job import Voicing, elapsed_ms
 from serve_app.speech.service import SpeechService
-from serve_app.surfaces.compat import client_language
-from serve_app.surfaces.elevenlabs.protocol import ElevenWsMessage, ElevenWsQuery
-from serve_app.surfaces.elevenlabs.serving import output_format
 from serve_app.surfaces.native.protocol import (
     VoiceOptions,
-    WsAudioMessage,
     WsFinalMessage,
-    WsInputMessage,
-    WsQuery,
 )
 from serve_app.surfaces.websocket.context import ContextAudio, all_or_none
 from serve_app.surfaces.websocket.text_buffer import DEFAULT_SCHEDULE
+from serve_app.surfaces.websocket.wire import ClientMessage, WireProtocol
 
 logger = logging.getLogger("serve_app")
 
@@ -93,23 +89,6 @@ class MessageRate:
         return True
 
 
-@dataclass(frozen=True)
-class Protocol:
-    """Which of the three protocols a session speaks."""
-
-    eleven: bool = False  # ElevenLabs' query, names and message fields
-    multi: bool = False  # contexts (multi-stream-input)
-
-
-OURS = Protocol()
-
-
-ELEVEN = Protocol(eleven=True)
-
-
-ELEVEN_MULTI = Protocol(eleven=True, multi=True)
-
-
 DEFAULT_CONTEXT = ""
 
 
@@ -117,12 +96,12 @@ class StreamInputSession:
     """One WebSocket: its key, its query, its contexts, and one bill settled at the end."""
 
     def __init__(
-        self, websocket: WebSocket, state: IngressState, voice_id: str, protocol: Protocol = OURS
+        self, websocket: WebSocket, state: IngressState, voice_id: str, wire: WireProtocol
     ) -> None:
         self._ws = websocket
         self._state = state
         self._voice_id = voice_id
-        self._protocol = protocol
+        self._wire = wire
         self._request_id: str = websocket.scope["state"]["request_id"]
         self._delivery: Delivery | None = None  # the session's one bill, once it has a key
         self._close_reason = ""
@@ -207,32 +186,13 @@ class StreamInputSession:
                 f"Pages of {self._ws.headers.get('origin')} may not open this socket "
                 "(the service's allowed_origins).",
             )
-        query = dict(self._ws.query_params)
-        if self._protocol.eleven:
-            eleven = self._parse(ElevenWsQuery, query)
-            wire = output_format(eleven.output_format)
-            self._check_eleven_model(eleven.model_id)
-            self._inactivity_s = eleven.inactivity_timeout
-            self._bitrate_kbps = wire.bitrate_kbps
-            self._format = wire.format
-            return {
-                "language": eleven.language_code,
-                "response_format": wire.format,
-                "sample_rate": wire.sample_rate,
-            }
-        ours = self._parse(WsQuery, query)
-        self._inactivity_s = ours.inactivity_timeout
-        self._format = ours.response_format
-        return {
-            "model": ours.model,
-            "language": ours.language,
-            "voice": self._voice_id,
-            "response_format": ours.response_format,
-            "quality": ours.quality,
-            "sample_rate": ours.sample_rate,
-        }
+        query = self._wire.read_query(dict(self._ws.query_params), self._voice_id, self._state)
+        self._inactivity_s = query.inactivity_s
+        self._bitrate_kbps = query.bitrate_kbps
+        self._format = query.response_format
+        return dict(query.fields)
 
-    async def _authenticate_session(self) -> tuple[ApiKey, WsMessage | None]:
+    async def _authenticate_session(self) -> tuple[ApiKey, ClientMessage | None]:
         """The caller's key: from the upgrade request's headers, or from a first
         message that must come within ``ws_auth_timeout_s`` (then returned too), the
         socket meanwhile one of the few its address may have waiting."""
@@ -248,37 +208,25 @@ class StreamInputSession:
                 f"No API key within {deadline:g} s of opening the socket: send it in the "
                 "upgrade request's Authorization header or in the first message.",
             )
-        return await self._authenticate(first_key(first)), first
+        return await self._authenticate(self._wire.key_of(first)), first
 
-    async def _open(self, key: ApiKey, first: WsMessage, fields: dict[str, object]) -> None:
+    async def _open(self, key: ApiKey, first: ClientMessage, fields: dict[str, object]) -> None:
         """Check the voice and the first message's settings; place the session's hold."""
         self._project_id = key.project_id
         settings = first.voice_settings
         if settings is not None:
             fields |= settings.model_dump()
         self._options = VoiceOptions.model_validate(fields)
-        if not self._protocol.eleven or self._options.language is not None:
+        if self._wire.voice_known(self._options):
             await self.voicing_for("")  # the voice is known: check it now
         self._delivery = await self._state.speech.hold(key, self._started)
 
-    def _check_eleven_model(self, model_id: str | None) -> None:
-        names = self._state.compat.elevenlabs
-        if model_id not in (None, self._state.config.model_id) and not names.names_model(model_id):
-            raise NotFound("model_not_found", f"No model '{model_id}'.", "model_id")
-
     async def voicing_for(self, text: str) -> Voicing:
-        """The session's voicing, chosen once: for ElevenLabs' sockets without a
-        language_code, in the language of the first text's script (their clients
-        send none)."""
+        """The session's voicing, chosen once, when the first ``text`` is known (the
+        protocol may choose by it: ElevenLabs' clients send no language)."""
         if self._voicing is None:
             assert self._options is not None
-            options = self._options
-            if self._protocol.eleven:
-                catalog = await self._state.catalog()
-                language = client_language(catalog, options.language, text, "language_code")
-                voice = self._state.compat.elevenlabs.voice(self._voice_id, language, catalog)
-                voice_id = voice.id if voice is not None else self._voice_id  # the project's?
-                options = options.model_copy(update={"voice": voice_id, "language": language})
+            options = await self._wire.options_for(self._options, text, self._voice_id, self._state)
             voicing = await self._state.speech.choose(options, True, self._project_id)
             if self._bitrate_kbps is not None:
                 output = replace(voicing.output, bitrate_kbps=self._bitrate_kbps)
@@ -289,9 +237,9 @@ class StreamInputSession:
     async def _authenticate(self, authorization: str | None) -> ApiKey:
         return await self._state.auth.authorise(authorization, "speech")
 
-    async def _serve(self, first: WsMessage) -> None:
+    async def _serve(self, first: ClientMessage) -> None:
         await all_or_none(self._receive(first), self._supervise())
-        if not self._protocol.multi:
+        if not self._wire.multi:
             assert self._delivery is not None
             usage = self._delivery.usage()
             await self._ws.send_text(WsFinalMessage(usage=usage).model_dump_json())
@@ -301,7 +249,7 @@ class StreamInputSession:
         if (error := await self._failures.get()) is not None:
             raise error
 
-    def _context(self, context_id: str, message: WsMessage) -> ContextAudio:
+    def _context(self, context_id: str, message: ClientMessage) -> ContextAudio:
         context = self._contexts.get(context_id)
         if context is None:
             config = message.generation_config
@@ -314,7 +262,7 @@ class StreamInputSession:
     async def _run_context(self, context: ContextAudio) -> None:
         try:
             await context.run()
-            if self._protocol.multi:
+            if self._wire.multi:
                 # done: a later message with this id opens a new context
                 del self._contexts[context.id]
                 await self._send_json({"isFinal": True, "contextId": context.id})
@@ -323,9 +271,9 @@ class StreamInputSession:
         except BaseException as e:
             await self._failures.put(e)
 
-    async def _receive(self, first: WsMessage) -> None:
-        message: WsMessage | None = first
-        multi = self._protocol.multi
+    async def _receive(self, first: ClientMessage) -> None:
+        message: ClientMessage | None = first
+        multi = self._wire.multi
         while message is not None:
             context_id = getattr(message, "context_id", None) or DEFAULT_CONTEXT
             if getattr(message, "close_socket", False):
@@ -343,7 +291,7 @@ class StreamInputSession:
                 context = self._context(context_id, message)
                 await context.add(message.text, message.flush, message.try_trigger_generation)
             message = await self._next_message()
-            if message is not None and not multi and _has_settings(message):
+            if message is not None and not multi and self._has_settings(message):
                 raise InvalidRequest(
                     "invalid_value", "Settings and the key belong in the first message only."
                 )
@@ -363,20 +311,17 @@ class StreamInputSession:
         if chunk.data:
             alignment = chunk.alignment.as_wire() if chunk.alignment else None
             audio = base64.b64encode(chunk.data).decode("ascii")
-            message = WsAudioMessage(audio=audio, index=index, alignment=alignment)
-            payload = message.model_dump()
-            if self._protocol.eleven:
-                payload["normalizedAlignment"] = alignment
-            if self._protocol.multi:
-                payload["contextId"] = context.id
-            await self._send_json(payload)
+            await self._send_json(self._wire.audio_message(index, audio, alignment, context.id))
         await self._delivery.delivered(chunk, context.stream)
+
+    def _has_settings(self, message: ClientMessage) -> bool:
+        return bool(message.voice_settings or self._wire.key_of(message))
 
     async def _send_json(self, payload: dict[str, Any]) -> None:
         async with self._send_lock:  # contexts send from their own tasks
             await self._ws.send_text(json.dumps(payload, separators=(",", ":")))
 
-    async def _next_message(self, timeout_s: float | None = None) -> WsMessage | None:
+    async def _next_message(self, timeout_s: float | None = None) -> ClientMessage | None:
         """The next client frame, parsed; None if the client stayed silent too long
         (``timeout_s``, else the session's inactivity timeout)."""
         try:
@@ -400,17 +345,7 @@ class StreamInputSession:
                 "body_too_large",
                 f"A message may hold {self._state.config.ws_max_message_bytes} bytes.",
             )
-        document = read_json(encoded, "message")
-        if self._protocol.eleven:
-            return self._parse(ElevenWsMessage, document)
-        return self._parse(WsInputMessage, document)
-
-    @staticmethod
-    def _parse(model: type[M], document: object) -> M:
-        try:
-            return model.model_validate(document)
-        except ValidationError as e:
-            raise from_validation_error(e) from None
+        return self._wire.read_message(read_json(encoded, "message"))
 
     async def _fail(self, error: ServiceError) -> None:
         """Send the error frame, then close: 1008 for the client's fault, 1011 for ours."""
@@ -421,19 +356,3 @@ class StreamInputSession:
             await self._ws.close(code, error.code)
         except (WebSocketDisconnect, RuntimeError):
             pass  # the client is already gone
-
-
-WsMessage = WsInputMessage | ElevenWsMessage
-
-
-def first_key(message: WsMessage) -> str | None:
-    """The key a first message carries: ``authorization`` (ours) or ElevenLabs'
-    ``xi_api_key``."""
-    if message.authorization is not None:
-        return message.authorization
-    xi_key = getattr(message, "xi_api_key", None)
-    return f"Bearer {xi_key}" if xi_key else None
-
-
-def _has_settings(message: WsMessage) -> bool:
-    return bool(message.authorization or message.voice_settings or first_key(message))

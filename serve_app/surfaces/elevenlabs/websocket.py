@@ -1,0 +1,73 @@
+"""ElevenLabs' ``stream-input`` and ``multi-stream-input`` WebSockets as wire
+protocols of the shared session: their query (``output_format``, ``model_id``,
+``language_code``), their frames (``xi_api_key``, ``context_id``, ...), their names
+for the voice, and audio frames with ``normalizedAlignment`` (and ``contextId``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from serve_app.http.errors import NotFound
+from serve_app.ingress.state import IngressState
+from serve_app.surfaces.compat import client_language
+from serve_app.surfaces.elevenlabs.protocol import ElevenWsMessage, ElevenWsQuery
+from serve_app.surfaces.elevenlabs.serving import output_format
+from serve_app.surfaces.native.protocol import VoiceOptions, WsAudioMessage
+from serve_app.surfaces.websocket.wire import ClientMessage, SessionQuery, parse
+
+
+@dataclass(frozen=True)
+class ElevenWire:
+    multi: bool = False  # multi-stream-input: contexts
+
+    def read_query(self, query: dict[str, str], voice_id: str, state: IngressState) -> SessionQuery:
+        eleven = parse(ElevenWsQuery, query)
+        wire = output_format(eleven.output_format)
+        names = state.compat.elevenlabs
+        model_id = eleven.model_id
+        if model_id not in (None, state.config.model_id) and not names.names_model(model_id):
+            raise NotFound("model_not_found", f"No model '{model_id}'.", "model_id")
+        fields: dict[str, object] = {
+            "language": eleven.language_code,
+            "response_format": wire.format,
+            "sample_rate": wire.sample_rate,
+        }
+        return SessionQuery(fields, eleven.inactivity_timeout, wire.format, wire.bitrate_kbps)
+
+    def read_message(self, document: object) -> ClientMessage:
+        return parse(ElevenWsMessage, document)
+
+    def key_of(self, message: ClientMessage) -> str | None:
+        if message.authorization is not None:
+            return message.authorization
+        xi_key = getattr(message, "xi_api_key", None)
+        return f"Bearer {xi_key}" if xi_key else None
+
+    def voice_known(self, options: VoiceOptions) -> bool:
+        # without a language_code, the voice depends on the first text's script
+        return options.language is not None
+
+    async def options_for(
+        self, options: VoiceOptions, text: str, voice_id: str, state: IngressState
+    ) -> VoiceOptions:
+        """ElevenLabs' clients send no language: without a language_code, the language
+        of the first text's script; their voice ids name ours."""
+        catalog = await state.catalog()
+        language = client_language(catalog, options.language, text, "language_code")
+        voice = state.compat.elevenlabs.voice(voice_id, language, catalog)
+        named = voice.id if voice is not None else voice_id  # else the project's own?
+        return options.model_copy(update={"voice": named, "language": language})
+
+    def audio_message(
+        self, index: int, audio: str, alignment: dict[str, Any] | None, context_id: str
+    ) -> dict[str, Any]:
+        message = WsAudioMessage(audio=audio, index=index, alignment=alignment).model_dump()
+        message["normalizedAlignment"] = alignment
+        if self.multi:
+            message["contextId"] = context_id
+        return message
+
+
+ELEVEN = ElevenWire()
+ELEVEN_MULTI = ElevenWire(multi=True)

@@ -1,0 +1,53 @@
+"""Our stream-input WebSocket (API.md section 7) as a wire protocol of the shared
+session: our query (``response_format``, ``quality``, ...), our frames."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from serve_app.ingress.state import IngressState
+from serve_app.surfaces.native.protocol import (
+    VoiceOptions,
+    WsAudioMessage,
+    WsInputMessage,
+    WsQuery,
+)
+from serve_app.surfaces.websocket.wire import ClientMessage, SessionQuery, parse
+
+
+class NativeWire:
+    multi = False
+
+    def read_query(self, query: dict[str, str], voice_id: str, state: IngressState) -> SessionQuery:
+        ours = parse(WsQuery, query)
+        fields: dict[str, object] = {
+            "model": ours.model,
+            "language": ours.language,
+            "voice": voice_id,
+            "response_format": ours.response_format,
+            "quality": ours.quality,
+            "sample_rate": ours.sample_rate,
+        }
+        return SessionQuery(fields, ours.inactivity_timeout, ours.response_format)
+
+    def read_message(self, document: object) -> ClientMessage:
+        return parse(WsInputMessage, document)
+
+    def key_of(self, message: ClientMessage) -> str | None:
+        return message.authorization
+
+    def voice_known(self, options: VoiceOptions) -> bool:
+        return True  # the URL names our voice id
+
+    async def options_for(
+        self, options: VoiceOptions, text: str, voice_id: str, state: IngressState
+    ) -> VoiceOptions:
+        return options
+
+    def audio_message(
+        self, index: int, audio: str, alignment: dict[str, Any] | None, context_id: str
+    ) -> dict[str, Any]:
+        return WsAudioMessage(audio=audio, index=index, alignment=alignment).model_dump()
+
+
+NATIVE = NativeWire()

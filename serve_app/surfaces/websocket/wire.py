@@ -1,0 +1,97 @@
+"""What a stream-input session needs of the protocol it speaks: how the URL's query
+and each frame are read, how the voice is chosen, how audio is written.
+
+The session (session.py) is the same for every protocol; each surface brings its
+adapter: ours (``surfaces/native/websocket.py``) and ElevenLabs' two
+(``surfaces/elevenlabs/websocket.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from serve_app.http.errors import from_validation_error
+from serve_app.ingress.state import IngressState
+from serve_app.surfaces.native.protocol import VoiceOptions, WsGenerationConfig
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ClientMessage(Protocol):
+    """A client frame, as every protocol's message model reads it."""
+
+    @property
+    def text(self) -> str | None: ...
+
+    @property
+    def voice_settings(self) -> BaseModel | None: ...
+
+    @property
+    def generation_config(self) -> WsGenerationConfig | None: ...
+
+    @property
+    def authorization(self) -> str | None: ...
+
+    @property
+    def flush(self) -> bool: ...
+
+    @property
+    def try_trigger_generation(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class SessionQuery:
+    """What the URL's query sets for a session."""
+
+    fields: dict[str, object]  # VoiceOptions fields
+    inactivity_s: float
+    response_format: str
+    bitrate_kbps: int | None = None
+
+
+class WireProtocol(Protocol):
+    """One WebSocket protocol."""
+
+    @property
+    def multi(self) -> bool:
+        """Several contexts on one socket, each ended with its own final message."""
+        ...
+
+    def read_query(self, query: dict[str, str], voice_id: str, state: IngressState) -> SessionQuery:
+        """The URL's query checked (400 or 404 as the API says)."""
+        ...
+
+    def read_message(self, document: object) -> ClientMessage:
+        """A client frame, parsed."""
+        ...
+
+    def key_of(self, message: ClientMessage) -> str | None:
+        """The key a first message carries, as an Authorization header value."""
+        ...
+
+    def voice_known(self, options: VoiceOptions) -> bool:
+        """Whether the voice can be checked before any text has arrived."""
+        ...
+
+    async def options_for(
+        self, options: VoiceOptions, text: str, voice_id: str, state: IngressState
+    ) -> VoiceOptions:
+        """The session's options once its first ``text`` is known."""
+        ...
+
+    def audio_message(
+        self, index: int, audio: str, alignment: dict[str, Any] | None, context_id: str
+    ) -> dict[str, Any]:
+        """A frame of base64 ``audio`` (``index``-th of its context)."""
+        ...
+
+
+def parse(model: type[M], document: object) -> M:
+    """``document`` as ``model``, or the API's 400 for what is wrong with it."""
+    try:
+        return model.model_validate(document)
+    except ValidationError as e:
+        raise from_validation_error(e) from None
