@@ -12,7 +12,6 @@ heartbeating are settled by any other process at their last recorded progress.
 from __future__ import annotations
 
 import functools
-import math
 import secrets
 import time
 import uuid
@@ -30,13 +29,11 @@ from serve_app.accounts.keys import (
     secret_matches,
     split_key,
 )
+from serve_app.accounts.ledger import Ledger
 from serve_app.accounts.records import (
     ApiKey,
-    InsufficientFunds,
     KeyRecord,
     Project,
-    RateExceeded,
-    RateLimit,
     UnknownProject,
     Usage,
 )
@@ -48,7 +45,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-class AccountStore:
+class AccountStore(Ledger):
     """The accounts database. Safe to share between threads; many processes may
     open the same database (each gets its own ``owner`` id for its holds)."""
 
@@ -244,203 +241,7 @@ class AccountStore:
 
     # -- money ---------------------------------------------------------------------
 
-    def top_up(self, project_id: str, amount: int, note: str = "top-up") -> None:
-        if amount <= 0:
-            raise ValueError("a top-up must be positive")
-        with self._db.transaction() as tx:
-            if (
-                tx.one("SELECT id FROM projects WHERE id = ?" + tx.for_update, (project_id,))
-                is None
-            ):
-                raise UnknownProject(project_id)
-            self._credit(tx, project_id, amount, note)
-
-    def _credit(self, tx: Transaction, project_id: str, amount: int, note: str) -> None:
-        tx.execute(
-            "INSERT INTO ledger (project_id, kind, amount, note, created_at)"
-            " VALUES (?, 'credit', ?, ?, ?)",
-            (project_id, amount, note, time.time()),
-        )
-        tx.execute("UPDATE projects SET balance = balance + ? WHERE id = ?", (amount, project_id))
-
-    def hold(
-        self, project_id: str, request_id: str, amount: int, rate: RateLimit | None = None
-    ) -> None:
-        """Reserve ``amount`` for ``request_id``, counting it against ``rate``; raises
-        :class:`RateExceeded` or :class:`InsufficientFunds` (and then counts nothing)."""
-        now = time.time()
-        with self._db.transaction() as tx:
-            if rate is not None:
-                self._count_request(tx, rate, now)
-            self._reserve(tx, project_id, amount)
-            tx.execute(
-                "INSERT INTO holds (request_id, project_id, amount, owner, state, created_at,"
-                " updated_at) VALUES (?, ?, ?, ?, 'open', ?, ?)",
-                (request_id, project_id, amount, self.owner, now, now),
-            )
-
-    def extend_hold(self, request_id: str, extra: int) -> None:
-        """Grow an open hold by ``extra`` (a stream whose text arrives as it goes);
-        raises :class:`InsufficientFunds` if the available balance cannot cover it."""
-        with self._db.transaction() as tx:
-            hold = self._open_hold(tx, request_id)
-            if hold is None:
-                raise LookupError(f"no open hold {request_id}")
-            self._reserve(tx, hold[0], extra)
-            tx.execute(
-                "UPDATE holds SET amount = amount + ?, updated_at = ? WHERE request_id = ?",
-                (extra, time.time(), request_id),
-            )
-
-    @staticmethod
-    def _count_request(tx: Transaction, rate: RateLimit, now: float) -> None:
-        """One more request of ``rate.key_id`` this minute, or :class:`RateExceeded`."""
-        row = tx.one(
-            "INSERT INTO request_counts (key_id, minute, count) VALUES (?, ?, 1)"
-            " ON CONFLICT (key_id, minute) DO UPDATE SET count = request_counts.count + 1"
-            " RETURNING count",
-            (rate.key_id, int(now // 60)),
-        )
-        if row is not None and int(row[0]) > rate.per_minute:
-            raise RateExceeded(retry_after_s=max(1, math.ceil(60 - now % 60)))
-
-    @staticmethod
-    def _open_hold(tx: Transaction, request_id: str) -> tuple[str, int] | None:
-        """``(project_id, amount)`` of an open hold, locked for this transaction."""
-        row = tx.one(
-            "SELECT project_id, amount FROM holds WHERE request_id = ? AND state = 'open'"
-            + tx.for_update,
-            (request_id,),
-        )
-        return (str(row[0]), int(row[1])) if row else None
-
-    def _reserve(self, tx: Transaction, project_id: str, amount: int) -> None:
-        """Add ``amount`` to the project's held total if its available balance allows."""
-        row = tx.one(
-            "SELECT balance, held FROM projects WHERE id = ?" + tx.for_update, (project_id,)
-        )
-        if row is None:
-            raise UnknownProject(project_id)
-        available = int(row[0]) - int(row[1])
-        if available < amount:
-            raise InsufficientFunds(available, amount)
-        tx.execute("UPDATE projects SET held = held + ? WHERE id = ?", (amount, project_id))
-
-    def record_progress(self, request_id: str, characters: int, audio_ms: int, cost: int) -> None:
-        """Checkpoint what an open hold's request has delivered so far."""
-        with self._db.transaction() as tx:
-            tx.execute(
-                "UPDATE holds SET characters = ?, audio_ms = ?, cost = ?, updated_at = ?"
-                " WHERE request_id = ? AND state = 'open'",
-                (characters, audio_ms, cost, time.time(), request_id),
-            )
-
-    def settle(self, request_id: str, characters: int, audio_ms: int, cost: int) -> bool:
-        """Charge an open hold for what was delivered and release the rest.
-
-        Exactly once: returns False (and changes nothing) if the hold is not open.
-        The charge never exceeds the hold.
-        """
-        with self._db.transaction() as tx:
-            return self._settle(tx, request_id, characters, audio_ms, cost)
-
-    def _settle(
-        self, tx: Transaction, request_id: str, characters: int, audio_ms: int, cost: int
-    ) -> bool:
-        hold = self._open_hold(tx, request_id)
-        if hold is None:
-            return False
-        project_id, amount = hold
-        project = tx.one("SELECT id FROM projects WHERE id = ?" + tx.for_update, (project_id,))
-        assert project is not None
-        charge = max(0, min(cost, amount))
-        now = time.time()
-        tx.execute(
-            "UPDATE holds SET state = 'settled', characters = ?, audio_ms = ?, cost = ?,"
-            " updated_at = ? WHERE request_id = ?",
-            (characters, audio_ms, charge, now, request_id),
-        )
-        tx.execute(
-            "INSERT INTO ledger (project_id, kind, amount, characters, audio_ms, request_id,"
-            " created_at) VALUES (?, 'charge', ?, ?, ?, ?, ?)",
-            (project_id, charge, characters, audio_ms, request_id, now),
-        )
-        tx.execute(
-            "UPDATE projects SET balance = balance - ?, held = held - ?, requests = requests + 1,"
-            " characters = characters + ?, audio_ms = audio_ms + ?, spent = spent + ?"
-            " WHERE id = ?",
-            (charge, amount, characters, audio_ms, charge, project_id),
-        )
-        return True
-
-    def release(self, request_id: str) -> bool:
-        """Drop an open hold without charging (the request delivered nothing)."""
-        with self._db.transaction() as tx:
-            hold = self._open_hold(tx, request_id)
-            if hold is None:
-                return False
-            tx.execute(
-                "UPDATE holds SET state = 'released', updated_at = ? WHERE request_id = ?",
-                (time.time(), request_id),
-            )
-            tx.execute("UPDATE projects SET held = held - ? WHERE id = ?", (hold[1], hold[0]))
-            return True
-
-    def usage(self, project_id: str) -> Usage:
-        with self._db.transaction() as tx:
-            row = tx.one(
-                "SELECT balance, held, requests, characters, audio_ms, spent FROM projects"
-                " WHERE id = ?",
-                (project_id,),
-            )
-        if row is None:
-            raise UnknownProject(project_id)
-        return Usage(*(int(v) for v in row))
-
-    def ledger_sum(self, project_id: str) -> int:
-        """Credits minus charges: equals the project's balance (the ledger's invariant)."""
-        with self._db.transaction() as tx:
-            row = tx.one(
-                "SELECT COALESCE(SUM(CASE WHEN kind = 'credit' THEN amount ELSE -amount END), 0)"
-                " FROM ledger WHERE project_id = ?",
-                (project_id,),
-            )
-        return int(row[0]) if row else 0
-
     # -- crash recovery --------------------------------------------------------------
-
-    def heartbeat(self) -> None:
-        """Tell other processes this one is alive (its holds are not to be recovered)."""
-        with self._db.transaction() as tx:
-            now = time.time()
-            if not tx.execute("UPDATE owners SET heartbeat_at = ? WHERE id = ?", (now, self.owner)):
-                tx.execute("INSERT INTO owners (id, heartbeat_at) VALUES (?, ?)", (self.owner, now))
-            # Counts of past minutes are never read again.
-            tx.execute("DELETE FROM request_counts WHERE minute < ?", (int(now // 60) - 1,))
-
-    def recover(self, lease_s: float) -> int:
-        """Settle open holds whose owner has not heartbeaten for ``lease_s`` seconds,
-        each for the progress it last recorded. Returns how many were settled."""
-        cutoff = time.time() - lease_s
-        with self._db.transaction() as tx:
-            stale = tx.all(
-                "SELECT h.request_id, h.characters, h.audio_ms, h.cost FROM holds h"
-                " LEFT JOIN owners o ON o.id = h.owner"
-                " WHERE h.state = 'open' AND h.owner <> ?"
-                " AND (o.heartbeat_at IS NULL OR o.heartbeat_at < ?)",
-                (self.owner, cutoff),
-            )
-        settled = 0
-        for request_id, characters, audio_ms, cost in stale:
-            with self._db.transaction() as tx:
-                settled += self._settle(tx, request_id, int(characters), int(audio_ms), int(cost))
-        with self._db.transaction() as tx:
-            tx.execute(
-                "DELETE FROM owners WHERE heartbeat_at < ? AND id NOT IN"
-                " (SELECT owner FROM holds WHERE state = 'open')",
-                (cutoff,),
-            )
-        return settled
 
 
 def ensure_dev_project(store: AccountStore, token: str, starting_balance: int) -> str:
