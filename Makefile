@@ -1,5 +1,6 @@
 # make run   - install into .venv (if needed) and serve on 127.0.0.1:$(PORT)
 # make test  - install, lint (ruff, mypy), run the whole test suite
+# make test-fast - the unit tier only (no Ray, no lint): the inner loop
 # make bench - time to first audio and throughput, service vs engine (not in CI;
 #              GPU=1: Kokoro on CUDA, 1..256 streams, batched vs batch-1)
 # make fuzz  - a long property-based fuzz run of the text normaliser (not in CI)
@@ -7,10 +8,11 @@ VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
 PORT ?= 8000
+JOBS ?= $(shell nproc)
 export RAY_USAGE_STATS_ENABLED := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install browser run test lint unit serve-tests fuzz bench clean
+.PHONY: install browser run test test-fast lint unit serve-tests fuzz bench clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt deployments/synthesis/data/kokoro_voices.sha256
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,11 +40,18 @@ browser:
 	  apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || \
 	  echo "could not install chromium: the browser test will skip"
 
+# The unit tier (no Ray) on every core at once (pytest-xdist, each worker kept to
+# its own core), then the serve tier: one Ray and one Serve application that its
+# tests share, so it runs alone.
 test: lint browser
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(JOBS) tests/unit
+	$(PY) -m pytest tests/serve tests/gpu
 
-unit: install
-	$(PY) -m pytest tests/unit
+# The inner loop: the unit tier only, no lint, no Ray (about a third of make test).
+test-fast: install
+	$(PY) -m pytest -n $(JOBS) tests/unit
+
+unit: test-fast
 
 serve-tests: install
 	$(PY) -m pytest tests/serve

@@ -29,6 +29,23 @@ settings.register_profile("ci", max_examples=300, deadline=None)
 settings.register_profile("fuzz", max_examples=50_000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``make test``'s unit tier), each worker keeps to its own
+    share of the cores: engines size their threads by the cores they may use, so two
+    workers on two cores run one thread each instead of four fighting for two."""
+    worker, count = (
+        os.environ.get("PYTEST_XDIST_WORKER"),
+        os.environ.get("PYTEST_XDIST_WORKER_COUNT"),
+    )
+    if worker is None or count is None or not hasattr(os, "sched_setaffinity"):
+        return
+    cores = sorted(os.sched_getaffinity(0))
+    index, workers = int(worker.removeprefix("gw")), int(count)
+    if workers > 1 and len(cores) >= workers:
+        os.sched_setaffinity(0, cores[index % workers :: workers])
+
+
 # The response headers SPEC.md requires on every audio response.
 SPEC_HEADERS = (
     "x-request-id",
