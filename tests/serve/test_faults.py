@@ -242,7 +242,10 @@ def test_a_raw_stream_whose_encoder_dies_breaks_instead_of_ending_cleanly(
     speaks_again(service)
 
 
-def test_a_websocket_whose_encoder_dies_gets_an_error_frame_and_1011(service: Service) -> None:
+def test_a_websocket_whose_synthesiser_dies_gets_an_error_frame_and_1011(service: Service) -> None:
+    """A WebSocket context reads raw audio from the Synthesiser (it encodes its pieces
+    itself, as one stream): the stage it depends on dies mid-session."""
+
     async def session() -> tuple[dict[str, Any], int | None]:
         url = service.url.replace("http://", "ws://") + "/v1/audio/speech/stream-input/default"
         async with connect(url, additional_headers=service.auth) as ws:
@@ -256,7 +259,7 @@ def test_a_websocket_whose_encoder_dies_gets_an_error_frame_and_1011(service: Se
                         await ws.recv()
                     return message, ws.close_code
                 if not killed:
-                    sigkill("AudioEncoder")
+                    sigkill("Synthesiser")
                     killed = True
         raise AssertionError("the session ended without an error")
 
