@@ -43,13 +43,16 @@ class Delivery:
         self._metrics = metrics
         self._received_at = received_at
         self._audio: AsyncIterator[EncodedChunk] | None = None
+        self._source: AsyncIterator[EncodedChunk] | None = None  # what _audio reads
         self._ticket = ticket
         self._readers: list[AsyncGenerator[EncodedChunk, None]] = []
         self._usage: RequestUsage | None = None
 
-    def attach(self, audio: AsyncIterator[EncodedChunk]) -> None:
-        """The audio to deliver (once it has begun)."""
-        self._audio = audio
+    def attach(self, audio: AsyncIterator[EncodedChunk], first: EncodedChunk | None) -> None:
+        """The audio to deliver once it has begun: ``first``, already taken from
+        ``audio`` (None if there was none), then the rest of it."""
+        self._source = audio
+        self._audio = _prepend(first, audio)
 
     def __aiter__(self) -> AsyncIterator[EncodedChunk]:
         """The audio; each chunk counts as delivered once the reader comes back for the
@@ -95,13 +98,13 @@ class Delivery:
         if self._usage is not None:
             return self._usage
         try:
-            for reader in self._readers:
-                with contextlib.suppress(RuntimeError):  # still running: its owner closes it
-                    await reader.aclose()
-            close = getattr(self._audio, "aclose", None)
-            if close is not None:
-                with contextlib.suppress(RuntimeError):
-                    await close()
+            # the readers, then the audio they read, then its source: synthesis stops now,
+            # not when the garbage collector finds the generators
+            for stream in (*self._readers, self._audio, self._source):
+                close = getattr(stream, "aclose", None)
+                if close is not None:
+                    with contextlib.suppress(RuntimeError):  # still running: its owner closes it
+                        await close()
             self._usage = usage = await self._meter.settle(self.bill)
         finally:
             if self._ticket is not None:
@@ -117,3 +120,13 @@ class Delivery:
                 elapsed_ms(self._received_at) / 1000,
             )
         return usage
+
+
+async def _prepend(
+    first: EncodedChunk | None, rest: AsyncIterator[EncodedChunk]
+) -> AsyncGenerator[EncodedChunk, None]:
+    if first is None:
+        return
+    yield first
+    async for chunk in rest:
+        yield chunk

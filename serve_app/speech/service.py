@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import unicodedata
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from deployments.encoding.writers import (
@@ -20,7 +20,6 @@ from deployments.encoding.writers import (
     bitrate_kbps,
 )
 from deployments.messages import (
-    EncodedChunk,
     NormalisedText,
     OutputParams,
     SynthesisParams,
@@ -387,7 +386,7 @@ class SpeechService:
         self.metrics.first_audio(
             elapsed_ms(speech.received_at), transport, speech.voicing.output.format
         )
-        delivery.attach(_prepend(first, stream))
+        delivery.attach(stream, first)
         return delivery
 
     async def hold(self, key: ApiKey, received_at: float) -> Delivery:
@@ -395,13 +394,3 @@ class SpeechService:
         a hold of nothing to begin with, grown by :meth:`Delivery.extend`."""
         bill = await self.meter.hold(key, 0)
         return Delivery(self.meter, self.metrics, bill, received_at)
-
-
-async def _prepend(
-    first: EncodedChunk | None, rest: AsyncIterator[EncodedChunk]
-) -> AsyncIterator[EncodedChunk]:
-    if first is None:
-        return
-    yield first
-    async for chunk in rest:
-        yield chunk

@@ -43,6 +43,11 @@ async def audio(
         yield c
 
 
+async def begin(delivery: Delivery, chunks: AsyncIterator[EncodedChunk]) -> None:
+    """As the speech service starts a delivery: its first chunk already taken."""
+    delivery.attach(chunks, await anext(chunks))
+
+
 @pytest.fixture
 def store(database_url: str) -> Iterator[AccountStore]:
     store = AccountStore.open(database_url)
@@ -65,7 +70,7 @@ async def test_each_chunk_counts_once_the_reader_comes_back_for_the_next(
     store: AccountStore,
 ) -> None:
     delivery, project = await new_delivery(store, Finished())
-    delivery.attach(audio([chunk(100, 10), chunk(200, 20), chunk(300, 30)]))
+    await begin(delivery, audio([chunk(100, 10), chunk(200, 20), chunk(300, 30)]))
     reader = aiter(delivery)
     await anext(reader)
     assert delivery.usage().characters == 0  # handed out, not yet sent on
@@ -80,7 +85,7 @@ async def test_each_chunk_counts_once_the_reader_comes_back_for_the_next(
 async def test_a_whole_delivery_is_charged_in_full_and_settled_once(store: AccountStore) -> None:
     metrics, admission = Finished(), Admission(limit=1)
     delivery, project = await new_delivery(store, metrics, admission)
-    delivery.attach(audio([chunk(100, 10), chunk(200, 30)]))
+    await begin(delivery, audio([chunk(100, 10), chunk(200, 30)]))
     received = [c async for c in delivery]
     assert len(received) == 2 and delivery.usage().characters == 30
     first, again = await delivery.aclose(), await delivery.aclose()
@@ -92,7 +97,7 @@ async def test_a_whole_delivery_is_charged_in_full_and_settled_once(store: Accou
 
 async def test_a_buffered_delivery_that_fails_midway_charges_nothing(store: AccountStore) -> None:
     delivery, project = await new_delivery(store, Finished())
-    delivery.attach(audio([chunk(100, 10), chunk(200, 20), chunk(300, 30)], fail_after=2))
+    await begin(delivery, audio([chunk(100, 10), chunk(200, 20), chunk(300, 30)], fail_after=2))
     with pytest.raises(RuntimeError):
         await delivery.collect()
     usage = await delivery.aclose()
@@ -111,3 +116,23 @@ async def test_a_session_reports_what_it_sent_for_each_of_its_texts(store: Accou
     usage = await delivery.aclose()
     assert (usage.characters, usage.audio_ms) == (15 + 7, 300)
     assert store.usage(project).characters == 22
+
+
+async def test_closing_a_delivery_stops_its_source_at_once(store: AccountStore) -> None:
+    """A client that hangs up stops synthesis when the delivery closes, not whenever
+    the garbage collector gets to the generators."""
+    closed = []
+
+    async def source() -> AsyncIterator[EncodedChunk]:
+        try:
+            for i in range(100):
+                yield chunk(100, i + 1)
+        finally:
+            closed.append(True)
+
+    delivery, _ = await new_delivery(store, Finished())
+    await begin(delivery, source())
+    reader = aiter(delivery)
+    await anext(reader)
+    await delivery.aclose()
+    assert closed == [True]
