@@ -88,10 +88,6 @@ class Delivery:
         """What has been delivered so far, and its price."""
         return self._meter.usage(self.bill)
 
-    @property
-    def settled(self) -> bool:
-        return self._usage is not None
-
     async def aclose(self) -> RequestUsage:
         """Stop the audio and settle: charge what was delivered, or release the hold if
         nothing was. Later calls return the same usage."""

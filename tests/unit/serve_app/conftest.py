@@ -17,6 +17,12 @@ from serve_app.settings import IngressConfig
 from serve_app.speech.pipeline import Pipeline
 
 DEV_KEY = "sk-proj-unittest01-abcdefghijklmnopqrstuvwxyz012345"
+HI = "नमस्ते, आप कैसे हैं? मैं ठीक हूँ।"
+
+
+async def speak(client: httpx.AsyncClient, auth: dict[str, str], **body: object) -> httpx.Response:
+    """SPEC.md's speech request for ``HI`` with ``body``'s fields."""
+    return await client.post("/v1/audio/speech", headers=auth, json={"input": HI, **body})
 
 
 @functools.cache
