@@ -14,9 +14,18 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: install browser run test test-fast lint unit serve-tests fuzz bench clean
 
+# uv resolves and installs the whole project in seconds where pip takes minutes (most of
+# them compiling every module of torch, ray and transformers to bytecode, which Python
+# does anyway for the modules it imports). uv does not read pip's configuration, so the
+# wheel folders pip is told to look in (where a machine keeps its CPU build of torch)
+# are passed on; constraints.txt pins torch for both.
+FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null)
+
 $(VENV)/.installed: pyproject.toml constraints.txt deployments/synthesis/data/kokoro_voices.sha256
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -c constraints.txt -e '.[dev,clients,piper,vits,kokoro-torch]'
+	$(PY) -m pip install -q -c constraints.txt uv
+	$(PY) -m uv pip install -q --python $(PY) -c constraints.txt \
+	  $(addprefix --find-links ,$(FIND_LINKS)) -e '.[dev,clients,piper,vits,kokoro-torch]'
 	$(PY) -m deployments.synthesis.kokoro_assets
 	$(PY) -m deployments.synthesis.kokoro_torch.weights
 	$(PY) -m deployments.synthesis.synthesiser

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,6 +89,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     )
     import ray
     from ray import serve
+    from ray.serve.api import RunTarget
 
     from serve_app.app import from_config
 
@@ -95,11 +97,14 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     database_url = f"sqlite:///{database}"
     # As make run does: the key goes into the ledger here, never through Ray.
     add_dev_key(IngressConfig(database_url=database_url), KEY)
-    metrics_port = free_port()
-    start_ray(2, metrics_port, log_to_driver=False)
-    port = free_port()
-    serve.start(http_options={"host": "127.0.0.1", "port": port})
-    voices = voices_with_vits(Path(tmp_path_factory.mktemp("voices")))
+    # The VITS checkpoint is built (torch, transformers) while Ray starts.
+    with ThreadPoolExecutor(1) as builder:
+        voices_built = builder.submit(voices_with_vits, tmp_path_factory.mktemp("voices"))
+        metrics_port = free_port()
+        start_ray(2, metrics_port, log_to_driver=False)
+        port = free_port()
+        serve.start(http_options={"host": "127.0.0.1", "port": port})
+        voices = voices_built.result()
     # One key drives the whole tier, the load test included: a rate far above it.
     # A short hold lease: the fault tests wait for a killed ingress's holds to settle.
     ingress = {
@@ -121,8 +126,13 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
             "placement": {"normaliser": "ingress", "encoder": "ingress", "synthesiser": "ingress"},
         }
     )
-    serve.run(app, name="speech", route_prefix="/")
-    serve.run(folded, name="speech-folded", route_prefix="/folded")
+    # Both deployed at once: their replicas start side by side.
+    serve.run_many(
+        [
+            RunTarget(app, name="speech", route_prefix="/"),
+            RunTarget(folded, name="speech-folded", route_prefix="/folded"),
+        ]
+    )
     try:
         yield Service(
             f"http://127.0.0.1:{port}",
@@ -132,7 +142,8 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
             f"http://127.0.0.1:{port}/folded",
         )
     finally:
-        serve.shutdown()
+        # No graceful drain at the end of the tier (serve.shutdown waits seconds for
+        # each replica): the local cluster goes down with its driver.
         ray.shutdown()
         if haproxy is not None:
             stop_haproxy(haproxy)

@@ -49,20 +49,37 @@ def locust(service: Service, prefix: Path, *extra: str) -> subprocess.CompletedP
     )
 
 
+@pytest.fixture(scope="module")
+def strict_run(
+    service: Service, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """One bounded Locust run for both tests: no failure allowed, and a time-to-first-audio
+    threshold no service can meet, so the run must end with the threshold's exit code."""
+    prefix = tmp_path_factory.mktemp("locust") / "load"
+    args = ("--max-fail-ratio", "0", "--max-ttfa-p95-ms", "0.001")
+    return locust(service, prefix, *args), prefix
+
+
 def test_locust_records_time_to_first_audio_for_every_transport(
-    service: Service, tmp_path: Path
+    strict_run: tuple[subprocess.CompletedProcess[str], Path],
 ) -> None:
-    result = locust(service, tmp_path / "load", "--max-fail-ratio", "0")
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    with open(tmp_path / "load_stats.csv", newline="") as f:
+    result, prefix = strict_run
+    with open(f"{prefix}_stats.csv", newline="") as f:
         rows = {(r["Type"], r["Name"]): r for r in csv.DictReader(f)}
     ttfa = {name for kind, name in rows if kind == "TTFA"}
-    assert ttfa, rows.keys()
+    assert ttfa, (rows.keys(), result.stdout[-2000:] + result.stderr[-2000:])
     assert all(int(rows[("TTFA", name)]["Request Count"]) > 0 for name in ttfa)
+    assert int(rows[("", "Aggregated")]["Request Count"]) > 0
     assert int(rows[("", "Aggregated")]["Failure Count"]) == 0
 
 
-def test_a_broken_threshold_fails_the_run(service: Service, tmp_path: Path) -> None:
-    result = locust(service, tmp_path / "strict", "--max-ttfa-p95-ms", "0.001")
-    assert result.returncode == 1
-    assert "THRESHOLD FAILED" in result.stdout + result.stderr
+def test_a_broken_threshold_fails_the_run(
+    strict_run: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    result, _ = strict_run
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output[-2000:]
+    verdicts = [line for line in output.splitlines() if line.startswith("THRESHOLD FAILED")]
+    assert verdicts, output[-2000:]
+    # the time to first audio broke its bound, and nothing else did
+    assert all(": TTFA p95 of " in verdict for verdict in verdicts), verdicts
