@@ -11,12 +11,16 @@ PORT ?= 8000
 JOBS ?= $(shell nproc)
 export RAY_USAGE_STATS_ENABLED := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# uv installs without compiling to bytecode; Python then compiles what is imported, and
+# must be let write it down (where PYTHONDONTWRITEBYTECODE is set, every Ray worker
+# would compile torch and ray afresh each time it starts).
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: install browser run test test-fast lint unit serve-tests fuzz bench clean
 
 # uv resolves and installs the whole project in seconds where pip takes minutes (most of
-# them compiling every module of torch, ray and transformers to bytecode, which Python
-# does anyway for the modules it imports). uv does not read pip's configuration, so the
+# them compiling every module of torch, ray and transformers to bytecode, of which a
+# run imports a fraction). uv does not read pip's configuration, so the
 # wheel folders pip is told to look in (where a machine keeps its CPU build of torch)
 # are passed on; constraints.txt pins torch for both.
 FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null)
@@ -52,9 +56,10 @@ browser:
 # The unit tier (no Ray) on every core at once (pytest-xdist, each worker kept to
 # its own core), then the serve tier: one Ray and one Serve application that its
 # tests share, so it runs alone.
+# Each tier prints its twenty slowest tests: where the time goes, in every CI log.
 test: lint browser
-	$(PY) -m pytest -n $(JOBS) tests/unit
-	$(PY) -m pytest tests/serve tests/gpu
+	$(PY) -m pytest -n $(JOBS) --durations=20 tests/unit
+	$(PY) -m pytest --durations=20 tests/serve tests/gpu
 
 # The inner loop: the unit tier only, no lint, no Ray (about a third of make test).
 test-fast: install

@@ -81,6 +81,6 @@ def test_a_reader_that_reads_nothing_holds_synthesis_back_and_is_let_go(
         state, audio_ms = closed_hold(service.ledger, started)  # while nothing more is read
         spoken = settled_calls(service, timeout_s=20) - at_first
         received = read_to_end(sock, first)
-    assert spoken <= 12, spoken  # of forty (measured: 2 or 3)
+    assert spoken <= 12, spoken  # of forty (measured: 8, what the buffers hold)
     assert state == "settled" and 0 < audio_ms < 30_000
     assert not received.endswith(b"0\r\n\r\n")  # cut off, not a complete response

@@ -17,7 +17,7 @@ from serve_app.settings import IngressConfig
 from serve_app.speech.pipeline import Pipeline
 
 DEV_KEY = "sk-proj-unittest01-abcdefghijklmnopqrstuvwxyz012345"
-HI = "नमस्ते, आप कैसे हैं? मैं ठीक हूँ।"
+HI = "नमस्ते, आप कैसे हैं?"
 
 
 async def speak(client: httpx.AsyncClient, auth: dict[str, str], **body: object) -> httpx.Response:

@@ -148,7 +148,7 @@ def test_speed_is_the_model_input(engine) -> None:
 
 
 def test_a_long_text_is_spoken_in_pieces_within_the_token_budget(engine) -> None:
-    text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(6))
+    text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(4))
     phonemes = engine.phonemes(text, VOICES["hf_alpha"], "hi")
     pieces = engine.pieces(phonemes)
     tokens = KokoroPhonemizer.tokens
@@ -201,16 +201,22 @@ def test_missing_voices_name_the_npm_package(tmp_path: Path) -> None:
         engine.add_voice(VOICES["hf_alpha"])
 
 
-def test_the_torch_backend_batches_segments_of_several_streams() -> None:
+@pytest.fixture(scope="module")
+def torch_engine():
     pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
+    engine = load_engine("kokoro", {"backend": "torch"})
+    engine.add_voice(VOICES["hf_alpha"])
+    engine.add_voice(VOICES["af_heart"])
+    return engine
+
+
+def test_the_torch_backend_batches_segments_of_several_streams(torch_engine) -> None:
     from deployments.synthesis.engine import BatchEngine
     from deployments.synthesis.kokoro import BatchingKokoroEngine
 
-    engine = load_engine("kokoro", {"backend": "torch", "threads": 2})
+    engine = torch_engine
     assert isinstance(engine, BatchingKokoroEngine) and isinstance(engine, BatchEngine)
     voice, other = VOICES["hf_alpha"], VOICES["af_heart"]
-    engine.add_voice(voice)
-    engine.add_voice(other)
     items = [
         (Segment(0, "नमस्ते।", 0, 7), SynthesisParams("hf_alpha", "hi"), voice),
         (Segment(3, ENGLISH, 0, len(ENGLISH)), SynthesisParams("af_heart", "en", 1.3), other),
@@ -229,10 +235,7 @@ def test_the_torch_backend_batches_segments_of_several_streams() -> None:
     assert len(batched) == len(words) and batched == sorted(batched)
 
 
-def test_both_backends_time_words_alike(engine) -> None:
-    pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
-    torch_engine = load_engine("kokoro", {"backend": "torch", "threads": 2})
-    torch_engine.add_voice(VOICES["hf_alpha"])
+def test_both_backends_time_words_alike(engine, torch_engine) -> None:
     text = "कृपया अपना खाता नंबर बताइए, ताकि हम आपकी शिकायत दर्ज कर सकें।"
     _, onnx_words = timed(engine, "hf_alpha", text, "hi")
     _, torch_words = timed(torch_engine, "hf_alpha", text, "hi")

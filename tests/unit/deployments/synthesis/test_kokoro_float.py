@@ -36,7 +36,7 @@ def test_the_float_graph_speaks_as_the_torch_model() -> None:
     segment, params = Segment(0, text, 0, len(text)), SynthesisParams("hf_alpha", "hi")
     heard = {}
     for backend in ("onnx-float", "torch"):
-        engine = load_engine("kokoro", {"backend": backend, "threads": 2})
+        engine = load_engine("kokoro", {"backend": backend})
         engine.add_voice(VOICES["hf_alpha"])
         assert engine.info().extra["backend"] == backend
         chunks = list(engine.synthesize(segment, VOICES["hf_alpha"], params))

@@ -77,7 +77,7 @@ async def test_concurrent_streams_share_forward_passes_in_order() -> None:
     runner = SynthesisRunner(
         {
             "voice_engines": ["kokoro"],
-            "engines": {"kokoro": {"backend": "torch", "threads": 2}},
+            "engines": {"kokoro": {"backend": "torch"}},
             "warm_up": False,
         }
     )

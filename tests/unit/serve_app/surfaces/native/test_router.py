@@ -158,7 +158,7 @@ async def test_controls_change_the_audio(client: httpx.AsyncClient, auth: dict[s
     assert resampled.headers["x-service-sample-rate"] == "8000"
     assert resampled.headers["x-service-quality"] == "high"
     assert abs(pcm_seconds(resampled.content, 8000) - pcm_seconds(normal.content, 24000)) < 0.25
-    quiet = await speak(client, auth, stream=False, volume=0.0)
+    quiet = await speak(client, auth, input="नमस्ते।", stream=False, volume=0.0)
     assert set(quiet.content) == {0}
 
 
@@ -192,7 +192,8 @@ async def test_usage_counts_what_was_delivered(
     assert response.headers["x-service-cost-deci-micros"] == str(150 * len(HI))
     after = (await client.get("/v1/account/usage", headers=auth)).json()
     assert after["usage"]["requests"] == 1 and after["usage"]["characters"] == len(HI)
-    assert after["usage"]["audio_ms"] == round(pcm_seconds(response.content, 24000) * 1000)
+    # whole milliseconds delivered, never rounded up: 16-bit samples at 24 kHz
+    assert after["usage"]["audio_ms"] == len(response.content) // 2 * 1000 // 24000
     assert after["balance_deci_micros"] == 100_000_000 - 150 * len(HI)
 
 

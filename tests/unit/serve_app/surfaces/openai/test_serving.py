@@ -84,12 +84,12 @@ async def test_every_openai_format(sdk: openai.AsyncOpenAI, fmt: str) -> None:
 
 async def test_speed_over_openai_s_range_and_instructions(sdk: openai.AsyncOpenAI) -> None:
     slow = await sdk.audio.speech.create(
-        model="gpt-4o-mini-tts", voice="alloy", input=HI, response_format="pcm", speed=0.25
+        model="gpt-4o-mini-tts", voice="alloy", input="नमस्ते।", response_format="pcm", speed=0.25
     )
     fast = await sdk.audio.speech.create(
         model="gpt-4o-mini-tts",
         voice="alloy",
-        input=HI,
+        input="नमस्ते।",
         response_format="pcm",
         speed=4.0,
         instructions="Speak calmly.",
