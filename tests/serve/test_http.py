@@ -22,7 +22,7 @@ def sentences(count: int) -> str:
 
 
 LONG_HI = sentences(60)
-PARAGRAPH_HI = sentences(12)
+PARAGRAPH_HI = sentences(6)
 
 
 def speech(client: httpx.Client, service: Service, **body: object) -> httpx.Response:
@@ -115,8 +115,8 @@ def test_sse_event_order_and_fields(client: httpx.Client, service: Service) -> N
 def test_audio_arrives_before_a_long_text_is_synthesised(
     client: httpx.Client, service: Service
 ) -> None:
-    """Twelve sentences (~40 s of the default voice): the first clause is heard while
-    the rest is still being spoken, and the rest follows segment by segment."""
+    """Six sentences (~20 s of the default voice, seven segments): the first clause is
+    heard while the rest is still being spoken, and the rest follows segment by segment."""
     arrivals = []
     with client.stream(
         "POST", "/v1/audio/speech", headers=service.auth, json={"input": PARAGRAPH_HI}
@@ -124,8 +124,8 @@ def test_audio_arrives_before_a_long_text_is_synthesised(
         for chunk in response.iter_raw():
             arrivals.append((time.perf_counter(), len(chunk)))
     total = sum(size for _, size in arrivals)
-    assert len(arrivals) > 10
-    assert arrivals[0][1] < total / 10  # the first clause (~1/24), not the whole text
+    assert len(arrivals) >= 7
+    assert arrivals[0][1] < total / 6  # the first clause (~1/12), not the whole text
     assert arrivals[0][0] < arrivals[-1][0]
 
 

@@ -16,7 +16,7 @@ from tests.serve.conftest import ROOT, Service
 
 pytestmark = pytest.mark.serve
 
-TEXT = " ".join(f"यह वाक्य संख्या {i} है, और यह भी।" for i in range(4))
+TEXT = " ".join(f"यह वाक्य संख्या {i} है, और यह भी।" for i in range(2))
 
 
 def kokoro_only(root: Path) -> Path:

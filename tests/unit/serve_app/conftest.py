@@ -18,6 +18,9 @@ from serve_app.speech.pipeline import Pipeline
 
 DEV_KEY = "sk-proj-unittest01-abcdefghijklmnopqrstuvwxyz012345"
 HI = "नमस्ते, आप कैसे हैं?"
+# The eSpeak Hindi voice: milliseconds a request, where a test is about what carries
+# the audio (formats, framing) rather than the voice.
+ESPEAK = "hi-espeak-aditi"
 
 
 async def speak(client: httpx.AsyncClient, auth: dict[str, str], **body: object) -> httpx.Response:

@@ -136,7 +136,7 @@ def test_female_voices_are_higher_than_male_ones(engine) -> None:
 
 
 def test_no_voice_reaches_full_scale(engine) -> None:
-    text = "ज़ोर से बोलो! बहुत बढ़िया! शाबाश! आज हम जीत गए!"
+    text = "ज़ोर से बोलो! शाबाश!"
     for voice_id in ("hf_alpha", "hf_beta", "hm_omega", "hm_psi"):
         assert np.abs(speak(engine, voice_id, text, "hi")).max() < 1.0
 
@@ -236,7 +236,7 @@ def test_the_torch_backend_batches_segments_of_several_streams(torch_engine) -> 
 
 
 def test_both_backends_time_words_alike(engine, torch_engine) -> None:
-    text = "कृपया अपना खाता नंबर बताइए, ताकि हम आपकी शिकायत दर्ज कर सकें।"
+    text = "कृपया अपना खाता नंबर बताइए।"
     _, onnx_words = timed(engine, "hf_alpha", text, "hi")
     _, torch_words = timed(torch_engine, "hf_alpha", text, "hi")
     assert [(w.start, w.end) for w in onnx_words] == [(w.start, w.end) for w in torch_words]

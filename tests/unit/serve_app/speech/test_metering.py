@@ -11,10 +11,15 @@ import httpx
 from serve_app.accounts import split_key
 from serve_app.ingress.api import create_app
 from tests.conftest import decode, pcm_seconds
-from tests.unit.serve_app.conftest import DEV_KEY, make_state
+from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK, make_state
 
 TEXTS = ("नमस्ते, आप कैसे हैं?", "आज मौसम अच्छा है।", "Hello there.", "धन्यवाद!")
 PRICE = 150
+# Metering is under test, not the voice: eSpeak's voices answer in milliseconds.
+
+
+def rate_of(response: httpx.Response) -> int:
+    return int(response.headers["x-service-sample-rate"])
 
 
 def sse_data(response: httpx.Response) -> list[dict[str, object]]:
@@ -28,23 +33,32 @@ async def test_usage_equals_what_the_client_received(tmp_path: Path, database_ur
     transport = httpx.ASGITransport(app=create_app(state))
     received_ms = 0
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
-        raw = await client.post("/v1/audio/speech", headers=auth, json={"input": TEXTS[0]})
-        received_ms += int(pcm_seconds(raw.content, 24000) * 1000)
+        raw = await client.post(
+            "/v1/audio/speech", headers=auth, json={"input": TEXTS[0], "voice": ESPEAK}
+        )
+        received_ms += int(pcm_seconds(raw.content, rate_of(raw)) * 1000)
 
         sse = await client.post(
-            "/v1/audio/speech", headers=auth, json={"input": TEXTS[1], "stream_format": "sse"}
+            "/v1/audio/speech",
+            headers=auth,
+            json={"input": TEXTS[1], "voice": ESPEAK, "stream_format": "sse"},
         )
         events = [
             json.loads(line[6:]) for line in sse.text.splitlines() if line.startswith("data:")
         ]
         audio = b"".join(base64.b64decode(e["delta"]) for e in events[:-1])
-        assert events[-1]["usage"]["audio_ms"] == int(pcm_seconds(audio, 24000) * 1000)
+        assert events[-1]["usage"]["audio_ms"] == int(pcm_seconds(audio, rate_of(sse)) * 1000)
         received_ms += events[-1]["usage"]["audio_ms"]
 
         wav = await client.post(
             "/v1/audio/speech",
             headers=auth,
-            json={"input": TEXTS[2], "language": "en", "response_format": "wav", "stream": False},
+            json={
+                "input": TEXTS[2],
+                "voice": "en-female-kavya",
+                "response_format": "wav",
+                "stream": False,
+            },
         )
         samples, rate = decode(wav.content)
         received_ms += samples.size * 1000 // rate
@@ -53,7 +67,12 @@ async def test_usage_equals_what_the_client_received(tmp_path: Path, database_ur
         mp3 = await client.post(
             "/v1/audio/speech",
             headers=auth,
-            json={"input": TEXTS[3], "response_format": "mp3", "stream_format": "sse"},
+            json={
+                "input": TEXTS[3],
+                "voice": ESPEAK,
+                "response_format": "mp3",
+                "stream_format": "sse",
+            },
         )
         received_ms += sse_data(mp3)[-1]["usage"]["audio_ms"]
 

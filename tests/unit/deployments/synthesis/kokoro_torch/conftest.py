@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,8 @@ from deployments.synthesis.kokoro_torch.model import KokoroModel  # noqa: E402
 from deployments.synthesis.kokoro_torch.weights import Conversion, convert_onnx  # noqa: E402
 
 HINDI_VOICES = ("hf_alpha", "hf_beta", "hm_omega", "hm_psi")
+# the cores this process may use (one per worker under pytest-xdist)
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 Speak = Callable[[str, str, str], tuple[list[int], np.ndarray]]
 
 
@@ -38,7 +41,7 @@ def conversion(model_bytes: bytes) -> Conversion:
 
 @pytest.fixture(scope="session")
 def model(conversion: Conversion) -> KokoroModel:
-    torch.set_num_threads(2)
+    torch.set_num_threads(CORES)
     return KokoroModel.from_state(conversion.state)
 
 
@@ -48,7 +51,7 @@ def export(model_bytes: bytes) -> Any:
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 2
+    options.intra_op_num_threads = CORES
     return onnxruntime.InferenceSession(with_durations(model_bytes), options)
 
 

@@ -15,8 +15,9 @@ from deployments.synthesis.kokoro_torch.spectral import mel_distance
 
 from .conftest import HINDI_VOICES
 
-# 20 sentences, Hindi and English. Here (two CPU cores) two of each language are spoken,
-# by each Hindi voice in turn; tests/gpu speaks all of them with every Hindi voice.
+# 20 sentences, Hindi and English. Here (two CPU cores, float32 torch at ~1x real time)
+# one of each language is spoken, by two Hindi voices; tests/gpu speaks all of them with
+# every Hindi voice.
 SENTENCES = [
     ("hi", "नमस्ते, आप कैसे हैं?"),
     ("hi", "मेरा नाम राहुल है।"),
@@ -54,7 +55,7 @@ def test_the_torch_model_speaks_as_the_export_does(
     tokens: Callable[[str, str], list[int]],
     style_row: Callable[[str, list[int]], np.ndarray],
 ) -> None:
-    for i, (phonemes, text) in enumerate(SENTENCES[:11:10] + SENTENCES[13::5]):
+    for i, (phonemes, text) in enumerate(SENTENCES[10:11] + SENTENCES[13:14]):
         voice = HINDI_VOICES[i % len(HINDI_VOICES)]
         ids = tokens(text, phonemes)
         row = style_row(voice, ids)
@@ -83,9 +84,8 @@ def test_a_batch_speaks_each_item_as_it_is_spoken_alone(
     style_row: Callable[[str, list[int]], np.ndarray],
 ) -> None:
     texts = [
-        ("hi", "मेरा नाम राहुल है, मैं दिल्ली में रहता हूँ।", "hf_alpha", 1.0),
-        ("hi", "नमस्ते।", "hm_omega", 1.2),
-        ("en-us", "Press one for English.", "af_heart", 0.9),
+        ("hi", "मेरा नाम राहुल है, नमस्ते।", "hf_alpha", 1.0),
+        ("en-us", "Press one.", "af_heart", 1.2),
     ]
     ids = [tokens(text, phonemes) for phonemes, text, _, _ in texts]
     styles = torch.from_numpy(

@@ -20,7 +20,7 @@ from serve_app.ingress.state import IngressState
 from serve_app.surfaces.elevenlabs.serving import output_format
 from serve_app.surfaces.native.protocol import CustomVoiceRequest
 from tests.conftest import decode, pcm_seconds
-from tests.unit.serve_app.conftest import DEV_KEY
+from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK
 
 HI = "नमस्ते, आपका ऑर्डर कल शाम तक पहुँच जाएगा।"
 RACHEL = "21m00Tcm4TlvDq8ikWAM"  # ElevenLabs' premade voice, mapped to ours
@@ -50,9 +50,10 @@ async def test_convert_defaults_to_mp3_at_44_1_khz(sdk: AsyncElevenLabs) -> None
     ("fmt", "rate"), [("pcm_16000", 16000), ("pcm_24000", 24000), ("ulaw_8000", 8000)]
 )
 async def test_stream_at_the_asked_format(sdk: AsyncElevenLabs, fmt: str, rate: int) -> None:
+    # the formats are under test: eSpeak speaks in milliseconds (Rachel, Kokoro: above)
     data = await audio_of(
         sdk.text_to_speech.stream(
-            RACHEL,
+            ESPEAK,
             text=HI,
             model_id="eleven_multilingual_v2",
             output_format=fmt,  # type: ignore[arg-type]
@@ -66,7 +67,7 @@ async def test_stream_at_the_asked_format(sdk: AsyncElevenLabs, fmt: str, rate: 
         assert decoded_rate == rate and 1.5 < samples.size / rate < 8.0
 
 
-@pytest.mark.parametrize("voice", ["hi-espeak-aditi", RACHEL])
+@pytest.mark.parametrize("voice", [ESPEAK, RACHEL])
 async def test_timestamps_time_the_characters_of_an_aligning_voice(
     sdk: AsyncElevenLabs, voice: str
 ) -> None:
