@@ -27,56 +27,35 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import platform
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import aiohttp
 import httpx
 
+from loadtest.report import machine, neural_table, rate_table, table
+from loadtest.traffic import (
+    KEY,
+    LevelResult,
+    Request,
+    percentile,
+    requests_per_s,
+    run_level,
+    run_rate,
+    throughput,
+)
 from serve_app.http.sockets import free_port
 from serve_app.run import default_replicas
 
 ROOT = Path(__file__).resolve().parents[1]
 SHORT_HINDI = "नमस्ते, आप कैसे हैं? मैं ठीक हूँ।"
 NEURAL_HINDI = "नमस्ते, आज मौसम बहुत अच्छा है।"
-KEY = "sk-proj-bench0000-" + "b" * 32
 ESPEAK_VOICE = "hi-espeak-aditi"
-
-
-@dataclass
-class LevelResult:
-    streams: int  # concurrent streams (closed loop), or 0 at a fixed rate
-    rate: float = 0.0  # requests per second sent (open loop)
-    ttfa_ms: list[float] = field(default_factory=list)
-    total_ms: list[float] = field(default_factory=list)
-    audio_s: float = 0.0
-    errors: int = 0
-    wall_s: float = 0.0
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            names = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
-        cpu = names[0] if names else cpu
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def engine_direct_ms(text: str, repeats: int = 50) -> float:
@@ -97,92 +76,6 @@ def engine_direct_ms(text: str, repeats: int = 50) -> float:
     return statistics.median(times)
 
 
-@dataclass(frozen=True)
-class Request:
-    """What every request of a run sends: the text, the voice (None: the default)
-    and the sample rate its raw PCM is asked at (the voice's own: no resampling)."""
-
-    text: str
-    voice: str | None = None
-    sample_rate: int = 24000
-
-    def body(self) -> dict[str, str | int]:
-        voice = {"voice": self.voice} if self.voice else {}
-        return {"input": self.text, "sample_rate": self.sample_rate, **voice}
-
-
-async def one_request(client: aiohttp.ClientSession, request: Request, result: LevelResult) -> None:
-    started = time.perf_counter()
-    first: float | None = None
-    size = 0
-    try:
-        async with client.post(
-            "/v1/audio/speech", json=request.body(), headers={"Authorization": f"Bearer {KEY}"}
-        ) as response:
-            if response.status != 200:
-                await response.read()
-                result.errors += 1
-                return
-            async for chunk in response.content.iter_any():
-                if first is None and chunk:
-                    first = time.perf_counter()
-                size += len(chunk)
-    except (aiohttp.ClientError, TimeoutError):
-        result.errors += 1
-        return
-    done = time.perf_counter()
-    if first is None:
-        result.errors += 1
-        return
-    result.ttfa_ms.append((first - started) * 1000)
-    result.total_ms.append((done - started) * 1000)
-    result.audio_s += size / 2 / request.sample_rate
-
-
-async def run_level(url: str, request: Request, streams: int, duration_s: float) -> LevelResult:
-    result = LevelResult(streams)
-    # aiohttp, not httpx: at 64 streams httpx's connection pool took the client
-    # process to 100% of a core for seconds at a time, and the "time to first
-    # audio" it measured was its own backlog (measured: p95 2-5 s with httpx,
-    # 0.2-0.3 s with aiohttp against the same service).
-    async with aiohttp.ClientSession(
-        url,
-        connector=aiohttp.TCPConnector(limit=streams + 4),
-        timeout=aiohttp.ClientTimeout(total=120),
-    ) as client:
-        await one_request(client, request, LevelResult(1))  # warm the path
-        deadline = time.perf_counter() + duration_s
-
-        async def worker() -> None:
-            while time.perf_counter() < deadline:
-                await one_request(client, request, result)
-
-        started = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(streams)))
-        result.wall_s = time.perf_counter() - started
-    return result
-
-
-async def run_rate(url: str, request: Request, rate: float, duration_s: float) -> LevelResult:
-    """Requests started every 1/``rate`` seconds for ``duration_s``, whether or not
-    earlier ones have finished."""
-    result = LevelResult(0, rate)
-    async with aiohttp.ClientSession(
-        url,
-        connector=aiohttp.TCPConnector(limit=0),  # no client-side queue
-        timeout=aiohttp.ClientTimeout(total=120),
-    ) as client:
-        await one_request(client, request, LevelResult(1))  # warm the path
-        started = time.perf_counter()
-        requests: list[asyncio.Task[None]] = []
-        while len(requests) < rate * duration_s:
-            requests.append(asyncio.create_task(one_request(client, request, result)))
-            await asyncio.sleep(max(0.0, started + len(requests) / rate - time.perf_counter()))
-        await asyncio.gather(*requests)
-        result.wall_s = time.perf_counter() - started
-    return result
-
-
 def wait_ready(url: str, timeout_s: float = 180) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -194,68 +87,6 @@ def wait_ready(url: str, timeout_s: float = 180) -> None:
             pass
         time.sleep(1)
     raise TimeoutError("the service did not become ready")
-
-
-def table(results: list[LevelResult], direct_ms: float, baseline: list[LevelResult]) -> str:
-    lines = [
-        "| streams | requests | TTFA p50 ms | TTFA p95 ms | p50 overhead vs engine ms "
-        "| RTF p50 | audio s / wall s | errors | baseline TTFA p50 / p95 ms "
-        "| baseline audio s / wall s |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r, b in zip(results, baseline, strict=True):
-        rtf = [t / 1000 / (r.audio_s / max(len(r.total_ms), 1)) for t in r.total_ms]
-        lines.append(
-            f"| {r.streams} | {len(r.ttfa_ms)} | {percentile(r.ttfa_ms, 0.5):.1f} "
-            f"| {percentile(r.ttfa_ms, 0.95):.1f} | {percentile(r.ttfa_ms, 0.5) - direct_ms:.1f} "
-            f"| {percentile(rtf, 0.5):.3f} | {throughput(r):.1f} | {r.errors + b.errors} "
-            f"| {percentile(b.ttfa_ms, 0.5):.1f} / {percentile(b.ttfa_ms, 0.95):.1f} "
-            f"| {throughput(b):.1f} |"
-        )
-    return "\n".join(lines)
-
-
-def rate_table(results: list[LevelResult], baseline: list[LevelResult]) -> str:
-    lines = [
-        "| requests/s sent | requests | TTFA p50 ms | TTFA p95 ms | TTFA p99 ms | errors "
-        "| baseline TTFA p50 / p95 / p99 ms | baseline errors |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r, b in zip(results, baseline, strict=True):
-        lines.append(
-            f"| {r.rate:g} | {len(r.ttfa_ms) + r.errors} | {percentile(r.ttfa_ms, 0.5):.1f} "
-            f"| {percentile(r.ttfa_ms, 0.95):.1f} | {percentile(r.ttfa_ms, 0.99):.1f} "
-            f"| {r.errors} | {percentile(b.ttfa_ms, 0.5):.1f} / {percentile(b.ttfa_ms, 0.95):.1f}"
-            f" / {percentile(b.ttfa_ms, 0.99):.1f} | {b.errors} |"
-        )
-    return "\n".join(lines)
-
-
-def throughput(result: LevelResult) -> float:
-    return result.audio_s / result.wall_s if result.wall_s else 0.0
-
-
-def neural_table(results: list[LevelResult], baseline: list[LevelResult]) -> str:
-    lines = [
-        "| streams | requests | TTFA p50 ms | TTFA p95 ms | audio s / wall s | requests / s "
-        "| errors | baseline TTFA p50 / p95 ms | baseline audio s / wall s "
-        "| baseline requests / s | p50 / p95 / throughput vs baseline |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r, b in zip(results, baseline, strict=True):
-        p50, p95 = percentile(r.ttfa_ms, 0.5), percentile(r.ttfa_ms, 0.95)
-        b50, b95 = percentile(b.ttfa_ms, 0.5), percentile(b.ttfa_ms, 0.95)
-        lines.append(
-            f"| {r.streams} | {len(r.ttfa_ms)} | {p50:.0f} | {p95:.0f} | {throughput(r):.2f} "
-            f"| {requests_per_s(r):.2f} | {r.errors + b.errors} | {b50:.0f} / {b95:.0f} "
-            f"| {throughput(b):.2f} | {requests_per_s(b):.2f} "
-            f"| {p50 / b50:.2f} / {p95 / b95:.2f} / {throughput(r) / throughput(b):.2f} |"
-        )
-    return "\n".join(lines)
-
-
-def requests_per_s(result: LevelResult) -> float:
-    return len(result.ttfa_ms) / result.wall_s if result.wall_s else 0.0
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,12 @@ per wall second) over Hindi sentences of one to three clauses.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
 
 from deployments.messages import Segment, SynthesisParams
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig
+from loadtest.report import machine
 
 SENTENCES = [
     "नमस्ते, आप कैसे हैं?",
@@ -39,14 +38,6 @@ VOICE = VoiceConfig(
 )
 
 
-def _machine(device: str) -> str:
-    if device == "cuda":
-        import torch
-
-        return torch.cuda.get_device_name(0)
-    return f"{platform.machine()}, {len(os.sched_getaffinity(0))} cores"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
@@ -56,7 +47,7 @@ def main() -> None:
     backends = [("onnx", "float32"), ("onnx-float", "float32"), ("torch", "float32")]
     if args.device == "cuda":
         backends.append(("torch", "bfloat16"))
-    print(f"Kokoro backends on {_machine(args.device)}")
+    print(f"Kokoro backends on {machine(args.device)}")
     print(f"{'backend':<18}{'batch':>6}{'ms/call':>10}{'audio s':>9}{'x real time':>13}")
     for backend, dtype in backends:
         engine = load_engine("kokoro", {"backend": backend, "device": args.device, "dtype": dtype})

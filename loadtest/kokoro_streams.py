@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import platform
 import random
 import threading
 import time
@@ -34,6 +32,7 @@ import numpy as np
 from deployments.messages import SynthesisJob, SynthesisParams
 from deployments.normaliser.segmenter import PROFILES, segment
 from deployments.synthesis.runner import SynthesisRunner
+from loadtest.report import machine
 
 TEXTS = (
     "नमस्ते, आप कैसे हैं?",
@@ -147,14 +146,6 @@ def runner(device: str, dtype: str, batch: int) -> SynthesisRunner:
             "max_batch_size": batch,
         }
     )
-
-
-def machine(device: str) -> str:
-    if device == "cuda":
-        import torch
-
-        return torch.cuda.get_device_name(0)
-    return f"{platform.machine()}, {len(os.sched_getaffinity(0))} cores"
 
 
 def main() -> None:

@@ -30,7 +30,6 @@ import asyncio
 import contextlib
 import itertools
 import os
-import platform
 import time
 from collections import defaultdict
 
@@ -38,6 +37,7 @@ import httpx
 import numpy as np
 import psutil
 
+from loadtest.report import machine
 from loadtest.texts import ENGLISH, HINDI
 
 SERVICE_PROCESSES = ("ray::", "raylet", "gcs_server", "haproxy")
@@ -120,10 +120,7 @@ async def main() -> None:
             print(f"{(time.monotonic() - started) / 60:5.1f} min  {done} requests  {dict(counts)}")
         await asyncio.gather(*streams)
 
-    print(
-        f"\n{platform.processor() or platform.machine()}, {psutil.cpu_count()} cores; "
-        f"{args.streams} streams, {args.minutes:g} min, voice {args.voice}"
-    )
+    print(f"\n{machine()}; {args.streams} streams, {args.minutes:g} min, voice {args.voice}")
     marks = list(range(10, int(args.minutes) + 1, 10))
     header = "".join(f"{f'{m} min':>8}" for m in marks)
     print(f"{'process':<40} {'start':>7}{header} {'MiB/h':>7} {'2nd half':>8}")

@@ -17,7 +17,7 @@ from pathlib import Path
 from deployments.messages import Segment, SynthesisParams
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig
-from loadtest.bench import machine
+from loadtest.report import machine
 
 SENTENCE = "आज मौसम बहुत अच्छा है और हम शाम को बाहर घूमने चलेंगे।"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import soxr
 
-from deployments.encoding.writers import AUDIO_FORMATS, FLOAT_FORMAT, make_writer
+from deployments.encoding.writers import AUDIO_FORMATS, make_writer
 from deployments.messages import OutputParams
 
 
@@ -28,7 +28,7 @@ class EncodingSession:
         self._writer = make_writer(output.format, self.sample_rate, output.bitrate_kbps)
         # Compressing (MP3 ~4 ms per second of audio here) and resampling run in C
         # that releases the GIL: worth a thread. Writing PCM or WAV is a copy.
-        copies = ("pcm", "wav", FLOAT_FORMAT)
+        copies = ("pcm", "wav")
         self.offload = output.format not in copies or self._resampler is not None
 
     def _prepare(self, samples: np.ndarray, last: bool) -> np.ndarray:

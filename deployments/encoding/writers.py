@@ -62,10 +62,6 @@ AUDIO_FORMATS = {
 }
 FORMATS = tuple(AUDIO_FORMATS)
 STREAMABLE_FORMATS = tuple(f.name for f in AUDIO_FORMATS.values() if f.streamed)
-# Between our own stages only (never on the wire): float32 little-endian, so a
-# stage that encodes again (a WebSocket session's one MP3 stream over many
-# pieces) gets the samples as they were, not int16 to convert back.
-FLOAT_FORMAT = "f32"
 MP3_SAMPLE_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 AAC_SAMPLE_RATES = (8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000)
 G711_FRAME_SAMPLES = 160  # 20 ms at 8 kHz: what RTP and media-stream bridges carry
@@ -101,20 +97,6 @@ class PcmWriter:
 
     def finish(self) -> bytes:
         return b""
-
-
-class FloatWriter:
-    def write(self, samples: np.ndarray) -> bytes:
-        return np.asarray(samples, dtype="<f4").tobytes()
-
-    def finish(self) -> bytes:
-        return b""
-
-
-def float_samples(data: bytes) -> np.ndarray:
-    """The samples of ``FLOAT_FORMAT`` bytes."""
-    samples: np.ndarray = np.frombuffer(data, dtype="<f4")
-    return samples
 
 
 class Mp3Writer:
@@ -256,6 +238,4 @@ def make_writer(fmt: str, sample_rate: int, bitrate: int | None = None) -> Write
         return G711Writer(fmt)
     if fmt in _AV_CODECS:
         return AvWriter(fmt, sample_rate, bitrate)
-    if fmt == FLOAT_FORMAT:
-        return FloatWriter()
     raise ValueError(f"unknown audio format {fmt!r}")

@@ -177,6 +177,8 @@ class Pipeline:
         self._encoding = encoding
         self._syntheses = syntheses
         self._local = local
+        # the Synthesiser deployment, where the voices not loaded here are spoken
+        self._remote = next((s for s in syntheses if s is not local), None)
         self._order = {voice_id: i for i, voice_id in enumerate(voice_order or ())}
 
     @classmethod
@@ -205,26 +207,20 @@ class Pipeline:
             voices=tuple(voices),
         )
 
-    def _route(self, voice_id: str) -> Encoding:
-        """Here for the voices loaded here (or when nothing is elsewhere), else there."""
-        local, remote = self._local, self._encoding
-        if local is not None and (remote is None or local.speaks(voice_id)):
-            return LocalEncoding(local)
-        assert remote is not None
-        return remote
-
-    def _synthesis(self, voice_id: str) -> Synthesis:
-        """The synthesiser that speaks ``voice_id``: here, or on its deployment."""
+    def _here(self, voice_id: str) -> LocalSynthesis | None:
+        """The synthesiser in this process if it speaks ``voice_id`` (or nothing is
+        elsewhere); None when the voice is spoken on the deployments."""
         local = self._local
-        elsewhere = [s for s in self._syntheses if s is not local]
-        if local is not None and (not elsewhere or local.speaks(voice_id)):
+        if local is not None and (self._encoding is None or local.speaks(voice_id)):
             return local
-        return elsewhere[0]
+        return None
 
     async def encode(self, job: EncodeJob) -> AsyncIterator[EncodedChunk]:
         """The encoded audio of ``job`` as it is synthesised. Closing the stream
         stops synthesis."""
-        encoding = self._route(job.synthesis.params.voice)
+        here = self._here(job.synthesis.params.voice)
+        encoding = LocalEncoding(here) if here is not None else self._encoding
+        assert encoding is not None  # a pipeline has somewhere to synthesise
         async for chunk in _as_service_errors(encoding.encode(job)):
             yield chunk
 
@@ -232,7 +228,9 @@ class Pipeline:
         """The raw audio of ``job`` as it is synthesised, for a caller that keeps one
         encoder across several jobs (a WebSocket context's pieces: one stream).
         Closing the stream stops synthesis."""
-        synthesis = self._synthesis(job.params.voice)
+        here = self._here(job.params.voice)
+        synthesis = here or self._remote
+        assert synthesis is not None  # a pipeline has somewhere to synthesise
         async for chunk in _as_service_errors(synthesis.synthesize(job)):
             yield chunk
 

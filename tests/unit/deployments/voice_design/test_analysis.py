@@ -45,8 +45,17 @@ def test_silence_and_noise_are_not_speech() -> None:
 
 def test_espeak_pitch_settings_move_the_measured_f0_in_order() -> None:
     engine = EspeakEngine.load({})
+    # A female variant: eSpeak's plain Hindi voice at pitch -0.5 is ~85 Hz, and eSpeak's
+    # samples vary a little from one call to the next (the same call twice differs),
+    # which there made the pitch tracker lose the voicing in ~1 run in 20 (measured).
     voice = VoiceConfig(
-        id="v", name="v", engine="espeak", languages=("hi",), gender="female", sample_rate=22050
+        id="v",
+        name="v",
+        engine="espeak",
+        languages=("hi",),
+        gender="female",
+        sample_rate=22050,
+        params={"variant": "f3"},
     )
     medians = []
     for pitch in (-0.5, 0.0, 0.5):

@@ -1,4 +1,4 @@
-"""The bench's clients and tables, against the comparison server on a real socket."""
+"""The bench's traffic and its tables, against the comparison server on a real socket."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 import uvicorn
 
 from loadtest.baseline import create_app
-from loadtest.bench import Request, rate_table, run_level, run_rate, table
+from loadtest.report import rate_table, table
+from loadtest.traffic import Request, run_level, run_rate
 from serve_app.http.sockets import free_port
 
 REQUEST = Request("नमस्ते, आप कैसे हैं?", None, 22050)
