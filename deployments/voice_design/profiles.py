@@ -11,6 +11,7 @@ changes the voice's sound, so only a new voice or a new probe is measured again.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import logging
@@ -93,16 +94,16 @@ def default_cache_path() -> Path:
 
 
 class ProfileCache:
-    """Profiles by key, read from and written back to one JSON file. A file that
-    cannot be read or written only costs a measurement."""
+    """Profiles by key, kept in one JSON file that every process of the machine shares
+    (the engines of one replica, the replicas starting side by side, the install step).
+    A miss reads the file again before measuring, and a write merges what is in the
+    file under a lock, so nothing another process measured is lost. A file that cannot
+    be read or written only costs a measurement."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_cache_path()
         self._lock = threading.Lock()
-        try:
-            self._entries: dict[str, dict[str, Any]] = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            self._entries = {}
+        self._entries: dict[str, dict[str, Any]] = self._read()
 
     @staticmethod
     def key(*parts: object) -> str:
@@ -110,8 +111,7 @@ class ProfileCache:
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     def get_or_measure(self, key: str, measure_it: Callable[[], VoiceProfile]) -> VoiceProfile:
-        with self._lock:
-            cached = self._entries.get(key)
+        cached = self._lookup(key)
         if cached is not None:
             try:
                 return VoiceProfile.from_json(cached)
@@ -120,11 +120,34 @@ class ProfileCache:
         profile = measure_it()
         with self._lock:
             self._entries[key] = asdict(profile)
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._write()
+        return profile
+
+    def _lookup(self, key: str) -> dict[str, Any] | None:
+        """The entry for ``key``; on a miss, the file is read again (another process
+        may have measured it since)."""
+        with self._lock:
+            if key not in self._entries:
+                self._entries = {**self._read(), **self._entries}
+            return self._entries.get(key)
+
+    def _read(self) -> dict[str, dict[str, Any]]:
+        try:
+            entries = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return entries if isinstance(entries, dict) else {}
+
+    def _write(self) -> None:
+        """Merge the file's entries with ours and write them back, atomically, while
+        holding the file's lock."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path.with_suffix(".lock"), "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                self._entries = {**self._read(), **self._entries}
                 temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
                 temporary.write_text(json.dumps(self._entries, indent=1, sort_keys=True))
                 temporary.replace(self.path)
-            except OSError as e:
-                logger.warning("voice profiles: could not write %s (%s)", self.path, e)
-        return profile
+        except OSError as e:
+            logger.warning("voice profiles: could not write %s (%s)", self.path, e)

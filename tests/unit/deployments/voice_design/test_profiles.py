@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -86,3 +87,26 @@ def test_a_voice_that_cannot_be_measured_still_serves(
     )
     assert engine.add_voice(voice) == 22050
     assert "v" in engine.info().voices and engine.info().profiles == {}
+
+
+def test_processes_sharing_the_file_keep_what_each_measured(tmp_path: Path) -> None:
+    """Two engines (or two replicas) open the cache, then each measures its own voice:
+    the file keeps both, and a cache opened before the other wrote finds its voice
+    without measuring it again."""
+    path = tmp_path / "profiles.json"
+    kokoro, espeak = ProfileCache(path), ProfileCache(path)
+    measured: list[str] = []
+
+    def measuring(name: str, f0: float) -> Callable[[], VoiceProfile]:
+        def measure_it() -> VoiceProfile:
+            measured.append(name)
+            return VoiceProfile(f0, 9.0, 4.4, 1100.0)
+
+        return measure_it
+
+    first, second = ProfileCache.key("kokoro", "a"), ProfileCache.key("espeak", "b")
+    kokoro.get_or_measure(first, measuring("kokoro", 150.0))
+    espeak.get_or_measure(second, measuring("espeak", 110.0))
+    assert set(json.loads(path.read_text())) == {first, second}
+    assert espeak.get_or_measure(first, measuring("again", 0.0)).median_f0 == 150.0
+    assert measured == ["kokoro", "espeak"]

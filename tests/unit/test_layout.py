@@ -1,0 +1,119 @@
+"""The house's shape: no import cycles between our modules, and modules of a readable size."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("serve_app", "deployments", "loadtest")
+MAX_LINES = 420  # "under ~400 lines": the largest today are a language's number readers
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def runtime_imports(path: Path, name: str) -> set[str]:
+    """The modules ``name`` imports when it is imported: statements at module level
+    (not those inside functions, which run later, nor those under TYPE_CHECKING);
+    ``from a import b`` counts as both ``a`` and ``a.b``."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    imported: set[str] = set()
+
+    def visit(statements: list[ast.stmt]) -> None:
+        for node in statements:
+            if isinstance(node, ast.If):
+                if "TYPE_CHECKING" not in ast.unparse(node.test):
+                    visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+                for handler in node.handlers:
+                    visit(handler.body)
+            elif isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, *([base] if base else [])])
+                imported.add(base)
+                imported.update(f"{base}.{alias.name}" for alias in node.names)
+
+    visit(tree.body)
+    return imported - {name}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph[node]:
+            if target not in index:
+                connect(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in graph:
+        if node not in index:
+            connect(node)
+    return found
+
+
+def test_no_module_imports_itself_round_a_cycle() -> None:
+    known = modules()
+    graph = {name: runtime_imports(path, name) & set(known) for name, path in known.items()}
+    assert {"deployments.messages", "serve_app.http.errors"} <= graph["serve_app.speech.pipeline"]
+    assert cycles(graph) == []
+
+
+def test_stage_code_imports_without_ray() -> None:
+    """Engines, normaliser and encoder are plain Python; only each stage's
+    ``deployment.py`` (its Serve shim) imports Ray."""
+    with_ray = {
+        name
+        for name, path in modules().items()
+        if name.startswith("deployments.")
+        and any(m == "ray" or m.startswith("ray.") for m in runtime_imports(path, name))
+    }
+    assert with_ray == {
+        "deployments.encoding.deployment",
+        "deployments.normaliser.deployment",
+        "deployments.synthesis.deployment",
+    }
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_modules_stay_a_readable_size() -> None:
+    sizes = {name: len(path.read_text().splitlines()) for name, path in modules().items()}
+    assert {name: size for name, size in sizes.items() if size > MAX_LINES} == {}
