@@ -7,7 +7,10 @@ import asyncio
 import base64
 import contextlib
 import json
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,57 +128,150 @@ class KilledStream:
     started: float  # wall clock, before the request
     deltas: list[tuple[float, int]]  # (arrival, PCM bytes) of each audio delta
     calls_at_kill: int = 0
+    ended_at: float = 0.0  # monotonic
 
     def ms(self, until: float = float("inf")) -> int:
         """Milliseconds of audio received (up to monotonic time ``until``)."""
         return sum(n for t, n in self.deltas if t <= until) // 2 * 1000 // RATE
 
 
+# A reader runs one stream in its own thread and sets its event once the stage may
+# be killed under it (and whenever it ends, so that the killer never waits for nothing).
+Reader = Callable[[threading.Event], Any]
+
+
+def sse_reader(service: Service, text: str = MEDIUM_HI, after_s: float = 0.0) -> Reader:
+    """An SSE stream of ``text`` in the default voice, ready for the kill at the first
+    audio that arrives ``after_s`` seconds or more after the first."""
+
+    def read(ready: threading.Event) -> KilledStream:
+        stream = KilledStream("", 0.0, time.time(), [])
+        try:
+            with httpx.stream(
+                "POST",
+                service.url + "/v1/audio/speech",
+                headers=service.auth,
+                json={"input": text, "stream_format": "sse"},
+                timeout=30,
+            ) as response:
+                assert response.status_code == 200
+                for line in response.iter_lines():
+                    if not line.startswith("data: "):
+                        continue
+                    data = json.loads(line.removeprefix("data: "))
+                    if data.get("type") == "audio.delta":
+                        now = time.monotonic()
+                        stream.deltas.append((now, len(base64.b64decode(data["delta"]))))
+                        if now - stream.deltas[0][0] >= after_s:
+                            ready.set()
+                    elif "error" in data:
+                        stream.ended = data["error"]["code"]
+                    elif data.get("type") == "audio.done":
+                        stream.ended = "done"
+        except httpx.HTTPError:
+            stream.ended = "dropped"
+        finally:
+            ready.set()
+        stream.ended_at = time.monotonic()
+        return stream
+
+    return read
+
+
+def raw_reader(service: Service, text: str = MEDIUM_HI) -> Reader:
+    """A raw PCM stream of ``text``: (bytes received, whether the transfer broke)."""
+
+    def read(ready: threading.Event) -> tuple[int, bool]:
+        received = 0
+        try:
+            with httpx.stream(
+                "POST",
+                service.url + "/v1/audio/speech",
+                headers=service.auth,
+                json={"input": text},
+                timeout=30,
+            ) as response:
+                assert response.status_code == 200
+                for chunk in response.iter_raw():
+                    received += len(chunk)
+                    ready.set()
+        except httpx.RemoteProtocolError:
+            return received, True
+        finally:
+            ready.set()
+        return received, False
+
+    return read
+
+
+def websocket_reader(service: Service, text: str = MEDIUM_HI) -> Reader:
+    """A stream-input WebSocket session of ``text``: (its error message or None, the
+    close code)."""
+
+    async def session(ready: threading.Event) -> tuple[dict[str, Any] | None, int | None]:
+        url = service.url.replace("http://", "ws://") + "/v1/audio/speech/stream-input/default"
+        async with connect(url, additional_headers=service.auth) as ws:
+            await ws.send(json.dumps({"text": text + " "}))
+            await ws.send(json.dumps({"text": ""}))
+            async for raw in ws:
+                message = json.loads(raw)
+                if "error" in message:
+                    with contextlib.suppress(websockets.ConnectionClosed):
+                        await ws.recv()
+                    return message, ws.close_code
+                ready.set()
+        return None, ws.close_code
+
+    def read(ready: threading.Event) -> tuple[dict[str, Any] | None, int | None]:
+        try:
+            return asyncio.run(session(ready))
+        finally:
+            ready.set()
+
+    return read
+
+
+@dataclass
+class Kill:
+    results: list[Any]  # each reader's, in order
+    calls_at_kill: int  # Kokoro's model calls when the kill landed
+
+
+def kill_under(service: Service, deployment: str, readers: list[Reader]) -> Kill:
+    """From a healthy service, start ``readers`` one after another (each once the one
+    before is ready, so their holds are made in order), SIGKILL ``deployment`` once
+    all are ready, and wait for every stream to end. A :class:`KilledStream`'s
+    ``seconds`` are counted from the kill."""
+    speaks_again(service)  # whatever the test before did
+    with ThreadPoolExecutor(len(readers)) as pool:
+        futures = []
+        for reader in readers:
+            ready = threading.Event()
+            futures.append(pool.submit(reader, ready))
+            assert ready.wait(60), "no audio within a minute"
+        calls = kokoro_calls(service)
+        sigkill(deployment)
+        killed_at = time.monotonic()
+        results = [future.result(timeout=120) for future in futures]
+    for result in results:
+        if isinstance(result, KilledStream):
+            result.seconds = result.ended_at - killed_at
+    return Kill(results, calls)
+
+
 def stream_and_kill(
     service: Service, deployment: str, after_s: float = 0.0, text: str = MEDIUM_HI
 ) -> KilledStream:
-    """An SSE stream of ``text`` in the default voice whose ``deployment`` is SIGKILLed
-    at the first audio that arrives ``after_s`` seconds or more after the first; its
-    ``calls_at_kill`` are Kokoro's model calls then."""
-    speaks_again(service)  # from a healthy service, whatever the test before did
-    stream = KilledStream("", 0.0, time.time(), [])
-    killed_at = 0.0
-    try:
-        with httpx.stream(
-            "POST",
-            service.url + "/v1/audio/speech",
-            headers=service.auth,
-            json={"input": text, "stream_format": "sse"},
-            timeout=30,
-        ) as response:
-            assert response.status_code == 200
-            for line in response.iter_lines():
-                if not line.startswith("data: "):
-                    continue
-                data = json.loads(line.removeprefix("data: "))
-                if data.get("type") == "audio.delta":
-                    stream.deltas.append((time.monotonic(), len(base64.b64decode(data["delta"]))))
-                    if not killed_at and stream.deltas[-1][0] - stream.deltas[0][0] >= after_s:
-                        stream.calls_at_kill = kokoro_calls(service)
-                        sigkill(deployment)
-                        killed_at = time.monotonic()
-                elif "error" in data:
-                    stream.ended = data["error"]["code"]
-                elif data.get("type") == "audio.done":
-                    stream.ended = "done"
-    except httpx.HTTPError:
-        stream.ended = "dropped"
-    stream.seconds = time.monotonic() - killed_at
+    """An SSE stream of ``text`` whose ``deployment`` is SIGKILLed at the first audio
+    that arrives ``after_s`` seconds or more after the first."""
+    kill = kill_under(service, deployment, [sse_reader(service, text, after_s)])
+    stream: KilledStream = kill.results[0]
+    stream.calls_at_kill = kill.calls_at_kill
     return stream
 
 
-@pytest.mark.parametrize("deployment", ["AudioEncoder", "Synthesiser"])
-def test_a_stage_killed_by_sigkill_ends_its_stream_at_once_and_bills_what_was_sent(
-    service: Service, deployment: str
-) -> None:
-    stream = stream_and_kill(service, deployment)
-    assert stream.ended == "not_ready" and stream.seconds < 2.0, stream
-    # Other clients keep working meanwhile: eSpeak answers from the ingress.
+def other_clients_are_served(service: Service) -> None:
+    """While a stage is being replaced: eSpeak answers from the ingress."""
     other = httpx.post(
         service.url + "/v1/audio/speech",
         headers=service.auth,
@@ -183,10 +279,58 @@ def test_a_stage_killed_by_sigkill_ends_its_stream_at_once_and_bills_what_was_se
         timeout=30,
     )
     assert other.status_code == 200 and other.content
+
+
+@pytest.fixture(scope="module")
+def encoder_killed(service: Service) -> Kill:
+    """One SIGKILL of the AudioEncoder under an SSE stream and a raw stream."""
+    kill = kill_under(service, "AudioEncoder", [sse_reader(service), raw_reader(service)])
+    other_clients_are_served(service)
+    return kill
+
+
+@pytest.fixture(scope="module")
+def synthesiser_killed(service: Service) -> Kill:
+    """One SIGKILL of the Synthesiser under an SSE stream and a WebSocket session."""
+    kill = kill_under(service, "Synthesiser", [sse_reader(service), websocket_reader(service)])
+    other_clients_are_served(service)
+    return kill
+
+
+@pytest.mark.parametrize(
+    "killed", ["encoder_killed", "synthesiser_killed"], ids=["AudioEncoder", "Synthesiser"]
+)
+def test_a_stage_killed_by_sigkill_ends_its_stream_at_once_and_bills_what_was_sent(
+    service: Service, killed: str, request: pytest.FixtureRequest
+) -> None:
+    """The AudioEncoder or the Synthesiser is SIGKILLed at the first audio of an SSE
+    stream (with another stream on it: below); other clients keep being served."""
+    stream: KilledStream = request.getfixturevalue(killed).results[0]
+    assert stream.ended == "not_ready" and stream.seconds < 2.0, stream
     assert closed_hold(service.ledger, stream.started) == (
         "settled",
         stream.ms(),
     )  # exactly what was sent
+    speaks_again(service)
+
+
+def test_a_raw_stream_whose_encoder_dies_breaks_instead_of_ending_cleanly(
+    service: Service, encoder_killed: Kill
+) -> None:
+    """Raw audio has no room for an error event: the response is cut without its last
+    chunk, so the client sees a broken transfer, never a short but clean file."""
+    received, broke = encoder_killed.results[1]
+    assert broke and received > 0
+    speaks_again(service)
+
+
+def test_a_websocket_whose_synthesiser_dies_gets_an_error_frame_and_1011(
+    service: Service, synthesiser_killed: Kill
+) -> None:
+    """A WebSocket context reads raw audio from the Synthesiser (it encodes its pieces
+    itself, as one stream): the stage it depends on dies mid-session."""
+    message, code = synthesiser_killed.results[1]
+    assert message is not None and message["error"]["code"] == "not_ready" and code == 1011
     speaks_again(service)
 
 
@@ -214,56 +358,3 @@ def test_an_ingress_killed_by_sigkill_has_its_hold_settled_by_the_others(
     last = stream.deltas[-1][0]
     assert state == "settled"
     assert stream.ms(until=last - 1.5) <= recorded <= stream.ms()
-
-
-def test_a_raw_stream_whose_encoder_dies_breaks_instead_of_ending_cleanly(
-    service: Service,
-) -> None:
-    """Raw audio has no room for an error event: the response is cut without its last
-    chunk, so the client sees a broken transfer, never a short but clean file."""
-    speaks_again(service)
-    received = 0
-    with (
-        pytest.raises(httpx.RemoteProtocolError),
-        httpx.stream(
-            "POST",
-            service.url + "/v1/audio/speech",
-            headers=service.auth,
-            json={"input": MEDIUM_HI},
-            timeout=30,
-        ) as response,
-    ):
-        assert response.status_code == 200
-        for chunk in response.iter_raw():
-            if not received:
-                sigkill("AudioEncoder")
-            received += len(chunk)
-    assert received > 0
-    speaks_again(service)
-
-
-def test_a_websocket_whose_synthesiser_dies_gets_an_error_frame_and_1011(service: Service) -> None:
-    """A WebSocket context reads raw audio from the Synthesiser (it encodes its pieces
-    itself, as one stream): the stage it depends on dies mid-session."""
-
-    async def session() -> tuple[dict[str, Any], int | None]:
-        url = service.url.replace("http://", "ws://") + "/v1/audio/speech/stream-input/default"
-        async with connect(url, additional_headers=service.auth) as ws:
-            await ws.send(json.dumps({"text": MEDIUM_HI + " "}))
-            await ws.send(json.dumps({"text": ""}))
-            killed = False
-            async for raw in ws:
-                message = json.loads(raw)
-                if "error" in message:
-                    with contextlib.suppress(websockets.ConnectionClosed):
-                        await ws.recv()
-                    return message, ws.close_code
-                if not killed:
-                    sigkill("Synthesiser")
-                    killed = True
-        raise AssertionError("the session ended without an error")
-
-    speaks_again(service)
-    message, code = asyncio.run(session())
-    assert message["error"]["code"] == "not_ready" and code == 1011
-    speaks_again(service)

@@ -21,6 +21,9 @@ ENGLISH = "Hello! Your order has shipped, and it will arrive on Monday."
 
 
 def kokoro_voice(voice_id: str, style: str, language: str, gender: str) -> VoiceConfig:
+    """A voice as configs/voices.yaml has it (the English ones speak US phonemes), so
+    the profiles ``make install`` measured serve it too."""
+    phonemes = {"phonemes": "en-us"} if language == "en" else {}
     return VoiceConfig(
         id=voice_id,
         name=voice_id,
@@ -28,7 +31,7 @@ def kokoro_voice(voice_id: str, style: str, language: str, gender: str) -> Voice
         languages=(language,),
         gender=gender,  # type: ignore[arg-type]
         sample_rate=SAMPLE_RATE,
-        params={"style": style},
+        params={"style": style, **phonemes},
     )
 
 
