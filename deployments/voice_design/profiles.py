@@ -7,11 +7,22 @@ lowest and highest pitch, so a target pitch can be reached by setting. Results
 are kept in a small JSON cache (``SPEECH_PROFILE_CACHE``, default
 ``~/.cache/speech-service/voice_profiles.json``), keyed by everything that
 changes the voice's sound, so only a new voice or a new probe is measured again.
+
+The profiles of the voices configs/voices.yaml ships come with the package
+(``data/voice_profiles.json``): measuring the nine Kokoro voices takes ~30 s of
+CPU, which a new install, and every replica starting on a fresh node, would
+otherwise spend before it serves. A voice whose key is not there (a new voice, a
+new probe, other style tables) is measured as before. To make the file again::
+
+    rm deployments/voice_design/data/voice_profiles.json
+    SPEECH_PROFILE_CACHE=deployments/voice_design/data/voice_profiles.json \
+        python -m deployments.synthesis.synthesiser
 """
 
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import logging
@@ -85,6 +96,19 @@ def measure_voice(speak: Speak, language: str, sample_rate: int, pitched: bool) 
     )
 
 
+SHIPPED_PROFILES = Path(__file__).parent / "data" / "voice_profiles.json"
+
+
+@functools.cache
+def shipped_profiles() -> dict[str, dict[str, Any]]:
+    """The measured profiles of the shipped voices, by key (none if the file is absent)."""
+    try:
+        entries = json.loads(SHIPPED_PROFILES.read_text())
+    except (OSError, ValueError):
+        return {}
+    return entries if isinstance(entries, dict) else {}
+
+
 def default_cache_path() -> Path:
     configured = os.environ.get("SPEECH_PROFILE_CACHE")
     if configured:
@@ -124,12 +148,12 @@ class ProfileCache:
         return profile
 
     def _lookup(self, key: str) -> dict[str, Any] | None:
-        """The entry for ``key``; on a miss, the file is read again (another process
-        may have measured it since)."""
+        """The entry for ``key``: this machine's, else the shipped one; on a miss, the
+        file is read again (another process may have measured it since)."""
         with self._lock:
             if key not in self._entries:
                 self._entries = {**self._read(), **self._entries}
-            return self._entries.get(key)
+            return self._entries.get(key) or shipped_profiles().get(key)
 
     def _read(self) -> dict[str, dict[str, Any]]:
         try:

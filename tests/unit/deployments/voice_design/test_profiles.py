@@ -110,3 +110,23 @@ def test_processes_sharing_the_file_keep_what_each_measured(tmp_path: Path) -> N
     assert set(json.loads(path.read_text())) == {first, second}
     assert espeak.get_or_measure(first, measuring("again", 0.0)).median_f0 == 150.0
     assert measured == ["kokoro", "espeak"]
+
+
+def test_the_shipped_voices_come_measured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every voice of configs/voices.yaml with voice modes loads without a measurement:
+    its profile is in the package (if this fails, a voice, a probe or the analysis
+    changed: make the file again as deployments.voice_design.profiles says)."""
+    from deployments.synthesis import engine as engines
+    from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
+
+    measured: list[int] = []
+
+    def counted(*args: object, **kwargs: object) -> VoiceProfile:
+        measured.append(1)
+        return VoiceProfile(100.0, 5.0, 4.0, 1000.0)
+
+    monkeypatch.setenv("SPEECH_PROFILE_CACHE", str(tmp_path / "profiles.json"))
+    monkeypatch.setattr(engines, "measure_voice", counted)
+    info = Synthesiser.from_config(SynthesiserConfig(warm_up=False)).info()
+    profiled = sum(len(engine.profiles) for engine in info.engines)
+    assert profiled >= 9 + 7 and measured == []  # Kokoro's nine, eSpeak's seven
