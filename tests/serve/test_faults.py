@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import json
 import threading
 import time
@@ -61,30 +62,6 @@ def speaks_again(service: Service, timeout_s: float = 90) -> float:
     raise AssertionError(f"no successful request {timeout_s} s after the replica died")
 
 
-def test_an_encoder_dies_mid_stream(service: Service) -> None:
-    events: list[str] = []
-    with (
-        httpx.Client(base_url=service.url, timeout=60) as client,
-        client.stream(
-            "POST",
-            "/v1/audio/speech",
-            headers=service.auth,
-            json={"input": LONG_HI, "stream_format": "sse"},
-        ) as response,
-    ):
-        assert response.status_code == 200
-        for line in response.iter_lines():
-            if line.startswith("event: "):
-                events.append(line.removeprefix("event: "))
-                if events == ["audio.delta"]:
-                    kill_replica("AudioEncoder")
-            elif line.startswith("data: ") and events[-1] == "error":
-                error = json.loads(line.removeprefix("data: "))
-                assert error["error"]["code"] == "not_ready"
-    assert events[0] == "audio.delta" and events[-1] == "error"  # ended in-band, not hung
-    speaks_again(service)
-
-
 def test_new_requests_succeed_after_a_normaliser_dies(service: Service) -> None:
     kill_replica("TextNormaliser")
     speaks_again(service)
@@ -127,7 +104,6 @@ class KilledStream:
     seconds: float  # from the kill to the stream's end
     started: float  # wall clock, before the request
     deltas: list[tuple[float, int]]  # (arrival, PCM bytes) of each audio delta
-    calls_at_kill: int = 0
     ended_at: float = 0.0  # monotonic
 
     def ms(self, until: float = float("inf")) -> int:
@@ -237,11 +213,11 @@ class Kill:
     calls_at_kill: int  # Kokoro's model calls when the kill landed
 
 
-def kill_under(service: Service, deployment: str, readers: list[Reader]) -> Kill:
+def kill_under(service: Service, kill: Callable[[], None], readers: list[Reader]) -> Kill:
     """From a healthy service, start ``readers`` one after another (each once the one
-    before is ready, so their holds are made in order), SIGKILL ``deployment`` once
-    all are ready, and wait for every stream to end. A :class:`KilledStream`'s
-    ``seconds`` are counted from the kill."""
+    before is ready, so their holds are made in order), ``kill`` a stage once all are
+    ready, and wait for every stream to end. A :class:`KilledStream`'s ``seconds``
+    are counted from the kill."""
     speaks_again(service)  # whatever the test before did
     with ThreadPoolExecutor(len(readers)) as pool:
         futures = []
@@ -250,7 +226,7 @@ def kill_under(service: Service, deployment: str, readers: list[Reader]) -> Kill
             futures.append(pool.submit(reader, ready))
             assert ready.wait(60), "no audio within a minute"
         calls = kokoro_calls(service)
-        sigkill(deployment)
+        kill()
         killed_at = time.monotonic()
         results = [future.result(timeout=120) for future in futures]
     for result in results:
@@ -264,9 +240,10 @@ def stream_and_kill(
 ) -> KilledStream:
     """An SSE stream of ``text`` whose ``deployment`` is SIGKILLed at the first audio
     that arrives ``after_s`` seconds or more after the first."""
-    kill = kill_under(service, deployment, [sse_reader(service, text, after_s)])
+    kill = kill_under(
+        service, functools.partial(sigkill, deployment), [sse_reader(service, text, after_s)]
+    )
     stream: KilledStream = kill.results[0]
-    stream.calls_at_kill = kill.calls_at_kill
     return stream
 
 
@@ -284,7 +261,8 @@ def other_clients_are_served(service: Service) -> None:
 @pytest.fixture(scope="module")
 def encoder_killed(service: Service) -> Kill:
     """One SIGKILL of the AudioEncoder under an SSE stream and a raw stream."""
-    kill = kill_under(service, "AudioEncoder", [sse_reader(service), raw_reader(service)])
+    readers = [sse_reader(service), raw_reader(service)]
+    kill = kill_under(service, functools.partial(sigkill, "AudioEncoder"), readers)
     other_clients_are_served(service)
     return kill
 
@@ -292,7 +270,8 @@ def encoder_killed(service: Service) -> Kill:
 @pytest.fixture(scope="module")
 def synthesiser_killed(service: Service) -> Kill:
     """One SIGKILL of the Synthesiser under an SSE stream and a WebSocket session."""
-    kill = kill_under(service, "Synthesiser", [sse_reader(service), websocket_reader(service)])
+    readers = [sse_reader(service), websocket_reader(service)]
+    kill = kill_under(service, functools.partial(sigkill, "Synthesiser"), readers)
     other_clients_are_served(service)
     return kill
 
@@ -334,13 +313,34 @@ def test_a_websocket_whose_synthesiser_dies_gets_an_error_frame_and_1011(
     speaks_again(service)
 
 
-def test_a_dead_encoder_stops_synthesis_within_a_segment(service: Service) -> None:
+@pytest.fixture(scope="module")
+def encoder_actor_killed(service: Service) -> tuple[KilledStream, int]:
+    """The AudioEncoder killed through Ray (``ray.kill``) at the first audio of a
+    forty-sentence SSE stream; the stream, and how many Kokoro calls were made after
+    the kill once synthesis has stopped."""
+    text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(40))
+    kill = kill_under(
+        service, functools.partial(kill_replica, "AudioEncoder"), [sse_reader(service, text)]
+    )
+    return kill.results[0], settled_calls(service, timeout_s=20) - kill.calls_at_kill
+
+
+def test_an_encoder_dies_mid_stream(
+    service: Service, encoder_actor_killed: tuple[KilledStream, int]
+) -> None:
+    stream, _ = encoder_actor_killed
+    assert stream.deltas and stream.ended == "not_ready", stream  # in-band, not hung
+    speaks_again(service)
+
+
+def test_a_dead_encoder_stops_synthesis_within_a_segment(
+    service: Service, encoder_actor_killed: tuple[KilledStream, int]
+) -> None:
     """When the AudioEncoder dies at the first audio of a forty-sentence text, its
     stream from the Synthesiser breaks: the Synthesiser finishes at most the segment
     in flight, and speaks nothing more for nobody."""
-    text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(40))
-    stream = stream_and_kill(service, "AudioEncoder", text=text)
-    assert settled_calls(service, timeout_s=20) - stream.calls_at_kill <= 2
+    _, spoken_after = encoder_actor_killed
+    assert spoken_after <= 2
     speaks_again(service)
 
 
