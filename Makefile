@@ -4,6 +4,9 @@
 # make bench - time to first audio and throughput, service vs engine (not in CI;
 #              GPU=1: Kokoro on CUDA, 1..256 streams, batched vs batch-1)
 # make fuzz  - a long property-based fuzz run of the text normaliser (not in CI)
+# make cluster-up / cluster-down - a Ray cluster of 4 nodes on this machine serving
+#              configs/gpu.yaml's application (PostgreSQL ledger); cluster-load runs
+#              the bundled Locust users and prints the replica counts as they move
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
@@ -15,7 +18,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Ray worker would compile what it imports of torch and ray afresh each time it starts.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install browser run test test-fast lint unit serve-tests fuzz bench clean
+.PHONY: install browser run test test-fast lint unit serve-tests cluster-tests fuzz bench clean \
+	cluster-up cluster-down cluster-status cluster-load
 
 # uv resolves and installs the whole project in seconds where pip takes minutes, and
 # compiles it to bytecode on every core at once (~30 s here; pip compiles one module
@@ -71,6 +75,25 @@ unit: test-fast
 
 serve-tests: install
 	$(PY) -m pytest tests/serve
+
+cluster-tests: install
+	$(PY) -m pytest --durations=10 tests/cluster
+
+# A head, a CPU worker and two synthesis workers (separate `ray start` processes),
+# PostgreSQL as the ledger, `serve deploy` through the dashboard: README, "A Ray
+# cluster on this machine". PORT is the head's proxy; the workers' follow it.
+cluster-up: install
+	$(PY) -m serve_app.cluster up --port $(PORT)
+
+cluster-down:
+	$(PY) -m serve_app.cluster down
+
+cluster-status:
+	$(PY) -m serve_app.cluster status
+
+# LOAD_ARGS: --users N --seconds S (default 8 users for 60 s).
+cluster-load:
+	$(PY) -m serve_app.cluster load $(LOAD_ARGS)
 
 # Not part of `make test`: time to first audio and throughput, Kokoro at 1/2/4/8
 # streams and eSpeak at 1/4/16/64 streams and fixed rates (BENCH_ARGS: see --help).

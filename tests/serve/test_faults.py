@@ -88,10 +88,14 @@ RATE = 24000  # the default voice's PCM
 
 
 def sigkill(deployment: str) -> None:
-    """SIGKILL the processes of every replica of ``deployment`` of the main app."""
+    """SIGKILL the processes of every replica of ``deployment`` of the main app (this
+    tier's Ray's: a local cluster may run the same application beside it)."""
     killed = 0
-    for process in psutil.process_iter(["cmdline"]):
-        title = " ".join(process.info["cmdline"] or ())
+    for process in psutil.Process().children(recursive=True):
+        try:
+            title = " ".join(process.cmdline())
+        except psutil.Error:
+            continue
         if title.startswith(f"ray::ServeReplica:speech:{deployment}"):
             process.kill()
             killed += 1

@@ -112,6 +112,8 @@ def test_the_kuberay_rayservice_embeds_the_gpu_config() -> None:
         container = group["template"]["spec"]["containers"][0]
         env = {variable["name"]: variable.get("value") for variable in container["env"]}
         assert env["RAY_SERVE_THROUGHPUT_OPTIMIZED"] == "1"
+        # ... and a Serve proxy on every pod (direct ingress keeps one, on the head).
+        assert env["RAY_SERVE_ENABLE_DIRECT_INGRESS"] == "0"
 
 
 @pytest.mark.parametrize(

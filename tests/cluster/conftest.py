@@ -1,0 +1,171 @@
+"""The cluster tier: one local cluster (a head, a CPU worker and two synthesis workers
+as separate ``ray start`` processes, PostgreSQL as the ledger, ``serve deploy`` of
+configs/gpu.yaml's application) shared by every test of the tier, stopped at the end
+with nothing of it left running."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+from serve_app.cluster import LocalCluster, State
+from serve_app.cluster.__main__ import locust_command
+from serve_app.cluster.nodes import LAYOUT
+from serve_app.http.sockets import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Cluster:
+    local: LocalCluster
+    state: State
+    key: str
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.key}"}
+
+
+def free_ports(count: int) -> int:
+    """The first of ``count`` consecutive ports nothing listens on: the nodes' proxies."""
+    for _ in range(100):
+        base = free_port()
+        if base + count > 65535:
+            continue
+        try:
+            for port in range(base, base + count):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise RuntimeError("no run of free ports")
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[Cluster]:
+    # A short root: Ray's Unix sockets live under it, and their paths have a limit.
+    root = Path(tempfile.mkdtemp(prefix="ttsc-"))
+    local = LocalCluster(root)
+    started = time.monotonic()
+    try:
+        state = local.up(port=free_ports(len(LAYOUT)), dashboard_port=free_port())
+        print(f"\nlocal cluster up in {time.monotonic() - started:.0f} s")
+        yield Cluster(local, state, local.add_key())
+    finally:
+        local.down()
+        left = cluster_processes(local)
+        assert not left, f"processes of the cluster left running: {left}"
+
+
+def cluster_processes(local: LocalCluster) -> list[str]:
+    """Processes whose command line names the cluster's folders (nodes, PostgreSQL)."""
+    marks = (str(local.root), str(local.ray_dir))
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        line = " ".join(process.info["cmdline"] or ())
+        if any(m in line for m in marks) and process.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(line[:120])
+    return found
+
+
+@dataclass
+class Stream:
+    """What one SSE stream delivered and how it ended."""
+
+    deltas: int = 0
+    ended: str = ""  # done | <error code> | dropped
+    cost: int = 0
+    events: list[str] = field(default_factory=list)
+
+
+def sse(
+    url: str,
+    auth: dict[str, str],
+    body: dict[str, object],
+    timeout: float = 120,
+    first: threading.Event | None = None,
+) -> Stream:
+    """Read one SSE speech stream to its end (``first`` is set at its first audio)."""
+    stream = Stream()
+    try:
+        with httpx.stream(
+            "POST",
+            url + "/v1/audio/speech",
+            headers=auth,
+            json={**body, "stream_format": "sse"},
+            timeout=timeout,
+        ) as response:
+            if response.status_code != 200:
+                response.read()
+                stream.ended = f"http {response.status_code}: {response.text[:200]}"
+                return stream
+            for line in response.iter_lines():
+                if not line.startswith("data: "):
+                    continue
+                data = json.loads(line.removeprefix("data: "))
+                stream.events.append(str(data.get("type", "error" if "error" in data else "")))
+                if data.get("type") == "audio.delta":
+                    stream.deltas += len(base64.b64decode(data["delta"]))
+                    if first is not None:
+                        first.set()
+                elif "error" in data:
+                    stream.ended = data["error"]["code"]
+                elif data.get("type") == "audio.done":
+                    stream.ended = "done"
+                    stream.cost = int(data["usage"]["cost_deci_micros"])
+    except httpx.HTTPError as e:
+        stream.ended = f"dropped: {e!r}"
+    return stream
+
+
+def open_holds(cluster: Cluster) -> int:
+    import psycopg
+
+    with psycopg.connect(cluster.state.database_url) as db:
+        row = db.execute("SELECT count(*) FROM holds WHERE state = 'open'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def wait_for_holds_settled(cluster: Cluster, timeout_s: float = 60) -> int:
+    deadline = time.monotonic() + timeout_s
+    while (left := open_holds(cluster)) and time.monotonic() < deadline:
+        time.sleep(1)
+    return left
+
+
+def start_locust(cluster: Cluster, prefix: Path, users: int, seconds: int) -> subprocess.Popen[str]:
+    """The bundled Locust users against the head's proxy, failing on any failure."""
+    command = [
+        *locust_command(cluster.state.url, users=users, seconds=seconds),
+        "--csv",
+        str(prefix),
+        "--max-fail-ratio",
+        "0",
+        "--only-summary",
+    ]
+    env = {**os.environ, "TTS_API_KEY": cluster.key}
+    return subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+
+
+def locust_totals(prefix: Path) -> tuple[int, int]:
+    """Requests and failures of a Locust run, from its ``--csv`` stats."""
+    rows = (prefix.parent / f"{prefix.name}_stats.csv").read_text().splitlines()
+    total = next(line for line in rows if ",Aggregated," in line).split(",")
+    return int(total[2]), int(total[3])

@@ -1,0 +1,172 @@
+"""The service on a Ray cluster of several nodes, as a user deploys it: one ledger behind
+every node's proxy, replicas that autoscale under Locust and back, a rolling update
+that loses no request, a node lost mid-stream.
+
+The tests share one cluster and run in this file's order; the node is lost last.
+Each prints what it measured (README, "On a Ray cluster").
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+from serve_app.accounts import AccountStore
+from serve_app.settings import CONFIGS
+from tests.cluster.conftest import (
+    Cluster,
+    locust_totals,
+    sse,
+    start_locust,
+    wait_for_holds_settled,
+)
+
+pytestmark = pytest.mark.cluster
+
+ESPEAK = "hi-espeak-aditi"  # spoken in the Ingress (configs/gpu.yaml's placement)
+LONG_HI = " ".join(f"यह वाक्य संख्या {i} है, और यह भी।" for i in range(10))
+
+
+def wait_for(condition, timeout_s: float, what: str) -> float:  # type: ignore[no-untyped-def]
+    """Seconds until ``condition()`` holds; fails the test after ``timeout_s``."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout_s:
+        if condition():
+            return time.monotonic() - started
+        time.sleep(1)
+    raise AssertionError(f"{what}: not within {timeout_s:.0f} s")
+
+
+def test_every_node_runs_its_own_proxy_on_the_loopback(cluster: Cluster) -> None:
+    status = cluster.local.serve_status()
+    assert len(status["proxies"]) == 4, status["proxies"]
+    for node in ("head", "cpu-1", "gpu-1", "gpu-2"):
+        response = httpx.get(cluster.state.proxy_url(node) + "/health", timeout=30)
+        assert response.status_code == 200, (node, response.text)
+
+
+def test_requests_through_two_nodes_proxies_share_one_ledger(cluster: Cluster) -> None:
+    """A project's requests through the head's proxy and through a worker's, on one
+    PostgreSQL ledger: both proxies report the same exact balance."""
+    store = AccountStore.open(cluster.state.database_url)
+    try:
+        project = store.create_project("two-proxies", starting_balance=50_000_000)
+        auth = {"Authorization": f"Bearer {store.create_key(project)}"}
+    finally:
+        store.close()
+    costs = []
+    for i in range(6):
+        node = ("head", "cpu-1")[i % 2]
+        stream = sse(cluster.state.proxy_url(node), auth, {"input": f"नमस्ते {i}।", "voice": ESPEAK})
+        assert stream.ended == "done", (node, stream)
+        costs.append(stream.cost)
+    assert all(costs)
+    seen = [
+        httpx.get(cluster.state.proxy_url(node) + "/v1/account/usage", headers=auth).json()
+        for node in ("head", "cpu-1", "gpu-2")
+    ]
+    assert seen[0] == seen[1] == seen[2]
+    assert seen[0]["balance_deci_micros"] == 50_000_000 - sum(costs)
+    assert seen[0]["usage"]["requests"] == 6
+    assert seen[0]["usage"]["spent_deci_micros"] == sum(costs)
+
+
+def test_replicas_scale_up_under_locust_and_back_down_after(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """The bundled Locust users until the Ingress and the Synthesiser have more replicas
+    than their minimum, then no load until both are back at it."""
+    local = cluster.local
+    minimum = local.replicas()
+    assert minimum["Ingress"] == 1 and minimum["Synthesiser"] == 2, minimum
+    locust = start_locust(cluster, tmp_path / "load", users=6, seconds=120)
+    peak: dict[str, int] = {}
+
+    def scaled_up() -> bool:
+        now = local.replicas()
+        for name, count in now.items():
+            peak[name] = max(peak.get(name, 0), count)
+        return now["Ingress"] > minimum["Ingress"] and now["Synthesiser"] > 2
+
+    try:
+        up_s = wait_for(scaled_up, 120, "Ingress and Synthesiser scaled up")
+    finally:
+        locust.terminate()
+        output, _ = locust.communicate(timeout=60)
+    down_s = wait_for(lambda: local.replicas() == minimum, 120, "scaled back down")
+    print(f"\nscale-up {up_s:.0f} s under 6 users (peak {peak}); back down {down_s:.0f} s after")
+    requests, failures = locust_totals(tmp_path / "load")
+    assert requests and not failures, output
+
+
+def test_a_rolling_update_under_load_fails_no_request(cluster: Cluster, tmp_path: Path) -> None:
+    """``serve deploy`` of a changed voice list while Locust runs: every request served."""
+    voices = yaml.safe_load((CONFIGS / "voices.gpu.yaml").read_text(encoding="utf-8"))
+    voices["voices"].append(
+        {
+            "id": "hi-espeak-rolling",
+            "name": "Rolling (Hindi, eSpeak)",
+            "engine": "espeak",
+            "languages": ["hi"],
+            "gender": "male",
+            "sample_rate": 22050,
+            "params": {"variant": "m3", "rate_wpm": 160, "pitch": 40},
+        }
+    )
+    path = tmp_path / "voices.yaml"
+    path.write_text(yaml.safe_dump(voices, allow_unicode=True), encoding="utf-8")
+    locust = start_locust(cluster, tmp_path / "load", users=3, seconds=600)
+    try:
+        time.sleep(5)
+        started = time.monotonic()
+        cluster.local.deploy(voices_path=str(path))
+        deployed_s = time.monotonic() - started
+        listed = httpx.get(cluster.state.url + "/v1/voices", headers=cluster.auth).json()
+        assert "hi-espeak-rolling" in {v["id"] for v in listed["data"]}
+        time.sleep(5)  # requests to the new replicas, too
+    finally:
+        locust.terminate()
+        output, _ = locust.communicate(timeout=90)
+    print(f"\nrolling update RUNNING in {deployed_s:.0f} s under 3 users")
+    assert locust.returncode == 0, output  # --max-fail-ratio 0: one failure fails the run
+    requests, failures = locust_totals(tmp_path / "load")
+    assert requests and not failures, output
+
+
+def test_a_lost_synthesis_node_ends_its_streams_in_band_and_the_service_recovers(
+    cluster: Cluster,
+) -> None:
+    """``ray stop`` of one synthesis node's processes while streams speak on both: the
+    streams on it end with the API's in-band error, the others finish, new requests
+    succeed, every hold is settled."""
+    url = cluster.state.url
+    firsts = [threading.Event() for _ in range(4)]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        streams = [
+            pool.submit(sse, url, cluster.auth, {"input": LONG_HI}, 180, first) for first in firsts
+        ]
+        for first in firsts:
+            assert first.wait(120), "every stream speaks before the node is lost"
+        cluster.local.stop_node("gpu-1")
+        stopped = time.monotonic()
+
+        def speaks() -> bool:
+            return sse(url, cluster.auth, {"input": "नमस्ते।"}, timeout=60).ended == "done"
+
+        # New requests while the streams on the other node still speak.
+        wait_for(speaks, 90, "a request served after the node was lost")
+        recovered_s = time.monotonic() - stopped
+        ended = [s.result(timeout=240) for s in streams]
+    outcomes = sorted(s.ended for s in ended)
+    # The API's in-band error (API.md section 2) for the streams whose Synthesiser was
+    # on the lost node; the rest finish.
+    assert all(o in ("done", "not_ready", "internal_error") for o in outcomes), ended
+    assert any(o != "done" for o in outcomes), outcomes
+    assert wait_for_holds_settled(cluster) == 0
+    print(f"\nnode lost: streams {outcomes}; a new request served {recovered_s:.1f} s after")
