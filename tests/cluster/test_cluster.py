@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 import yaml
 
@@ -49,6 +50,25 @@ def test_every_node_runs_its_own_proxy_on_the_loopback(cluster: Cluster) -> None
     for node in ("head", "cpu-1", "gpu-1", "gpu-2"):
         response = httpx.get(cluster.state.proxy_url(node) + "/health", timeout=30)
         assert response.status_code == 200, (node, response.text)
+
+
+def test_every_server_of_the_cluster_listens_on_the_loopback(cluster: Cluster) -> None:
+    """Every node's GCS, raylet, agents, workers and proxy: 127.0.0.1 only (the nodes
+    are started by this process; PostgreSQL has a Unix socket and no TCP port)."""
+    servers = []
+    for process in psutil.Process().children(recursive=True):
+        try:
+            listening = [c for c in process.net_connections("inet") if c.status == "LISTEN"]
+            name = process.name()
+        except psutil.Error:
+            continue
+        servers += [(name, process.pid, c.laddr.ip, c.laddr.port) for c in listening]
+    names = {name for name, _, _, _ in servers}
+    assert {"gcs_server", "raylet", "ray::ProxyActor"} <= names, names
+    raylets = {pid for name, pid, _, _ in servers if name == "raylet"}
+    assert len(raylets) == 4  # four nodes, each its own
+    exposed = [s for s in servers if s[2] not in ("127.0.0.1", "::ffff:127.0.0.1")]
+    assert not exposed, f"listening beyond the loopback: {exposed}"
 
 
 def test_requests_through_two_nodes_proxies_share_one_ledger(cluster: Cluster) -> None:
@@ -123,19 +143,19 @@ def test_a_rolling_update_under_load_fails_no_request(cluster: Cluster, tmp_path
     path.write_text(yaml.safe_dump(voices, allow_unicode=True), encoding="utf-8")
     locust = start_locust(cluster, tmp_path / "load", users=3, seconds=600)
     try:
-        time.sleep(5)
+        time.sleep(3)  # requests in flight on the old replicas
         started = time.monotonic()
         cluster.local.deploy(voices_path=str(path))
         deployed_s = time.monotonic() - started
         listed = httpx.get(cluster.state.url + "/v1/voices", headers=cluster.auth).json()
         assert "hi-espeak-rolling" in {v["id"] for v in listed["data"]}
-        time.sleep(5)  # requests to the new replicas, too
+        time.sleep(3)  # requests to the new replicas, too
     finally:
         locust.terminate()
         output, _ = locust.communicate(timeout=90)
-    print(f"\nrolling update RUNNING in {deployed_s:.0f} s under 3 users")
-    assert locust.returncode == 0, output  # --max-fail-ratio 0: one failure fails the run
     requests, failures = locust_totals(tmp_path / "load")
+    print(f"\nrolling update RUNNING in {deployed_s:.0f} s under 3 users: {requests} requests")
+    assert locust.returncode == 0, output  # --max-fail-ratio 0: one failure fails the run
     assert requests and not failures, output
 
 
