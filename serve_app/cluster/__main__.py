@@ -68,8 +68,11 @@ def _up(cluster: LocalCluster, args: argparse.Namespace) -> int:
 
 
 def _down(cluster: LocalCluster, args: argparse.Namespace) -> int:
+    if cluster.state() is None:
+        print(f"No cluster under {cluster.root}: nothing to stop.")
+        return 0
     cluster.down()
-    print("Cluster stopped.")
+    print("Cluster stopped: no process of it left running.")
     return 0
 
 

@@ -14,6 +14,7 @@ path, never its value.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -149,8 +150,8 @@ class LocalCluster:
         )
         self._save(state)
         try:
-            # One node after another: on a small machine, nodes starting together
-            # can outlast Ray's 30 s for a raylet to register.
+            # One node after another: nodes of one host starting together race for
+            # their session files' names, and some never register.
             for count, spec in enumerate(LAYOUT, start=1):
                 self.start_node(spec.name)
                 if spec.head:
@@ -210,6 +211,21 @@ class LocalCluster:
         """Stop node ``name``'s processes, and only those (``ray stop`` on its machine)."""
         state = self._require()
         stop_group(state.nodes[name])
+
+    def nodes_of(self, deployment: str) -> list[str]:
+        """The nodes that run a replica of ``deployment`` (one name per replica): a
+        replica's process descends from its node's ``ray start`` (through the raylet)."""
+        import psutil
+
+        nodes = {pid: name for name, pid in self._require().nodes.items()}
+        title = f"ray::ServeReplica:{APPLICATION}:{deployment}"
+        found = []
+        for process in psutil.process_iter(["cmdline"]):
+            line = " ".join(process.info["cmdline"] or ())
+            if line.startswith(title):
+                with contextlib.suppress(psutil.Error):
+                    found += [nodes[p.pid] for p in process.parents() if p.pid in nodes]
+        return sorted(found)
 
     # -- Ray and Serve through their CLIs --------------------------------------------
 
