@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -70,6 +71,10 @@ def cluster() -> Iterator[Cluster]:
         local.down()
         left = cluster_processes(local)
         assert not left, f"processes of the cluster left running: {left}"
+        # Its files too (Ray's session logs are ~100 MB a run); kept when a process
+        # was left, for what its logs say.
+        shutil.rmtree(local.ray_dir, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def cluster_processes(local: LocalCluster) -> list[str]:
