@@ -248,15 +248,27 @@ class LocalCluster:
         self.wait_until_running(timeout_s)
 
     def serve_status(self) -> dict[str, Any]:
-        """``serve status``, parsed."""
-        out = self._serve("status", timeout=60)
-        return yaml.safe_load(out) or {}
+        """Serve's state (proxies, applications, their deployments and replicas) from
+        the dashboard's REST API, where ``serve status`` reads it: one HTTP call per
+        poll, not a process that imports Ray each time."""
+        state = self._require()
+        token = self.token_file.read_text().strip()
+        request = urllib.request.Request(
+            f"{state.dashboard}/api/serve/applications/",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                details: dict[str, Any] = json.loads(response.read())
+        except (OSError, json.JSONDecodeError) as e:  # URLError is an OSError
+            raise ClusterError(f"no Serve state from {state.dashboard}: {e}") from e
+        return details
 
     def replicas(self) -> dict[str, int]:
         """Running replicas of each deployment of the application."""
         app = self.serve_status().get("applications", {}).get(APPLICATION, {})
         return {
-            name: int(d.get("replica_states", {}).get("RUNNING", 0))
+            name: sum(1 for r in d.get("replicas", []) if r.get("state") == "RUNNING")
             for name, d in app.get("deployments", {}).items()
         }
 

@@ -262,22 +262,25 @@ def other_clients_are_served(service: Service) -> None:
     assert other.status_code == 200 and other.content
 
 
-@pytest.fixture(scope="module")
-def encoder_killed(service: Service) -> Kill:
-    """One SIGKILL of the AudioEncoder under an SSE stream and a raw stream."""
-    readers = [sse_reader(service), raw_reader(service)]
-    kill = kill_under(service, functools.partial(sigkill, "AudioEncoder"), readers)
+def sigkill_under(service: Service, deployment: str, other: Reader) -> Kill:
+    """One SIGKILL of ``deployment`` under an SSE stream and ``other``; meanwhile other
+    clients are served."""
+    readers = [sse_reader(service), other]
+    kill = kill_under(service, functools.partial(sigkill, deployment), readers)
     other_clients_are_served(service)
     return kill
+
+
+@pytest.fixture(scope="module")
+def encoder_killed(service: Service) -> Kill:
+    """The AudioEncoder under an SSE stream and a raw stream."""
+    return sigkill_under(service, "AudioEncoder", raw_reader(service))
 
 
 @pytest.fixture(scope="module")
 def synthesiser_killed(service: Service) -> Kill:
-    """One SIGKILL of the Synthesiser under an SSE stream and a WebSocket session."""
-    readers = [sse_reader(service), websocket_reader(service)]
-    kill = kill_under(service, functools.partial(sigkill, "Synthesiser"), readers)
-    other_clients_are_served(service)
-    return kill
+    """The Synthesiser under an SSE stream and a WebSocket session."""
+    return sigkill_under(service, "Synthesiser", websocket_reader(service))
 
 
 @pytest.mark.parametrize(
