@@ -251,17 +251,20 @@ class LocalCluster:
         """Serve's state (proxies, applications, their deployments and replicas) from
         the dashboard's REST API, where ``serve status`` reads it: one HTTP call per
         poll, not a process that imports Ray each time."""
+        return self._dashboard("/api/serve/applications/")
+
+    def _dashboard(self, path: str) -> dict[str, Any]:
+        """GET ``path`` of the dashboard's REST API (with the cluster's token)."""
         state = self._require()
         token = self.token_file.read_text().strip()
         request = urllib.request.Request(
-            f"{state.dashboard}/api/serve/applications/",
-            headers={"Authorization": f"Bearer {token}"},
+            state.dashboard + path, headers={"Authorization": f"Bearer {token}"}
         )
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
                 details: dict[str, Any] = json.loads(response.read())
         except (OSError, json.JSONDecodeError) as e:  # URLError is an OSError
-            raise ClusterError(f"no Serve state from {state.dashboard}: {e}") from e
+            raise ClusterError(f"no answer from {state.dashboard}{path}: {e}") from e
         return details
 
     def replicas(self) -> dict[str, int]:
@@ -300,12 +303,13 @@ class LocalCluster:
         raise ClusterError(f"{seen} of {count} nodes alive after {timeout_s:.0f} s ({self.logs})")
 
     def alive_nodes(self) -> int:
-        state = self._require()
-        out = self._ray("list", "nodes", "--format=json", f"--address={state.dashboard}")
+        """Nodes alive in the cluster, from the state API (what ``ray list nodes``
+        reads); 0 while the dashboard does not answer yet."""
         try:
-            nodes = json.loads(out)
-        except json.JSONDecodeError:  # the state API is not up yet
+            listed = self._dashboard("/api/v0/nodes?limit=100")
+        except ClusterError:
             return 0
+        nodes = listed.get("data", {}).get("result", {}).get("result", [])
         return sum(1 for node in nodes if node.get("state") == "ALIVE")
 
     def _wait_for_dashboard(self, timeout_s: float = 120.0) -> None:
@@ -331,9 +335,6 @@ class LocalCluster:
             check=check,
             timeout=timeout,
         )
-
-    def _ray(self, *args: str) -> str:
-        return _run([str(Path(sys.executable).parent / "ray"), *args], self.env(), timeout=60)
 
 
 def _run(command: list[str], env: dict[str, str], *, check: bool = True, timeout: float) -> str:

@@ -31,7 +31,9 @@ from tests.cluster.conftest import (
 pytestmark = pytest.mark.cluster
 
 ESPEAK = "hi-espeak-aditi"  # spoken in the Ingress (configs/gpu.yaml's placement)
-LONG_HI = " ".join(f"यह वाक्य संख्या {i} है, और यह भी।" for i in range(10))
+# Long enough to be speaking on both synthesis nodes when one is lost (each replica
+# has seconds of it left), short enough that the streams left finish soon after.
+LONG_HI = " ".join(f"यह वाक्य संख्या {i} है, और यह भी।" for i in range(5))
 
 
 def wait_for(condition, timeout_s: float, what: str) -> float:  # type: ignore[no-untyped-def]

@@ -116,6 +116,30 @@ def test_the_kuberay_rayservice_embeds_the_gpu_config() -> None:
         assert env["RAY_SERVE_ENABLE_DIRECT_INGRESS"] == "0"
 
 
+def test_the_kuberay_pod_templates_validate_against_the_kubernetes_schema() -> None:
+    """Every pod KubeRay makes (head and each worker group) from a template that is a
+    valid Kubernetes PodTemplateSpec, strictly: no misspelt or unknown field. (The
+    RayService CRD's own schema ships in no package; its Serve config is checked
+    above against Ray's.)"""
+    import kubernetes_validate
+
+    service = yaml.safe_load((ROOT / "configs" / "rayservice.yaml").read_text())
+    cluster = service["spec"]["rayClusterConfig"]
+    version = kubernetes_validate.latest_version()
+    for group in [cluster["headGroupSpec"], *cluster["workerGroupSpecs"]]:
+        pod = {
+            "apiVersion": "v1",
+            "kind": "PodTemplate",
+            "metadata": {"name": group.get("groupName", "head")},
+            "template": group["template"],
+        }
+        kubernetes_validate.validate(pod, version, strict=True)
+    # ... and would catch a slip: a field that is not Kubernetes'.
+    slip = {**pod, "template": {"spec": {"containers": [{"name": "x", "resource": {}}]}}}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(slip, version, strict=True)
+
+
 @pytest.mark.parametrize(
     "args",
     [
