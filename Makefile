@@ -63,7 +63,11 @@ browser:
 # its own core), then the serve tier: one Ray and one Serve application that its
 # tests share, so it runs alone.
 # Each tier prints its twenty slowest tests: where the time goes, in every CI log.
-test: lint browser
+# The browser's packages come down while the project installs and lints (mypy uses
+# one core; apt mostly waits on the network and the disk): -O keeps each one's output
+# in one piece.
+test:
+	$(MAKE) --no-print-directory -j2 -Otarget lint browser
 	$(PY) -m pytest -n $(JOBS) --durations=20 tests/unit
 	$(PY) -m pytest --durations=20 tests/serve tests/gpu
 
