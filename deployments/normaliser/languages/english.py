@@ -7,11 +7,12 @@ import re
 
 from num2words import num2words
 
-from deployments.normaliser.languages.base import ContextReader, Rule
+from deployments.normaliser.languages.base import Rule
+from deployments.normaliser.languages.context import ContextReader
 
-MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
+MONTHS = tuple(
+    "January February March April May June July August September October November December".split()
+)
 CURRENCY_NAMES = {
     "inr": ("rupees", "paise"),
     "usd": ("dollars", "cents"),
@@ -82,6 +83,7 @@ class EnglishReader(ContextReader):
     abbreviations = ABBREVIATIONS
     vulgar_fractions = FRACTIONS
     word_acronyms = WORD_ACRONYMS
+    months = MONTHS
 
     def cardinal(self, n: int) -> str:
         return _words(num2words(n, lang="en"))

@@ -11,14 +11,8 @@ from __future__ import annotations
 import re
 
 from deployments.normaliser.english_words import native_spelling
-from deployments.normaliser.languages.base import (
-    CURRENCY_CODES,
-    NUMBER,
-    ContextReader,
-    Rule,
-    alternatives,
-    parse_number,
-)
+from deployments.normaliser.languages.base import NUMBER, Rule, alternatives, parse_number
+from deployments.normaliser.languages.context import CURRENCY_CODES, ContextReader
 
 # 0-99 are irregular in Hindi: a table, not a rule.
 ONES = (
@@ -36,7 +30,7 @@ ONES = (
 assert len(ONES) == 100
 
 SCALES = ((10**7, "करोड़"), (10**5, "लाख"), (1000, "हज़ार"), (100, "सौ"))
-MONTHS = ("जनवरी फ़रवरी मार्च अप्रैल मई जून जुलाई अगस्त सितंबर अक्टूबर नवंबर दिसंबर").split()
+MONTHS = tuple("जनवरी फ़रवरी मार्च अप्रैल मई जून जुलाई अगस्त सितंबर अक्टूबर नवंबर दिसंबर".split())
 # Ordinals 1-4 and 6 are their own words; the rest are the cardinal + वाँ/वीं/वें.
 ORDINAL_STEMS = {1: "पहल", 2: "दूसर", 3: "तीसर", 4: "चौथ", 6: "छठ"}
 ORDINAL_SUFFIX = re.compile(r"(\d+)\s?(वाँ|वां|वीं|वें|ला|ली|ले|रा|री|रे|था|थी|थे|ठा|ठी|ठे)(?!\w)")
@@ -173,7 +167,7 @@ class HindiReader(ContextReader):
     decimal_word = "दशमलव"
     minus_word = "माइनस"
     percent_word = "प्रतिशत"
-    plus = "प्लस"
+    plus_word = "प्लस"
     to = "से"
     and_ = "और"
     currency_names = CURRENCY_NAMES
@@ -186,13 +180,15 @@ class HindiReader(ContextReader):
     ratio_names = ContextReader.ratio_names + "|अनुपात"
     code_names = (
         ContextReader.code_names + r"|ओटीपी|पिन|खाता|खाते|अकाउंट|कार्ड|रेफ़रेंस|रेफरेंस|संदर्भ|"
-        r"मोबाइल|फ़ोन|फोन|आईडी|नंबर|नं\.|हेल्पलाइन|व्हाट्सऐप|ऑर्डर|ट्रेन|गाड़ी"
+        r"मोबाइल|फ़ोन|फोन|आईडी|नंबर|नं\.|हेल्पलाइन|व्हाट्सऐप|ऑर्डर|ट्रेन|गाड़ी|अंक|अंकों"
     )
     code_glue = ContextReader.code_glue + r"|है|हैं|नंबर|नं\.?|संख्या|कोड"
     amount_after = r"रुपये|रुपए|/-"
     letter_names = LETTERS
     word_acronyms = WORD_ACRONYMS
     letter_digits = ENGLISH_DIGITS
+    months = MONTHS
+    amount_scales = alternatives(SCALE_WORDS)
 
     def cardinal(self, n: int) -> str:
         if n < 0:
@@ -351,10 +347,14 @@ class HindiReader(ContextReader):
         one = alternatives(SCALE_WORDS)
         scales = rf"(?:{one})(?:\s+(?:{one}))?"  # लाख करोड़
         return [
-            Rule(  # ₹1.5 लाख, Rs 2 crore: the scale before the currency
-                re.compile(rf"({currency})\s?({NUMBER})\s?({scales})(?![\w])", re.I),
+            Rule(  # ₹1.5 लाख, Rs 2 crore, ₹1-2 लाख: the scale before the currency
+                re.compile(
+                    rf"({currency})\s?({NUMBER})(?:\s?[-–]\s?({NUMBER}))?\s?({scales})(?![\w])",
+                    re.I,
+                ),
                 lambda m: (
-                    f"{self.scaled(m[2])} {self.scale_words(m[3])} "
+                    (f"{self.scaled(m[2])} {self.to} " if m[3] else "")
+                    + f"{self.scaled(m[3] or m[2])} {self.scale_words(m[4])} "
                     + self.currency_names[CURRENCY_CODES[m[1].lower()]][0]
                 ),
             ),

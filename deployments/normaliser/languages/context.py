@@ -1,0 +1,276 @@
+"""The reader of languages read in full (Hindi, English): dates, times, money,
+ranges, fractions, units, ordinals, abbreviations and acronyms, as rules over the
+number reader of :mod:`base`."""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from deployments.normaliser.languages import dates
+from deployments.normaliser.languages.base import NUMBER, Reader, Rule, alternatives
+from deployments.normaliser.languages.dates import MONTH_NAMES, month_number
+
+# Currency signs and abbreviations people write, by ISO code.
+CURRENCY_CODES = {
+    "₹": "inr",
+    "rs": "inr",
+    "rs.": "inr",
+    "inr": "inr",
+    "रु": "inr",
+    "रु.": "inr",
+    "$": "usd",
+    "usd": "usd",
+    "€": "eur",
+    "£": "gbp",
+}
+
+
+# Not inside a word: after no letter, digit or Devanagari sign (vowel signs are not
+# \w to Python's re).
+NOT_AFTER_A_LETTER = r"(?<![\w\u0900-\u0963\u0971-\u097F])"
+
+
+class ContextReader(Reader):
+    """Rules shared by languages read in full: phone numbers, dates, times, money,
+    ranges, percentages, fractions, units, ordinals, abbreviations.
+
+    A language supplies its words (the class attributes and the methods that
+    raise ``NotImplementedError``) and may add rules at :meth:`money_rules`,
+    :meth:`fraction_rules`, :meth:`ordinal_rules` and :meth:`word_rules`.
+    """
+
+    plus_word: str | None = "plus"
+    amount_scales = ""  # a regex: words after an amount that scale it (लाख, crore)
+    to: str = "to"
+    and_: str = "and"
+    money_and = " "  # between rupees and paise
+    currency_names: ClassVar[dict[str, tuple[str, str]]] = {}  # code -> (unit, hundredth)
+    units: ClassVar[dict[str, str]] = {}
+    abbreviations: ClassVar[dict[str, str]] = {}
+    vulgar_fractions: ClassVar[dict[str, str]] = {}
+    after_time = ""  # a regex for a word that already follows times ("बजे")
+    # Ratios (16:9, 1:2): what is said for the colon, and the words that mark a
+    # colon as a ratio even where it could be a time (ratio 1:30).
+    ratio_word = "to"
+    version_point = "point"  # between the parts of a version number (2.0.1)
+    ratio_names = r"ratio|aspect"
+    # Acronyms: how the language names each capital letter, those said as words,
+    # and digits next to a letter (5G, A1) as the language says them there.
+    letter_names: ClassVar[dict[str, str]] = {}
+    word_acronyms: ClassVar[dict[str, str]] = {}
+    letter_digits: ClassVar[tuple[str, ...]] = ()
+    months: ClassVar[tuple[str, ...]] = ()  # January..December, as the language names them
+
+    def date(self, day: int, month: int, year: int) -> str:
+        raise NotImplementedError
+
+    def time(self, hour: int, minute: int) -> str:
+        raise NotImplementedError
+
+    def year(self, n: int) -> str:
+        return self.cardinal(n)
+
+    def month_year(self, month: int, year: int) -> str:
+        """A month of a year (``03-2010``): the month's name and the year."""
+        return f"{self.months[month - 1]} {self.year(year)}"
+
+    def day_month(self, day: int, month: int, year: str | None, month_first: bool) -> str:
+        """A date written with an English month name (``22 Nov 2026``, ``Nov 22, 2026``)."""
+        raise NotImplementedError
+
+    def acronym(self, letters: str) -> str:
+        """Capitals said as a word if they are one, else letter by letter."""
+        return self.word_acronyms.get(letters) or " ".join(
+            self.letter_names.get(c, c) for c in letters
+        )
+
+    def letter_digit(self, digit: str) -> str:
+        return self.letter_digits[int(digit)] if self.letter_digits else self.cardinal(int(digit))
+
+    def house_number(self, n: int) -> str:
+        """A number before a letter (221B)."""
+        return self.cardinal(n)
+
+    def ratio(self, first: str, second: str, named: bool = False) -> str:
+        """``first:second`` as a ratio; ``named``: the word ratio follows it."""
+        return f"{self.cardinal(int(first))} {self.ratio_word} {self.cardinal(int(second))}"
+
+    def code_rules(self) -> list[Rule]:
+        """Before anything reads digits as a quantity: codes after their names, dates
+        with English month names, alphanumerics."""
+        return [
+            self.named_code_rule(),
+            Rule(
+                re.compile(
+                    rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th)?\s+({MONTH_NAMES})(?:\.(?!\s*$))?,?"
+                    r"(?:\s+(\d{4}))?(?!\w)",
+                    re.I,
+                ),
+                lambda m: self.day_month(int(m[1]), month_number(m[2]), m[3], False),
+            ),
+            Rule(
+                re.compile(
+                    rf"(?<![\w])({MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?!\d)"
+                    r"(?:,?\s+(\d{4}))?(?!\w)",
+                    re.I,
+                ),
+                lambda m: self.day_month(int(m[2]), month_number(m[1]), m[3], True),
+            ),
+            Rule(  # versions: 2.0.1, v1.12.10 (1.1.25 without the v is a date)
+                re.compile(r"(?<![\w.])(v)?(\d+)\.(\d+)\.(\d+)(?![\w.]|\.\d)"),
+                lambda m: (
+                    f" {self.version_point} ".join(self.cardinal(int(p)) for p in m.groups()[1:])
+                    if m[1] or len(m[4]) == 1
+                    else m[0]
+                ),
+            ),
+            Rule(re.compile(r"(?<![\w-])([A-Z]{2,})-(?=\d)"), lambda m: f"{m[1]} "),  # COVID-19
+            Rule(
+                re.compile(r"(?<![\w])(\d)([A-Z])(?![\w])"),  # 5G, 4K
+                lambda m: f"{self.letter_digit(m[1])} {self.acronym(m[2])}",
+            ),
+            Rule(
+                re.compile(r"(?<![\w])([A-Z])(\d)(?![\w])"),  # A1
+                lambda m: f"{self.acronym(m[1])} {self.letter_digit(m[2])}",
+            ),
+            Rule(
+                re.compile(r"(?<![\w])(\d{2,4})([A-Z])(?![\w])"),  # 221B
+                lambda m: f"{self.house_number(int(m[1]))} {self.acronym(m[2])}",
+            ),
+        ]
+
+    def money(self, amount: str, code: str) -> str:
+        """``amount`` (as written, with commas) of currency ``code``, hundredths included."""
+        unit, hundredth = self.currency_names[code]
+        whole, _, fraction = amount.partition(".")
+        words = f"{self.number(whole)} {unit}"
+        cents = int((fraction + "00")[:2]) if fraction else 0
+        return words + (f"{self.money_and}{self.cardinal(cents)} {hundredth}" if cents else "")
+
+    def vulgar(self, whole: str | None, symbol: str) -> str:
+        words = self.vulgar_fractions[symbol]
+        return f"{self.cardinal(int(whole))} {self.and_} {words}" if whole else words
+
+    def money_rules(self, currency: str) -> list[Rule]:
+        """Amounts after a currency sign; before ranges, so ``₹10-20`` is money."""
+        return [
+            Rule(
+                re.compile(rf"({currency})\s?({NUMBER})", re.I),
+                lambda m: self.money(m[2], CURRENCY_CODES[m[1].lower()]),
+            )
+        ]
+
+    def money_range_rule(self, currency: str) -> Rule:
+        """``₹10-20``, ``$5 - $10``: a range of money, the currency said once, at its end
+        (not where a scale follows: ``₹1-2 लाख`` is the language's own rule)."""
+        scale = rf"|\s?(?:{self.amount_scales})(?!\w)" if self.amount_scales else ""
+        return Rule(
+            re.compile(
+                rf"({currency})\s?({NUMBER})\s?[-–]\s?(?:{currency})?\s?({NUMBER})"
+                rf"(?![\w.]{scale})",
+                re.I,
+            ),
+            lambda m: (
+                f"{self.number(m[2])} {self.to} {self.money(m[3], CURRENCY_CODES[m[1].lower()])}"
+            ),
+        )
+
+    def amount_rules(self) -> list[Rule]:
+        """Rules after ranges (amounts with the currency written after them)."""
+        return []
+
+    def fraction_rules(self) -> list[Rule]:
+        return []
+
+    def ordinal_rules(self) -> list[Rule]:
+        return []
+
+    def word_rules(self) -> list[Rule]:
+        return []
+
+    def rules(self) -> list[Rule]:
+        currency = alternatives(CURRENCY_CODES)
+        return [
+            *self.code_rules(),
+            *self.phone_rules(),
+            *self.date_rules(),
+            Rule(  # a ratio named as one: "ratio of 1:30", "1:30 का अनुपात"
+                re.compile(
+                    rf"(?<![\w:])(?:((?:{self.ratio_names})\W{{0,12}}?)(\d{{1,3}}):(\d{{1,3}})"
+                    rf"|(\d{{1,3}}):(\d{{1,3}})(?=\s*\S{{0,3}}\s*(?:{self.ratio_names})))(?![\d:])",
+                    re.I,
+                ),
+                lambda m: (
+                    m[1] + self.ratio(m[2], m[3]) if m[1] else self.ratio(m[4], m[5], named=True)
+                ),
+            ),
+            Rule(
+                re.compile(rf"(?<!\d)([01]?\d|2[0-3]):([0-5]\d)(?!\d)({self.after_time})?"),
+                lambda m: self.time(int(m[1]), int(m[2])),
+            ),
+            Rule(  # what cannot be a time is a ratio: 16:9, 4:3, 1:1
+                re.compile(r"(?<![\d:.])(\d{1,3}):(\d{1,3})(?![\d:])"),
+                lambda m: self.ratio(m[1], m[2]),
+            ),
+            self.money_range_rule(currency),
+            *self.money_rules(currency),
+            Rule(
+                re.compile(rf"(?<![\w.])({NUMBER})\s?[-–]\s?({NUMBER})(?![\w.])"),
+                lambda m: f"{self.number(m[1])} {self.to} {self.number(m[2])}",
+            ),
+            *self.amount_rules(),
+            self.long_run_rule(),
+            Rule(
+                re.compile(rf"(?<!\d)(\d+)?\s?({alternatives(self.vulgar_fractions)})"),
+                lambda m: self.vulgar(m[1], m[2]),
+            ),
+            *self.fraction_rules(),
+            Rule(  # -5°C: the sign belongs to the quantity
+                re.compile(
+                    rf"(?:(?<![\w.])([-−]))?({NUMBER})\s?({alternatives(self.units)})(?![\w])", re.I
+                ),
+                lambda m: (
+                    (f"{self.minus_word} " if m[1] else "")
+                    + f"{self.quantity(m[2])} {self.units[m[3].lower()]}"
+                ),
+            ),
+            *self.ordinal_rules(),
+            Rule(  # at a word's start: ई. (ईसवी) is not the end of वाई.
+                re.compile(rf"{NOT_AFTER_A_LETTER}(?:{alternatives(self.abbreviations)})"),
+                lambda m: self.abbreviations[m[0]],
+            ),
+            *self.word_rules(),
+            Rule(  # acronyms of 2-6 capitals
+                re.compile(r"(?<![A-Za-z])([A-Z]{2,6})(?![A-Za-z])"), lambda m: self.acronym(m[1])
+            ),
+            Rule(re.compile(r"\s&\s"), lambda m: f" {self.and_} "),
+            *self.number_rules(),
+        ]
+
+    def date_rules(self) -> list[Rule]:
+        """Dates in numbers (:mod:`dates` says which is the day); before ranges and
+        fractions, which would read ``06-05`` and ``02/01`` otherwise."""
+
+        def numeric(m: re.Match[str]) -> str:
+            year = dates.full_year(m[3])
+            found = dates.day_and_month(int(m[1]), int(m[2]), year)
+            return self.date(*found, year) if found else m[0]
+
+        def iso(m: re.Match[str]) -> str:
+            year, month, day = int(m[1]), int(m[2]), int(m[3])
+            valid = dates.day_and_month(day, month, year) == (day, month)
+            return self.date(day, month, year) if valid else m[0]
+
+        def day_month(m: re.Match[str]) -> str:
+            found = dates.day_and_month(int(m[1]), int(m[2]))
+            if not (found and dates.zero_led(m[1], m[2])):
+                return m[0]
+            return self.day_month(*found, None, False)
+
+        return [
+            Rule(dates.ISO_DATE, iso),
+            Rule(dates.NUMERIC_DATE, numeric),
+            Rule(dates.MONTH_YEAR, lambda m: self.month_year(int(m[1]), int(m[2]))),
+            Rule(dates.DAY_MONTH, day_month),
+        ]

@@ -1,0 +1,82 @@
+"""Telephone numbers as Indian text writes them, read digit by digit in their groups.
+
+- mobiles: ten digits from 6-9, whole or as 5 + 5 (``98765 43210``), with or without
+  ``+91``;
+- landlines: the STD code with its 0 and the subscriber's number (``0522-2345678``,
+  ``०३८६२-३५१७९१``: 11 digits), or without the 0 (``1374-309988``: 10 digits), or
+  after ``+91`` (``+91 11 2345 6789``);
+- toll-free: ``1800`` and ``1860`` numbers (``1800-180-1551``, ``1800 11 4000``).
+
+The groups are kept as written, a pause (a comma) between them; a mobile written
+whole is read as two fives, as people say it. Anything else with a hyphen between
+numbers is left to the other rules (a range, a date).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from deployments.normaliser.languages.base import Reader
+
+Replace = Callable[[re.Match[str]], str]
+
+_SEPARATOR = re.compile(r"[\s-]+")
+_COUNTRY = r"(\+91[\s-]?)?"
+
+MOBILE = re.compile(rf"{_COUNTRY}(?<!\d)([6-9]\d{{4}})[\s-]?(\d{{5}})(?!\d)")
+# STD code + subscriber: 11 digits with the trunk 0, 10 without (then only after
+# +91 or with a hyphen, so that two numbers with a space between stay two numbers).
+# Not after a currency sign: ₹1000-200000 is a range of money.
+LANDLINE = re.compile(
+    r"(?<![\w+.,/₹$€£¥-])(?:(0\d{2,4})[\s-](\d{6,8})"
+    r"|(\+91[\s-]?)([1-9]\d{1,3})[\s-](\d{2,4}[\s-]?\d{4})"
+    r"|([1-9]\d{1,3})-(\d{6,8}))(?![\w.,/-]*\d)"
+)
+TOLL_FREE = re.compile(r"(?<![\w+.,/-])(18[06]0)[\s-]?(\d{2,3})[\s-]?(\d{3,4})(?![\w.,/-]*\d)")
+
+
+def _digit_count(*groups: str | None) -> int:
+    return sum(len(_SEPARATOR.sub("", g)) for g in groups if g)
+
+
+def phone_rules(reader: Reader) -> list[tuple[re.Pattern[str], Replace]]:
+    """The patterns and how each is read, in ``reader``'s words for digits (and for
+    ``+``, where it has one)."""
+
+    def grouped(*groups: str) -> str:
+        return ", ".join(reader.digits(g) for g in groups)
+
+    def country(written: str | None) -> str:
+        if not written:
+            return ""
+        # A language with no word for it keeps the sign, for the engine to say.
+        plus = reader.plus_word or "+"
+        return f"{plus} {reader.digits('91')}, "
+
+    def landline(m: re.Match[str]) -> str:
+        if m[1]:
+            code, number, prefix = m[1], m[2], None
+        elif m[3]:
+            code, number, prefix = m[4], m[5], m[3]
+        else:
+            code, number, prefix = m[6], m[7], None
+            if code.endswith("0") and number.endswith("00"):
+                return m[0]  # round numbers: a range (1000-200000), not a phone
+        wanted = 11 if m[1] else 10
+        if _digit_count(code, number) != wanted:
+            return m[0]
+        return country(prefix) + grouped(code, *_SEPARATOR.split(number))
+
+    def toll_free(m: re.Match[str]) -> str:
+        if _digit_count(m[2], m[3]) not in (6, 7):
+            return m[0]
+        return grouped(m[1], m[2], m[3])
+
+    return [
+        (MOBILE, lambda m: country(m[1]) + grouped(m[2], m[3])),
+        (TOLL_FREE, toll_free),
+        (LANDLINE, landline),
+    ]
