@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from deployments.messages import NormalisedText, Segment
-from deployments.normaliser.cleaning import clean
+from deployments.normaliser.cleaning import clean, clean_text
 from deployments.normaliser.english_words import native_spellings
 from deployments.normaliser.indic_scripts import SCRIPTS
 from deployments.normaliser.languages import reader_for
@@ -82,8 +82,10 @@ class TextNormaliser:
             elif mixed:
                 spoken = native_spellings(spoken, language)
             # Words put next to combining marks, or letters from transliteration,
-            # may compose differently: keep the output NFC.
-            spoken = unicodedata.normalize("NFC", spoken)
+            # may compose differently or carry marks of their own past the cap
+            # (Z -> ज़ी before marks the input stacked on Z): clean again, which
+            # keeps the output NFC and the normaliser idempotent.
+            spoken = clean_text(spoken)
             if not spoken:
                 continue
             start, end = cleaned.span_in_input(piece.start, piece.end)

@@ -7,24 +7,14 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from deployments.normaliser.languages import dates
+from deployments.normaliser.languages import currencies, dates
 from deployments.normaliser.languages.base import NUMBER, Reader, Rule, alternatives
+from deployments.normaliser.languages.currencies import Currency, currency_of
 from deployments.normaliser.languages.dates import MONTH_NAMES, month_number
+from deployments.normaliser.languages.units import UNITS, Unit, by_written, found
 
-# Currency signs and abbreviations people write, by ISO code.
-CURRENCY_CODES = {
-    "₹": "inr",
-    "rs": "inr",
-    "rs.": "inr",
-    "inr": "inr",
-    "रु": "inr",
-    "रु.": "inr",
-    "$": "usd",
-    "usd": "usd",
-    "€": "eur",
-    "£": "gbp",
-}
-
+# AM or PM after a time (looked at, not consumed: the language's rule says it).
+AM_PM = r"(?=\s?[AaPp]\.?\s?[Mm]\.?(?![A-Za-z]))"
 
 # Not inside a word: after no letter, digit or Devanagari sign (vowel signs are not
 # \w to Python's re).
@@ -42,10 +32,20 @@ class ContextReader(Reader):
 
     plus_word: str | None = "plus"
     amount_scales = ""  # a regex: words after an amount that scale it (लाख, crore)
+    # E-mail and web addresses: what is said for @, the separators, domain suffixes.
+    at_sign = "at"
+    address_separators: ClassVar[dict[str, str]] = {
+        ".": "dot", "+": "plus", "_": "underscore", "-": "dash", "/": "slash"
+    }  # fmt: skip
+    domain_words: ClassVar[dict[str, str]] = {
+        "www": "w w w", "org": "o r g", "gov": "g o v", "edu": "e d u", "io": "i o"
+    }  # fmt: skip
     to: str = "to"
     and_: str = "and"
     money_and = " "  # between rupees and paise
-    currency_names: ClassVar[dict[str, tuple[str, str]]] = {}  # code -> (unit, hundredth)
+    # Units after a number (units.py, both languages' names) and the language's own
+    # written units (किमी), lower-cased, with what is said for them.
+    unit_table: ClassVar[dict[str, Unit]] = by_written(UNITS)
     units: ClassVar[dict[str, str]] = {}
     abbreviations: ClassVar[dict[str, str]] = {}
     vulgar_fractions: ClassVar[dict[str, str]] = {}
@@ -67,6 +67,14 @@ class ContextReader(Reader):
 
     def time(self, hour: int, minute: int) -> str:
         raise NotImplementedError
+
+    def time_with_seconds(self, hour: int, minute: int, seconds: int) -> str:
+        raise NotImplementedError
+
+    def _clock(self, hour: str, minute: str, seconds: str | None) -> str:
+        if seconds and int(seconds):
+            return self.time_with_seconds(int(hour), int(minute), int(seconds))
+        return self.time(int(hour), int(minute))
 
     def year(self, n: int) -> str:
         return self.cardinal(n)
@@ -96,10 +104,50 @@ class ContextReader(Reader):
         """``first:second`` as a ratio; ``named``: the word ratio follows it."""
         return f"{self.cardinal(int(first))} {self.ratio_word} {self.cardinal(int(second))}"
 
-    def code_rules(self) -> list[Rule]:
-        """Before anything reads digits as a quantity: codes after their names, dates
-        with English month names, alphanumerics."""
+    def address_word(self, word: str) -> str:
+        """A word of an e-mail or web address, as the language writes it."""
+        return word
+
+    def address_part(self, text: str) -> str:
+        """``bank.co.in``, ``vivaan62``: separators said (dot), domain suffixes as they
+        are said (in, o r g), digits one by one apart from the letters (विवान छह दो)."""
+        parts = []
+        for part in re.split(r"([.+_-]|\d+)", text):
+            if part in self.address_separators:
+                parts.append(self.address_separators[part])
+            elif part.lower() in self.domain_words:
+                parts.append(self.domain_words[part.lower()])
+            elif part.isdigit():
+                parts.append(self.digits(part))
+            elif part:
+                parts.append(self.address_word(part))
+        return " ".join(parts)
+
+    def address_path(self, path: str) -> str:
+        slash = self.address_separators["/"]
+        return "".join(f" {slash} {self.address_part(p)}".rstrip() for p in path.split("/")[1:])
+
+    def address_rules(self) -> list[Rule]:
+        """E-mail and web addresses, read out as people read them."""
         return [
+            Rule(
+                re.compile(r"(?<![\w.@])([\w.+-]+)@([\w-]+(?:\.[\w-]+)+)(?![\w@])"),
+                lambda m: f"{self.address_part(m[1])} {self.at_sign} {self.address_part(m[2])}",
+            ),
+            Rule(
+                re.compile(
+                    r"(?<![\w.@/])(?:https?://)?((?:www\.)?[\w-]+(?:\.[\w-]+)*\.(?:com|in|org|net"
+                    r"|gov|co|edu|io|info|app)(?:\.in)?)((?:/[\w.-]*)*)(?![\w@])"
+                ),
+                lambda m: self.address_part(m[1]) + self.address_path(m[2]),
+            ),
+        ]
+
+    def code_rules(self) -> list[Rule]:
+        """Before anything reads digits as a quantity: addresses, codes after their
+        names, dates with English month names, alphanumerics."""
+        return [
+            *self.address_rules(),
             self.named_code_rule(),
             Rule(
                 re.compile(
@@ -140,10 +188,31 @@ class ContextReader(Reader):
             ),
         ]
 
-    def money(self, amount: str, code: str) -> str:
-        """``amount`` (as written, with commas) of currency ``code``, hundredths included."""
-        unit, hundredth = self.currency_names[code]
+    def unit_name(self, unit: Unit, quantity: str) -> str:
+        """What ``unit`` is called after the number written ``quantity``."""
+        raise NotImplementedError
+
+    def _measure(self, m: re.Match[str]) -> str:
+        name = self.units.get(m[3].lower())
+        if name is None:
+            unit = found(self.unit_table, m, 3)
+            if unit is None:
+                return m[0]  # AC, "5 in the morning": not a unit here
+            name = self.unit_name(unit, m[2])
+        sign = f"{self.minus_word} " if m[1] else ""
+        return f"{sign}{self.quantity(m[2])} {name}"
+
+    def currency_words(self, currency: Currency, one: bool) -> tuple[str, str]:
+        """What the language calls ``currency`` (after one of it, or more) and its
+        hundredth ("" where none is in use)."""
+        raise NotImplementedError
+
+    def money(self, amount: str, currency: Currency) -> str:
+        """``amount`` (as written, with commas) of ``currency``, hundredths included."""
         whole, _, fraction = amount.partition(".")
+        unit, hundredth = self.currency_words(currency, whole == "1")
+        if not hundredth:  # yen, won: the decimals are the number's
+            return f"{self.number(amount)} {unit}"
         words = f"{self.number(whole)} {unit}"
         cents = int((fraction + "00")[:2]) if fraction else 0
         return words + (f"{self.money_and}{self.cardinal(cents)} {hundredth}" if cents else "")
@@ -157,8 +226,8 @@ class ContextReader(Reader):
         return [
             Rule(
                 re.compile(rf"({currency})\s?({NUMBER})", re.I),
-                lambda m: self.money(m[2], CURRENCY_CODES[m[1].lower()]),
-            )
+                lambda m: self.money(m[2], currency_of(m[1])),
+            ),
         ]
 
     def money_range_rule(self, currency: str) -> Rule:
@@ -171,17 +240,25 @@ class ContextReader(Reader):
                 rf"(?![\w.]{scale})",
                 re.I,
             ),
-            lambda m: (
-                f"{self.number(m[2])} {self.to} {self.money(m[3], CURRENCY_CODES[m[1].lower()])}"
-            ),
+            lambda m: f"{self.number(m[2])} {self.to} {self.money(m[3], currency_of(m[1]))}",
         )
 
     def amount_rules(self) -> list[Rule]:
         """Rules after ranges (amounts with the currency written after them)."""
         return []
 
+    def fraction(self, numerator: int, denominator: int) -> str:
+        raise NotImplementedError
+
     def fraction_rules(self) -> list[Rule]:
-        return []
+        """``3/4``, ``२५६३/४१२``: a fraction (after dates: ``06/05``, ``12/2027`` are
+        read as dates first)."""
+        return [
+            Rule(
+                re.compile(r"(?<![\w/.,])(\d+)/(\d+)(?![\w/]|[.,]\d)"),
+                lambda m: self.fraction(int(m[1]), int(m[2])),
+            )
+        ]
 
     def ordinal_rules(self) -> list[Rule]:
         return []
@@ -190,7 +267,7 @@ class ContextReader(Reader):
         return []
 
     def rules(self) -> list[Rule]:
-        currency = alternatives(CURRENCY_CODES)
+        currency = currencies.WRITTEN
         return [
             *self.code_rules(),
             *self.phone_rules(),
@@ -205,9 +282,19 @@ class ContextReader(Reader):
                     m[1] + self.ratio(m[2], m[3]) if m[1] else self.ratio(m[4], m[5], named=True)
                 ),
             ),
-            Rule(
-                re.compile(rf"(?<!\d)([01]?\d|2[0-3]):([0-5]\d)(?!\d)({self.after_time})?"),
-                lambda m: self.time(int(m[1]), int(m[2])),
+            Rule(  # 10:30, 12:10:10
+                re.compile(
+                    r"(?<!\d)([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?(?!\d)"
+                    rf"({self.after_time})?"
+                ),
+                lambda m: self._clock(m[1], m[2], m[3]),
+            ),
+            Rule(  # 9.30 am, 10.30 बजे: a dot for the colon where a time word follows
+                re.compile(
+                    r"(?<![\d.])([01]?\d|2[0-3])\.([0-5]\d)"
+                    + (rf"(?:\s?(?:{self.after_time})|{AM_PM})" if self.after_time else AM_PM)
+                ),
+                lambda m: self._clock(m[1], m[2], None),
             ),
             Rule(  # what cannot be a time is a ratio: 16:9, 4:3, 1:1
                 re.compile(r"(?<![\d:.])(\d{1,3}):(\d{1,3})(?![\d:])"),
@@ -215,6 +302,10 @@ class ContextReader(Reader):
             ),
             self.money_range_rule(currency),
             *self.money_rules(currency),
+            Rule(  # 500 AED: an ISO code after the amount
+                re.compile(rf"(?<![\w.])({NUMBER})\s?({currencies.CODES})(?![\w])"),
+                lambda m: self.money(m[1], currency_of(m[2])),
+            ),
             Rule(
                 re.compile(rf"(?<![\w.])({NUMBER})\s?[-–]\s?({NUMBER})(?![\w.])"),
                 lambda m: f"{self.number(m[1])} {self.to} {self.number(m[2])}",
@@ -228,12 +319,11 @@ class ContextReader(Reader):
             *self.fraction_rules(),
             Rule(  # -5°C: the sign belongs to the quantity
                 re.compile(
-                    rf"(?:(?<![\w.])([-−]))?({NUMBER})\s?({alternatives(self.units)})(?![\w])", re.I
+                    rf"(?:(?<![\w.])([-−]))?({NUMBER})\s?"
+                    rf"({alternatives([*self.unit_table, *self.units])})(?![\w])",
+                    re.I,
                 ),
-                lambda m: (
-                    (f"{self.minus_word} " if m[1] else "")
-                    + f"{self.quantity(m[2])} {self.units[m[3].lower()]}"
-                ),
+                self._measure,
             ),
             *self.ordinal_rules(),
             Rule(  # at a word's start: ई. (ईसवी) is not the end of वाई.

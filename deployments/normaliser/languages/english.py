@@ -9,39 +9,12 @@ from num2words import num2words
 
 from deployments.normaliser.languages.base import Rule
 from deployments.normaliser.languages.context import ContextReader
+from deployments.normaliser.languages.currencies import Currency
+from deployments.normaliser.languages.units import Unit
 
 MONTHS = tuple(
     "January February March April May June July August September October November December".split()
 )
-CURRENCY_NAMES = {
-    "inr": ("rupees", "paise"),
-    "usd": ("dollars", "cents"),
-    "eur": ("euros", "cents"),
-    "gbp": ("pounds", "pence"),
-}
-UNITS = {
-    "km/h": "kilometres per hour",
-    "kmph": "kilometres per hour",
-    "km": "kilometres",
-    "kg": "kilograms",
-    "cm": "centimetres",
-    "mm": "millimetres",
-    "ml": "millilitres",
-    "m": "metres",
-    "g": "grams",
-    "mg": "milligrams",
-    "l": "litres",
-    "°c": "degrees Celsius",
-    "°f": "degrees Fahrenheit",
-    "°": "degrees",
-    "gb": "gigabytes",
-    "mb": "megabytes",
-    "kw": "kilowatts",
-    "hrs": "hours",
-    "hr": "hours",
-    "mins": "minutes",
-    "min": "minutes",
-}
 ABBREVIATIONS = {
     "Dr.": "Doctor",
     "Mr.": "Mister",
@@ -53,6 +26,15 @@ ABBREVIATIONS = {
     "Jr.": "Junior",
     "Sr.": "Senior",
     "approx.": "approximately",
+    "Er.": "Engineer",
+    "Adv.": "Advocate",
+    "Smt.": "Shrimati",
+    "Shri.": "Shri",
+    "Lt.": "Lieutenant",
+    "Col.": "Colonel",
+    "Capt.": "Captain",
+    "Maj.": "Major",
+    "Gen.": "General",
 }
 FRACTIONS = {
     "½": "a half",
@@ -78,8 +60,6 @@ class EnglishReader(ContextReader):
     minus_word = "minus"
     percent_word = "percent"
     money_and = " and "
-    currency_names = CURRENCY_NAMES
-    units = UNITS
     abbreviations = ABBREVIATIONS
     vulgar_fractions = FRACTIONS
     word_acronyms = WORD_ACRONYMS
@@ -98,6 +78,17 @@ class EnglishReader(ContextReader):
     def ordinal(self, n: int) -> str:
         return _words(num2words(n, lang="en", to="ordinal"))
 
+    def fraction(self, numerator: int, denominator: int) -> str:
+        """One half, three quarters, five eighths; 2563/412 is "... over ..."."""
+        if (numerator, denominator) == (24, 7):
+            return "twenty four seven"
+        if not 2 <= denominator <= 10 or numerator >= 100:
+            return f"{self.cardinal(numerator)} over {self.cardinal(denominator)}"
+        part = {2: "half", 4: "quarter"}.get(denominator) or self.ordinal(denominator)
+        if numerator != 1:
+            part = "halves" if denominator == 2 else part + "s"
+        return f"{self.cardinal(numerator)} {part}"
+
     def year(self, n: int) -> str:
         return _words(num2words(n, lang="en", to="year"))
 
@@ -108,6 +99,19 @@ class EnglishReader(ContextReader):
         if minute < 10:
             return f"{spoken} oh {self.cardinal(minute)}"
         return f"{spoken} {self.cardinal(minute)}"
+
+    def currency_words(self, currency: Currency, one: bool) -> tuple[str, str]:
+        """One rupee, five rupees."""
+        return (currency.english if one else currency.english_plural), currency.english_hundredth
+
+    def unit_name(self, unit: Unit, quantity: str) -> str:
+        """One kilometre, 1.5 kilometres, five kilometres."""
+        return unit.english if quantity == "1" else unit.english_plural
+
+    def time_with_seconds(self, hour: int, minute: int, seconds: int) -> str:
+        """12:10:10: twelve ten and ten seconds."""
+        unit = "second" if seconds == 1 else "seconds"
+        return f"{self.time(hour, minute)} and {self.cardinal(seconds)} {unit}"
 
     def date(self, day: int, month: int, year: int) -> str:
         return f"{self.ordinal(day)} {MONTHS[month - 1]} {self.year(year)}"

@@ -12,155 +12,29 @@ import re
 
 from deployments.normaliser.english_words import native_spelling
 from deployments.normaliser.languages.base import NUMBER, Rule, alternatives, parse_number
-from deployments.normaliser.languages.context import CURRENCY_CODES, ContextReader
-
-# 0-99 are irregular in Hindi: a table, not a rule.
-ONES = (
-    "शून्य एक दो तीन चार पाँच छह सात आठ नौ "
-    "दस ग्यारह बारह तेरह चौदह पंद्रह सोलह सत्रह अठारह उन्नीस "
-    "बीस इक्कीस बाईस तेईस चौबीस पच्चीस छब्बीस सत्ताईस अट्ठाईस उनतीस "
-    "तीस इकतीस बत्तीस तैंतीस चौंतीस पैंतीस छत्तीस सैंतीस अड़तीस उनतालीस "
-    "चालीस इकतालीस बयालीस तैंतालीस चवालीस पैंतालीस छियालीस सैंतालीस अड़तालीस उनचास "
-    "पचास इक्यावन बावन तिरपन चौवन पचपन छप्पन सत्तावन अट्ठावन उनसठ "
-    "साठ इकसठ बासठ तिरसठ चौंसठ पैंसठ छियासठ सड़सठ अड़सठ उनहत्तर "
-    "सत्तर इकहत्तर बहत्तर तिहत्तर चौहत्तर पचहत्तर छिहत्तर सतहत्तर अठहत्तर उन्यासी "
-    "अस्सी इक्यासी बयासी तिरासी चौरासी पचासी छियासी सत्तासी अट्ठासी नवासी "
-    "नब्बे इक्यानवे बानवे तिरानवे चौरानवे पचानवे छियानवे सत्तानवे अट्ठानवे निन्यानवे"
-).split()
-assert len(ONES) == 100
-
-SCALES = ((10**7, "करोड़"), (10**5, "लाख"), (1000, "हज़ार"), (100, "सौ"))
-MONTHS = tuple("जनवरी फ़रवरी मार्च अप्रैल मई जून जुलाई अगस्त सितंबर अक्टूबर नवंबर दिसंबर".split())
-# Ordinals 1-4 and 6 are their own words; the rest are the cardinal + वाँ/वीं/वें.
-ORDINAL_STEMS = {1: "पहल", 2: "दूसर", 3: "तीसर", 4: "चौथ", 6: "छठ"}
-ORDINAL_SUFFIX = re.compile(r"(\d+)\s?(वाँ|वां|वीं|वें|ला|ली|ले|रा|री|रे|था|थी|थे|ठा|ठी|ठे)(?!\w)")
-
-CURRENCY_NAMES = {
-    "inr": ("रुपये", "पैसे"),
-    "usd": ("डॉलर", "सेंट"),
-    "eur": ("यूरो", "सेंट"),
-    "gbp": ("पाउंड", "पेंस"),
-}
-RUPEES_AFTER = r"\s?(?:रुपये|रुपए|रूपये)"
-UNITS = {
-    "km/h": "किलोमीटर प्रति घंटा",
-    "kmph": "किलोमीटर प्रति घंटा",
-    "km": "किलोमीटर",
-    "kg": "किलोग्राम",
-    "cm": "सेंटीमीटर",
-    "mm": "मिलीमीटर",
-    "ml": "मिलीलीटर",
-    "m": "मीटर",
-    "g": "ग्राम",
-    "mg": "मिलीग्राम",
-    "l": "लीटर",
-    "°c": "डिग्री सेल्सियस",
-    "°": "डिग्री",
-    "gb": "जीबी",
-    "mb": "एमबी",
-    "kw": "किलोवाट",
-    "किमी": "किलोमीटर",
-    "कि.मी.": "किलोमीटर",
-    "किग्रा": "किलोग्राम",
-    "किलो": "किलो",
-    "मीटर": "मीटर",
-    "लीटर": "लीटर",
-    "ग्राम": "ग्राम",
-    "घंटे": "घंटे",
-    "मिनट": "मिनट",
-    "साल": "साल",
-    "दिन": "दिन",
-}
-ABBREVIATIONS = {
-    "डॉ.": "डॉक्टर",
-    "प्रो.": "प्रोफ़ेसर",
-    "श्री.": "श्री",
-    "सु.": "सुश्री",
-    "कु.": "कुमारी",
-    "स्व.": "स्वर्गीय",
-    "पं.": "पंडित",
-    "मो.": "मोहम्मद",
-    "ई.": "ईसवी",
-    "ई.पू.": "ईसा पूर्व",
-    "Dr.": "डॉक्टर",
-    "Mr.": "मिस्टर",
-    "Mrs.": "मिसेज़",
-    "Prof.": "प्रोफ़ेसर",
-}
-FRACTIONS = {"½": "आधा", "¼": "एक चौथाई", "¾": "तीन चौथाई", "⅓": "एक तिहाई", "⅔": "दो तिहाई"}
-
-# Latin letters as Hindi speakers name them when they spell an acronym (एस बी आई).
-LETTERS = dict(
-    zip(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-        "ए बी सी डी ई एफ़ जी एच आई जे के एल एम एन ओ पी क्यू आर एस टी यू वी डब्ल्यू एक्स वाई ज़ेड".split(),
-        strict=True,
-    )
+from deployments.normaliser.languages.context import ContextReader
+from deployments.normaliser.languages.currencies import CURRENCIES, Currency, currency_of
+from deployments.normaliser.languages.hindi_words import (
+    ABBREVIATIONS,
+    CODE_WORDS,
+    DOMAIN_WORDS,
+    ENGLISH_DIGITS,
+    FRACTIONS,
+    GLUE_WORDS,
+    LATIN_WORDS,
+    LETTERS,
+    MONTHS,
+    ONES,
+    ORDINAL_STEMS,
+    ORDINAL_SUFFIX,
+    RUPEES_AFTER,
+    SCALE_WORDS,
+    SCALES,
+    SEPARATORS,
+    UNITS,
+    WORD_ACRONYMS,
 )
-# Acronyms said as words, not letters.
-WORD_ACRONYMS = {
-    "NASA": "नासा",
-    "ISRO": "इसरो",
-    "COVID": "कोविड",
-    "UNESCO": "यूनेस्को",
-    "UNICEF": "यूनिसेफ़",
-    "NATO": "नाटो",
-    "AIIMS": "एम्स",
-    "SEBI": "सेबी",
-    "NABARD": "नाबार्ड",
-    "FIFA": "फ़ीफ़ा",
-    "SIM": "सिम",
-    "PIN": "पिन",
-    "RAM": "रैम",
-    "WIFI": "वाईफ़ाई",
-    "OK": "ओके",
-}
-# Digits as English words, the way Hindi speakers say 5G, 4K, A1.
-ENGLISH_DIGITS = tuple("ज़ीरो वन टू थ्री फ़ोर फ़ाइव सिक्स सेवन एट नाइन".split())
-# The Latin words before a code, as Hindi says them.
-CODE_WORDS = {
-    "account": "अकाउंट",
-    "acct": "अकाउंट",
-    "a/c": "अकाउंट",
-    "card": "कार्ड",
-    "ref": "रेफ़रेंस",
-    "reference": "रेफ़रेंस",
-    "mobile": "मोबाइल",
-    "phone": "फ़ोन",
-}
-LATIN_WORDS = re.compile(r"[A-Za-z]+\.?")
-GLUE_WORDS = {"no": "नंबर", "no.": "नंबर", "number": "नंबर", "code": "कोड", "is": ""}
-# How the parts of an address are read out.
-SEPARATORS = {".": "डॉट", "+": "प्लस", "_": "अंडरस्कोर", "-": "डैश"}
-DOMAIN_WORDS = {
-    "www": "डब्ल्यू डब्ल्यू डब्ल्यू",
-    "com": "कॉम",
-    "in": "इन",
-    "co": "को",
-    "net": "नेट",
-    "org": "ओ आर जी",
-    "gov": "जी ओ वी",
-    "edu": "ई डी यू",
-    "io": "आई ओ",
-    "info": "इन्फ़ो",
-    "app": "ऐप",
-}
-# Written scale words, said as Hindi scale words.
-SCALE_WORDS = {
-    "लाख": "लाख",
-    "करोड़": "करोड़",
-    "करोड": "करोड़",
-    "हज़ार": "हज़ार",
-    "हजार": "हज़ार",
-    "lakh": "लाख",
-    "lakhs": "लाख",
-    "lac": "लाख",
-    "crore": "करोड़",
-    "crores": "करोड़",
-    "cr": "करोड़",
-    "thousand": "हज़ार",
-    "k": "हज़ार",
-}
+from deployments.normaliser.languages.units import Unit
 
 
 class HindiReader(ContextReader):
@@ -170,7 +44,6 @@ class HindiReader(ContextReader):
     plus_word = "प्लस"
     to = "से"
     and_ = "और"
-    currency_names = CURRENCY_NAMES
     units = UNITS
     abbreviations = ABBREVIATIONS
     vulgar_fractions = FRACTIONS
@@ -189,6 +62,9 @@ class HindiReader(ContextReader):
     letter_digits = ENGLISH_DIGITS
     months = MONTHS
     amount_scales = alternatives(SCALE_WORDS)
+    at_sign = "एट द रेट"
+    address_separators = SEPARATORS
+    domain_words = DOMAIN_WORDS
 
     def cardinal(self, n: int) -> str:
         if n < 0:
@@ -227,8 +103,12 @@ class HindiReader(ContextReader):
         return self.half_more(whole) if fraction == "5" else self.number(text)
 
     def vulgar(self, whole: str | None, symbol: str) -> str:
-        if symbol == "½" and whole:
-            return self.half_more(int(whole))
+        """1½ डेढ़, 2½ ढाई, 2¼ सवा दो, 1¾ पौने दो."""
+        if whole and symbol in "½¼¾":
+            n = int(whole)
+            if symbol == "½":
+                return self.half_more(n)
+            return f"सवा {self.cardinal(n)}" if symbol == "¼" else f"पौने {self.cardinal(n + 1)}"
         return super().vulgar(whole, symbol)
 
     def ratio(self, first: str, second: str, named: bool = False) -> str:
@@ -249,6 +129,17 @@ class HindiReader(ContextReader):
             return f"पौने {self.cardinal(following)} बजे"
         return f"{self.cardinal(spoken)} बजकर {self.cardinal(minute)} मिनट"
 
+    def time_with_seconds(self, hour: int, minute: int, seconds: int) -> str:
+        """12:10:10: बारह बजकर दस मिनट दस सेकंड."""
+        minutes = f"{self.cardinal(minute)} मिनट " if minute else ""
+        return f"{self.cardinal(hour % 12 or 12)} बजकर {minutes}{self.cardinal(seconds)} सेकंड"
+
+    def currency_words(self, currency: Currency, one: bool) -> tuple[str, str]:
+        return currency.hindi, currency.hindi_hundredth
+
+    def unit_name(self, unit: Unit, quantity: str) -> str:
+        return unit.hindi_one if unit.hindi_one and quantity == "1" else unit.hindi
+
     def date(self, day: int, month: int, year: int) -> str:
         return f"{self.cardinal(day)} {MONTHS[month - 1]} {self.year(year)}"
 
@@ -260,20 +151,8 @@ class HindiReader(ContextReader):
         return self.cardinal(n) + {"ा": "वाँ", "ी": "वीं", "े": "वें"}[form]
 
     def code_rules(self) -> list[Rule]:
-        """E-mail addresses and web addresses as Indians read them out; times with
-        AM/PM, before the clock rule reads them bare."""
+        """Scores, and times with AM/PM, before the clock rule reads them bare."""
         return [
-            Rule(
-                re.compile(r"(?<![\w.@])([\w.+-]+)@([\w-]+(?:\.[\w-]+)+)(?![\w@])"),
-                lambda m: f"{self.address_part(m[1])} एट द रेट {self.address_part(m[2])}",
-            ),
-            Rule(
-                re.compile(
-                    r"(?<![\w.@/])(?:https?://)?((?:www\.)?[\w-]+(?:\.[\w-]+)*\.(?:com|in|org|net"
-                    r"|gov|co|edu|io|info|app)(?:\.in)?)((?:/[\w.-]*)*)(?![\w@])"
-                ),
-                lambda m: self.address_part(m[1]) + self.address_path(m[2]),
-            ),
             *super().code_rules(),
             Rule(  # a score, not a range: भारत ने 2-1 से जीता -> दो-एक
                 re.compile(
@@ -285,30 +164,15 @@ class HindiReader(ContextReader):
             Rule(
                 re.compile(
                     r"(?:(?:सुबह|दोपहर|शाम|रात)\s+)?"  # said below: once is enough
-                    r"(?<!\d)([01]?\d|2[0-3])(?::([0-5]\d))?\s?([AaPp])\.?\s?[Mm]\.?"
+                    r"(?<![\d.])([01]?\d|2[0-3])(?:[:.]([0-5]\d))?\s?([AaPp])\.?\s?[Mm]\.?"
                     r"(?![A-Za-z])(?:\s?बजे)?"
                 ),
                 lambda m: self.clock(int(m[1]), int(m[2] or 0), m[3].lower() == "p"),
             ),
         ]
 
-    def address_part(self, text: str) -> str:
-        """``bank.co.in`` -> बैंक डॉट को डॉट इन: dots said, letters of a domain suffix
-        spelled where Indians spell them (डॉट ओ आर जी), words in Devanagari."""
-        parts = []
-        for part in re.split(r"([.+_-])", text):
-            if part in SEPARATORS:
-                parts.append(SEPARATORS[part])
-            elif part.lower() in DOMAIN_WORDS:
-                parts.append(DOMAIN_WORDS[part.lower()])
-            elif part.isdigit():
-                parts.append(self.digits(part))
-            elif part:
-                parts.append(native_spelling(part, "hi"))
-        return " ".join(parts)
-
-    def address_path(self, path: str) -> str:
-        return "".join(f" स्लैश {self.address_part(p)}".rstrip() for p in path.split("/")[1:])
+    def address_word(self, word: str) -> str:
+        return native_spelling(word, "hi")
 
     def code_name(self, word: str) -> str:
         return CODE_WORDS.get(word.lower(), word)
@@ -355,7 +219,7 @@ class HindiReader(ContextReader):
                 lambda m: (
                     (f"{self.scaled(m[2])} {self.to} " if m[3] else "")
                     + f"{self.scaled(m[3] or m[2])} {self.scale_words(m[4])} "
-                    + self.currency_names[CURRENCY_CODES[m[1].lower()]][0]
+                    + currency_of(m[1]).hindi
                 ),
             ),
             Rule(
@@ -365,7 +229,7 @@ class HindiReader(ContextReader):
             # "₹500 रुपये" says the currency twice: read it once.
             Rule(
                 re.compile(rf"({currency})\s?({NUMBER})({RUPEES_AFTER})?", re.I),
-                lambda m: self.money(m[2], CURRENCY_CODES[m[1].lower()]),
+                lambda m: self.money(m[2], currency_of(m[1])),
             ),
         ]
 
@@ -373,16 +237,8 @@ class HindiReader(ContextReader):
         return [
             Rule(
                 re.compile(rf"({NUMBER})(?:\s?/-|{RUPEES_AFTER}|\s?रु\.?(?!\w))"),
-                lambda m: self.money(m[1], "inr"),
+                lambda m: self.money(m[1], CURRENCIES["INR"]),
             ),
-        ]
-
-    def fraction_rules(self) -> list[Rule]:
-        return [
-            Rule(
-                re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])"),
-                lambda m: self._fraction(int(m[1]), int(m[2])),
-            )
         ]
 
     def ordinal_rules(self) -> list[Rule]:
@@ -394,7 +250,10 @@ class HindiReader(ContextReader):
             ),
         ]
 
-    def _fraction(self, numerator: int, denominator: int) -> str:
+    def fraction(self, numerator: int, denominator: int) -> str:
+        """आधा, तीन चौथाई, दो तिहाई; the rest with बटा (पाँच बटा आठ)."""
+        if (numerator, denominator) == (24, 7):
+            return "ट्वेंटी फ़ोर सेवन"  # round the clock, as it is said in Hindi
         if (numerator, denominator) == (1, 2):
             return "आधा"
         names = {3: "तिहाई", 4: "चौथाई"}

@@ -50,6 +50,7 @@ def test_total_on_every_string(text: str, language: str) -> None:
 @example(text="₹1,250.50 और 10:30 बजे", language="hi")
 @example(text="namaste 5 km", language="hi")
 @example(text="Y.ऄ", language="hi")  # ई. (ईसवी) was read inside वाई.
+@example(text="0:Zऺऺ়", language="hi")  # ज़ी's marks and the input's past the cap
 def test_idempotent_clean_and_bounded(text: str, language: str) -> None:
     once = normaliser.normalise(text, language).text
     assert normaliser.normalise(once, language).text == once
