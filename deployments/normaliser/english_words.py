@@ -2,7 +2,9 @@
 
 ``मेरा order cancel हो गया`` -> ``मेरा ऑर्डर कैंसल हो गया``: a voice gets every word
 in its language's own script instead of switching to an English voice (eSpeak) or
-being given English phonemes mid-sentence (Kokoro). Two sources, in order:
+being given English phonemes mid-sentence (Kokoro). In Devanagari, an Indian name
+or a Hindi word typed in Latin letters is Hindi (:mod:`romanised`); every other
+word comes from two sources, in order:
 
 1. The language's lexicon, ``data/<language>_english.tsv`` (Hindi has one): the
    words of Indian customer service, banking, commerce, travel and tech, each as
@@ -20,6 +22,7 @@ import functools
 import re
 from pathlib import Path
 
+from deployments.normaliser import romanised
 from deployments.normaliser.indic_scripts import DEVANAGARI, SCRIPTS, Script
 
 LEXICON_PATH = Path(__file__).with_name("data") / "hi_english.tsv"
@@ -253,6 +256,10 @@ def native_spelling(word: str, language: str) -> str:
     if script is None:
         return word
     known = lexicon(language).get(word.lower())
+    if script is DEVANAGARI:  # an Indian name or a Hindi word typed in Latin letters
+        hindi = romanised.hindi_spelling(word, known_english=known is not None)
+        if hindi is not None:
+            return hindi
     if known is not None:
         return known
     if 2 <= len(word) <= 6 and word.isupper():  # an initialism: O T P

@@ -12,6 +12,7 @@ import re
 
 from indic_transliteration import sanscript
 
+from deployments.normaliser import romanised
 from deployments.normaliser.english_words import lexicon
 
 _WORD = re.compile(r"[A-Za-z]+")
@@ -26,10 +27,11 @@ def _itrans_word(word: str) -> str:
 
 
 def romanised_to_devanagari(text: str) -> str:
-    """English loans typed among the Hindi words (``order``, ``refund``) as the lexicon
-    writes them; the rest through ITRANS."""
-    loans = lexicon()
-    text = _WORD.sub(lambda m: loans.get(m.group().lower(), m.group()), text)
+    """Names and words of the romanised lexicon (``Mayank`` मयंक) and English loans
+    typed among the Hindi words (``order``, ``refund``) as the lexicons write them;
+    the rest through ITRANS."""
+    loans, names = lexicon(), romanised.lexicon()
+    text = _WORD.sub(lambda m: names.get(m[0].lower()) or loans.get(m[0].lower(), m[0]), text)
     itrans = _WORD.sub(lambda m: _itrans_word(m.group()), text)
     devanagari = sanscript.transliterate(itrans, sanscript.ITRANS, sanscript.DEVANAGARI)
     return _FINAL_HALANT.sub("", devanagari)

@@ -256,6 +256,11 @@ HINDI = [
     ("aap kaise hain", "आप कैसे हैं"),
     ("dhanyavaad", "धन्यवाद"),
     ("mera naam", "मेरा नाम"),
+    # Indian names typed in Latin letters are romanised Hindi, not English
+    ("Mayank और Kapil आए", "मयंक और कपिल आए"),
+    ("Rahul Sharma ने payment किया", "राहुल शर्मा ने पेमेंट किया"),
+    ("Tejas कल आएगा", "तेजस कल आएगा"),  # in no lexicon: the spelling model decides
+    ("mayank kal aayega", "मयंक कल आयेगा"),
     # text without numbers is left alone
     ("नमस्ते, आप कैसे हैं?", "नमस्ते, आप कैसे हैं?"),
     ("भारत एक विशाल देश है।", "भारत एक विशाल देश है।"),
