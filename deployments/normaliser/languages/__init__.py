@@ -1,8 +1,9 @@
 """Per-language readers: how a native speaker reads numbers, money, dates and the rest.
 
 :func:`reader_for` is the extension point: a language gets a :class:`Reader`
-subclass (full rules: Hindi, English) or a cardinal speller plugged into the
-generic reader (numbers: Bengali, Tamil, Telugu, Marathi, Kannada). Languages
+subclass (Hindi, English: every rule with words of their own) or a cardinal
+speller and the words of :mod:`indic_words` plugged into the shared rules
+(Bengali, Tamil, Telugu, Marathi, Kannada: :class:`indic.IndicReader`). Languages
 without one keep their digits, converted to ASCII, for the engine to read.
 """
 
@@ -10,14 +11,14 @@ from __future__ import annotations
 
 import functools
 
-from deployments.normaliser.languages.base import DigitsOnlyReader, NumberReader, Reader
+from deployments.normaliser.languages.base import DigitsOnlyReader, Reader
 
 
 @functools.cache
 def reader_for(language: str) -> Reader:
     from deployments.normaliser.languages import english, hindi, indic
 
-    readers: dict[str, type[Reader] | NumberReader] = {
+    readers: dict[str, type[Reader] | Reader] = {
         "hi": hindi.HindiReader,
         "en": english.EnglishReader,
         **indic.NUMBER_READERS,

@@ -158,27 +158,8 @@ class Reader:
         return cached
 
 
-class NumberReader(Reader):
-    """The generic reader for a language that supplies only how to say a cardinal."""
-
-    def __init__(
-        self, cardinal: Callable[[int], str], decimal_word: str, minus_word: str, percent_word: str
-    ) -> None:
-        self._cardinal = cardinal
-        self.decimal_word = decimal_word
-        self.minus_word = minus_word
-        self.percent_word = percent_word
-
-    def cardinal(self, n: int) -> str:
-        return self._cardinal(n)
-
-
 class DigitsOnlyReader(Reader):
     """No rules of its own: native digits become ASCII, for the engine to read."""
-
-    def phone_rules(self) -> list[Rule]:
-        """Telephone numbers, digit by digit in their groups (:mod:`phones`)."""
-        return [Rule(pattern, replace) for pattern, replace in phone_rules(self)]
 
     def rules(self) -> list[Rule]:
         return []

@@ -41,6 +41,7 @@ class ContextReader(Reader):
         "www": "w w w", "org": "o r g", "gov": "g o v", "edu": "e d u", "io": "i o"
     }  # fmt: skip
     to: str = "to"
+    until = ""  # after a range's second amount, where the language says one
     and_: str = "and"
     money_and = " "  # between rupees and paise
     # Units after a number (units.py, both languages' names) and the language's own
@@ -60,7 +61,7 @@ class ContextReader(Reader):
     letter_names: ClassVar[dict[str, str]] = {}
     word_acronyms: ClassVar[dict[str, str]] = {}
     letter_digits: ClassVar[tuple[str, ...]] = ()
-    months: ClassVar[tuple[str, ...]] = ()  # January..December, as the language names them
+    months: tuple[str, ...] = ()  # January..December, as the language names them
 
     def date(self, day: int, month: int, year: int) -> str:
         raise NotImplementedError
@@ -240,7 +241,7 @@ class ContextReader(Reader):
                 rf"(?![\w.]{scale})",
                 re.I,
             ),
-            lambda m: f"{self.number(m[2])} {self.to} {self.money(m[3], currency_of(m[1]))}",
+            lambda m: self.range(self.number(m[2]), self.money(m[3], currency_of(m[1]))),
         )
 
     def amount_rules(self) -> list[Rule]:
@@ -308,14 +309,11 @@ class ContextReader(Reader):
             ),
             Rule(
                 re.compile(rf"(?<![\w.])({NUMBER})\s?[-–]\s?({NUMBER})(?![\w.])"),
-                lambda m: f"{self.number(m[1])} {self.to} {self.number(m[2])}",
+                lambda m: self.range(self.number(m[1]), self.number(m[2])) if self.to else m[0],
             ),
             *self.amount_rules(),
             self.long_run_rule(),
-            Rule(
-                re.compile(rf"(?<!\d)(\d+)?\s?({alternatives(self.vulgar_fractions)})"),
-                lambda m: self.vulgar(m[1], m[2]),
-            ),
+            *self.vulgar_rules(),
             *self.fraction_rules(),
             Rule(  # -5°C: the sign belongs to the quantity
                 re.compile(
@@ -326,16 +324,38 @@ class ContextReader(Reader):
                 self._measure,
             ),
             *self.ordinal_rules(),
-            Rule(  # at a word's start: ई. (ईसवी) is not the end of वाई.
-                re.compile(rf"{NOT_AFTER_A_LETTER}(?:{alternatives(self.abbreviations)})"),
-                lambda m: self.abbreviations[m[0]],
-            ),
+            *self.abbreviation_rules(),
             *self.word_rules(),
             Rule(  # acronyms of 2-6 capitals
                 re.compile(r"(?<![A-Za-z])([A-Z]{2,6})(?![A-Za-z])"), lambda m: self.acronym(m[1])
             ),
             Rule(re.compile(r"\s&\s"), lambda m: f" {self.and_} "),
             *self.number_rules(),
+        ]
+
+    def range(self, first: str, second: str) -> str:
+        """Two amounts of a range, as the language joins them (दस से बीस)."""
+        return f"{first} {self.to} {second}" + (f" {self.until}" if self.until else "")
+
+    def vulgar_rules(self) -> list[Rule]:
+        """½, 2½: where the language names them."""
+        if not self.vulgar_fractions:
+            return []
+        return [
+            Rule(
+                re.compile(rf"(?<!\d)(\d+)?\s?({alternatives(self.vulgar_fractions)})"),
+                lambda m: self.vulgar(m[1], m[2]),
+            )
+        ]
+
+    def abbreviation_rules(self) -> list[Rule]:
+        if not self.abbreviations:
+            return []
+        return [
+            Rule(  # at a word's start: ई. (ईसवी) is not the end of वाई.
+                re.compile(rf"{NOT_AFTER_A_LETTER}(?:{alternatives(self.abbreviations)})"),
+                lambda m: self.abbreviations[m[0]],
+            )
         ]
 
     def date_rules(self) -> list[Rule]:

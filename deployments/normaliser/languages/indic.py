@@ -7,9 +7,16 @@ forms). Bengali and Kannada use num2words, which spells them correctly.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from num2words import num2words
 
-from deployments.normaliser.languages.base import NumberReader
+from deployments.normaliser.english_words import native_spelling
+from deployments.normaliser.languages.base import Rule
+from deployments.normaliser.languages.context import ContextReader
+from deployments.normaliser.languages.currencies import Currency
+from deployments.normaliser.languages.indic_words import WORDS, IndicWords
+from deployments.normaliser.languages.units import Unit
 
 MARATHI_ONES = (
     "शून्य एक दोन तीन चार पाच सहा सात आठ नऊ "
@@ -141,18 +148,94 @@ def telugu(n: int) -> str:
     return " ".join(parts)
 
 
-def _library(lang: str) -> NumberReader:
+class IndicReader(ContextReader):
+    """The shared rules (dates, money, ranges, the clock, units, telephone numbers)
+    in a language that supplies its cardinals and the words of :mod:`indic_words`.
+    Not yet: fractions (no words for them here: the slash stays as written), and
+    the forms a number takes before a noun where the language has them (Telugu
+    వందల before రూపాయలు)."""
+
+    def __init__(
+        self,
+        language: str,
+        cardinal: Callable[[int], str],
+        decimal_word: str,
+        minus_word: str,
+        percent_word: str,
+    ) -> None:
+        self.language = language
+        self._cardinal = cardinal
+        self.decimal_word = decimal_word
+        self.minus_word = minus_word
+        self.percent_word = percent_word
+        self.words: IndicWords = WORDS[language]
+        self.months = self.words.months
+        self.plus_word = self.words.plus
+        self.and_ = self.words.and_
+        self.to = self.words.to
+        self.until = self.words.until
+
+    def cardinal(self, n: int) -> str:
+        return self._cardinal(n)
+
+    def year(self, n: int) -> str:
+        """1947: एकोणीसशे सत्तेचाळीस, উনিশশো সাতচল্লিশ where the language says years in
+        hundreds; the number elsewhere."""
+        if not (self.words.hundreds and 1100 <= n <= 1999):
+            return self.cardinal(n)
+        hundreds, rest = divmod(n, 100)
+        spoken = self.cardinal(hundreds) + self.words.hundreds
+        return f"{spoken} {self.cardinal(rest)}" if rest else spoken
+
+    def date(self, day: int, month: int, year: int) -> str:
+        return f"{self.cardinal(day)} {self.months[month - 1]} {self.year(year)}"
+
+    def day_month(self, day: int, month: int, year: str | None, month_first: bool) -> str:
+        spoken = f"{self.cardinal(day)} {self.months[month - 1]}"
+        return spoken + (f" {self.year(int(year))}" if year else "")
+
+    def time(self, hour: int, minute: int) -> str:
+        h = self.cardinal(hour % 12 or 12)
+        if minute == 0:
+            return self.words.on_the_hour.format(h=h)
+        return self.words.with_minutes.format(h=h, m=self.cardinal(minute))
+
+    def time_with_seconds(self, hour: int, minute: int, seconds: int) -> str:
+        return f"{self.time(hour, minute)} {self.cardinal(seconds)} {self.words.seconds}"
+
+    def ratio(self, first: str, second: str, named: bool = False) -> str:
+        return f"{self.cardinal(int(first))}:{self.cardinal(int(second))}"
+
+    def currency_words(self, currency: Currency, one: bool) -> tuple[str, str]:
+        """The rupee in the language's own words; other currencies by their English
+        names in its script (loanwords), decimals read as a number."""
+        if currency.code == "INR":
+            return self.words.rupees, self.words.paise
+        return native_spelling(currency.english, self.language), ""
+
+    def unit_name(self, unit: Unit, quantity: str) -> str:
+        """A loanword after any number: Hindi's spelling in Devanagari (Marathi), else
+        the English name in the language's script."""
+        if self.language == "mr":
+            return unit.hindi
+        return " ".join(native_spelling(word, self.language) for word in unit.english.split())
+
+    def fraction_rules(self) -> list[Rule]:
+        return []  # no fraction words yet: the slash stays as written
+
+
+def _library(lang: str) -> IndicReader:
     def speller(n: int) -> str:
         return str(num2words(n, lang=lang)).replace(",", "").strip()
 
     words = {"bn": ("দশমিক", "মাইনাস", "শতাংশ"), "kn": ("ದಶಮಾಂಶ", "ಮೈನಸ್", "ಶೇಕಡಾ")}[lang]
-    return NumberReader(speller, *words)
+    return IndicReader(lang, speller, *words)
 
 
-NUMBER_READERS: dict[str, NumberReader] = {
-    "mr": NumberReader(marathi, "दशांश", "उणे", "टक्के"),
-    "ta": NumberReader(tamil, "புள்ளி", "கழித்தல்", "சதவீதம்"),
-    "te": NumberReader(telugu, "పాయింట్", "మైనస్", "శాతం"),
+NUMBER_READERS: dict[str, IndicReader] = {
+    "mr": IndicReader("mr", marathi, "दशांश", "उणे", "टक्के"),
+    "ta": IndicReader("ta", tamil, "புள்ளி", "கழித்தல்", "சதவீதம்"),
+    "te": IndicReader("te", telugu, "పాయింట్", "మైనస్", "శాతం"),
     "bn": _library("bn"),
     "kn": _library("kn"),
 }
