@@ -17,7 +17,7 @@ _SENTENCE_END = re.compile(r"(?:[।॥?!…]+|\.+(?=\s|$))[\"'\u201d\u2019)\]]*
 ABBREVIATIONS = frozenset(
     "dr mr mrs ms prof sr jr st no vs etc rs "
     "approx fig vol inc ltd co a.m p.m rd ave sq ft डॉ प्रो श्री सु कु स्व "
-    "पं मो रु कि मी सं पृ ई इं ले मा वै कै ब्रि अधि एड श्रीमती "
+    "पं मो रु कि मी सं पृ ई नं इं ले मा वै कै ब्रि अधि एड श्रीमती "
     "er adv smt shri lt col capt maj gen".split()
 )
 # A clause ends at a comma, semicolon, colon, Arabic comma or dash before a space,

@@ -53,6 +53,7 @@ ABBREVIATIONS = {
     "मो.": "मोहम्मद",
     "ई.": "ईसवी",
     "ई.पू.": "ईसा पूर्व",
+    "नं.": "नंबर",
     # titles before names, as they are said
     "इं.": "इंजीनियर",
     "ले.": "लेफ़्टिनेंट",
@@ -107,6 +108,7 @@ WORD_ACRONYMS = {
 ENGLISH_DIGITS = tuple("ज़ीरो वन टू थ्री फ़ोर फ़ाइव सिक्स सेवन एट नाइन".split())
 # The Latin words before a code, as Hindi says them.
 CODE_WORDS = {
+    "नं.": "नंबर",
     "account": "अकाउंट",
     "acct": "अकाउंट",
     "a/c": "अकाउंट",

@@ -150,6 +150,9 @@ HINDI = [
     ("1800-180-1551", "एक आठ शून्य शून्य, एक आठ शून्य, एक पाँच पाँच एक"),
     ("टोल फ़्री 1800 11 4000", "टोल फ़्री एक आठ शून्य शून्य, एक एक, चार शून्य शून्य शून्य"),
     ("कार्ड के आखिरी अंक 1234", "कार्ड के आखिरी अंक एक दो तीन चार"),
+    # postal addresses: four digits or more after नं. one by one, shorter ones a number
+    ("फ़्लैट नं. 1204", "फ़्लैट नंबर एक दो शून्य चार"),
+    ("मकान नं. 12, सेक्टर 15", "मकान नंबर बारह, सेक्टर पंद्रह"),
     # handles and e-mail addresses: letters apart from digits, digits one by one
     (
         "मेरा ईमेल vivaan62@gmail.com है",
