@@ -6,7 +6,8 @@ being given English phonemes mid-sentence (Kokoro). In Devanagari, an Indian nam
 or a Hindi word typed in Latin letters is Hindi (:mod:`romanised`); every other
 word comes from two sources, in order:
 
-1. The language's lexicon, ``data/<language>_english.tsv`` (Hindi has one): the
+1. The language's lexicon, ``data/<language>_english.tsv`` (Hindi's is large; Bengali,
+   Tamil, Telugu and Kannada have their units and currencies): the
    words of Indian customer service, banking, commerce, travel and tech, each as
    it is said and written in the language (``order`` -> ऑर्डर, ``refund`` ->
    रिफ़ंड), reviewed by hand.
@@ -55,18 +56,35 @@ PHONEME = re.compile(
 
 
 @functools.cache
-def lexicon(language: str = "hi") -> dict[str, str]:
-    """``english word -> spelling`` from the language's lexicon file, if it has one
-    (comments and blanks skipped)."""
+def _rows(language: str) -> list[list[str]]:
+    """The rows of the language's lexicon file, if it has one (comments and blanks
+    skipped): the English word, its spelling, and in some (Telugu) the form it takes
+    after a number other than one."""
     path = LEXICON_PATH.with_name(f"{language}_english.tsv")
-    words: dict[str, str] = {}
     if not path.exists():
-        return words
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            english, spelling = line.split("\t")
-            words[english] = spelling
-    return words
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line.split("\t") for line in lines if line.strip() and not line.startswith("#")]
+
+
+@functools.cache
+def lexicon(language: str = "hi") -> dict[str, str]:
+    """``english word -> spelling`` from the language's lexicon file."""
+    return {row[0]: row[1] for row in _rows(language)}
+
+
+@functools.cache
+def plurals(language: str) -> dict[str, str]:
+    """``english word -> its form after a number other than one``, where the lexicon
+    gives one (Telugu: డాలర్ -> డాలర్లు)."""
+    return {row[0]: row[2] for row in _rows(language) if len(row) > 2}
+
+
+def counted_spelling(word: str, language: str, one: bool) -> str:
+    """``word`` after a number: its plural where the lexicon has one and the number
+    is not one (ఇరవై డాలర్లు), else its spelling (ఒక డాలర్)."""
+    plural = None if one else plurals(language).get(word)
+    return plural or native_spelling(word, language)
 
 
 def _tokens(word: str, voice: str) -> list[str]:

@@ -5,6 +5,8 @@ number reader of :mod:`base`."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import ClassVar
 
 from deployments.normaliser.languages import currencies, dates
@@ -49,7 +51,8 @@ class ContextReader(Reader):
     unit_table: ClassVar[dict[str, Unit]] = by_written(UNITS)
     units: ClassVar[dict[str, str]] = {}
     abbreviations: ClassVar[dict[str, str]] = {}
-    vulgar_fractions: ClassVar[dict[str, str]] = {}
+    # ½ ¼ ¾ ... by name, where the language names them (per reader: Indic readers' words)
+    vulgar_fractions: Mapping[str, str] = MappingProxyType({})
     after_time = ""  # a regex for a word that already follows times ("बजे")
     # Ratios (16:9, 1:2): what is said for the colon, and the words that mark a
     # colon as a ratio even where it could be a time (ratio 1:30).
@@ -213,8 +216,8 @@ class ContextReader(Reader):
         whole, _, fraction = amount.partition(".")
         unit, hundredth = self.currency_words(currency, whole == "1")
         if not hundredth:  # yen, won: the decimals are the number's
-            return f"{self.number(amount)} {unit}"
-        words = f"{self.number(whole)} {unit}"
+            return f"{self.quantity(amount)} {unit}"
+        words = f"{self.quantity(whole)} {unit}"
         cents = int((fraction + "00")[:2]) if fraction else 0
         return words + (f"{self.money_and}{self.cardinal(cents)} {hundredth}" if cents else "")
 

@@ -135,7 +135,9 @@ class HindiReader(ContextReader):
         return f"{self.cardinal(hour % 12 or 12)} बजकर {minutes}{self.cardinal(seconds)} सेकंड"
 
     def currency_words(self, currency: Currency, one: bool) -> tuple[str, str]:
-        return currency.hindi, currency.hindi_hundredth
+        """एक रुपया, पाँच रुपये (the other currencies' names do not change)."""
+        name = "रुपया" if one and currency.code == "INR" else currency.hindi
+        return name, currency.hindi_hundredth
 
     def unit_name(self, unit: Unit, quantity: str) -> str:
         return unit.hindi_one if unit.hindi_one and quantity == "1" else unit.hindi

@@ -1,8 +1,9 @@
 """Numbers for other Indian languages: cardinal spellers plugged into the generic reader.
 
-Marathi, Tamil and Telugu are our own tables (checked by hand; 0-99 in Marathi are
-irregular like Hindi's, Tamil and Telugu compose tens and units with oblique
-forms). Bengali and Kannada use num2words, which spells them correctly.
+Marathi, Tamil, Telugu and Kannada are our own tables (checked by hand; 0-99 in
+Marathi are irregular like Hindi's, Tamil and Telugu compose tens and units with
+oblique forms, Kannada joins them by sandhi). Bengali uses num2words, which spells
+it correctly (its Kannada does not: ಮೂವತ್ಏಳು for 37).
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from collections.abc import Callable
 
 from num2words import num2words
 
-from deployments.normaliser.english_words import native_spelling
-from deployments.normaliser.languages.base import Rule
+from deployments.normaliser.english_words import counted_spelling, native_spelling
 from deployments.normaliser.languages.context import ContextReader
 from deployments.normaliser.languages.currencies import Currency
 from deployments.normaliser.languages.indic_words import WORDS, IndicWords
@@ -148,12 +148,52 @@ def telugu(n: int) -> str:
     return " ".join(parts)
 
 
+KANNADA_UNITS = "ಸೊನ್ನೆ ಒಂದು ಎರಡು ಮೂರು ನಾಲ್ಕು ಐದು ಆರು ಏಳು ಎಂಟು ಒಂಬತ್ತು".split()
+KANNADA_TEENS = "ಹತ್ತು ಹನ್ನೊಂದು ಹನ್ನೆರಡು ಹದಿಮೂರು ಹದಿನಾಲ್ಕು ಹದಿನೈದು ಹದಿನಾರು ಹದಿನೇಳು ಹದಿನೆಂಟು ಹತ್ತೊಂಬತ್ತು".split()
+KANNADA_TENS = "_ _ ಇಪ್ಪತ್ತು ಮೂವತ್ತು ನಲವತ್ತು ಐವತ್ತು ಅರವತ್ತು ಎಪ್ಪತ್ತು ಎಂಬತ್ತು ತೊಂಬತ್ತು".split()
+KANNADA_HUNDREDS = "_ ನೂರು ಇನ್ನೂರು ಮುನ್ನೂರು ನಾನೂರು ಐನೂರು ಆರುನೂರು ಏಳುನೂರು ಎಂಟುನೂರು ಒಂಬೈನೂರು".split()
+# A unit's first vowel as the sign it becomes after the tens: ಇಪ್ಪತ್ತು + ಏಳು -> ಇಪ್ಪತ್ತೇಳು.
+KANNADA_VOWEL_SIGNS = {"ಒ": "ೊ", "ಎ": "ೆ", "ಐ": "ೈ", "ಆ": "ಾ", "ಏ": "ೇ"}
+# (alone, before more): ಎರಡು ಸಾವಿರ, ಎರಡು ಸಾವಿರದ ಐನೂರು.
+KANNADA_SCALES = ((10**7, "ಕೋಟಿ", "ಕೋಟಿಯ"), (10**5, "ಲಕ್ಷ", "ಲಕ್ಷದ"), (1000, "ಸಾವಿರ", "ಸಾವಿರದ"))
+
+
+def _kannada_below_100(n: int) -> str:
+    if n < 10:
+        return KANNADA_UNITS[n]
+    if n < 20:
+        return KANNADA_TEENS[n - 10]
+    tens, units = divmod(n, 10)
+    if not units:
+        return KANNADA_TENS[tens]
+    unit = KANNADA_UNITS[units]
+    if unit[0] in KANNADA_VOWEL_SIGNS:  # ಇಪ್ಪತ್ತೊಂದು, ಮೂವತ್ತೇಳು
+        return KANNADA_TENS[tens][:-1] + KANNADA_VOWEL_SIGNS[unit[0]] + unit[1:]
+    return KANNADA_TENS[tens][:-2] + unit  # ಇಪ್ಪತ್ಮೂರು, ನಲವತ್ನಾಲ್ಕು
+
+
+def kannada(n: int) -> str:
+    if n < 100:
+        return _kannada_below_100(n)
+    parts = []
+    for value, alone, joined in KANNADA_SCALES:
+        if n >= value:
+            count, n = divmod(n, value)
+            parts.append(f"{kannada(count)} {joined if n else alone}")
+    if n >= 100:
+        count, n = divmod(n, 100)
+        hundreds = KANNADA_HUNDREDS[count]
+        parts.append(hundreds[:-1] if n else hundreds)  # ಐನೂರ ಐವತ್ತು
+    if n:
+        parts.append(_kannada_below_100(n))
+    return " ".join(parts)
+
+
 class IndicReader(ContextReader):
     """The shared rules (dates, money, ranges, the clock, units, telephone numbers)
     in a language that supplies its cardinals and the words of :mod:`indic_words`.
-    Not yet: fractions (no words for them here: the slash stays as written), and
-    the forms a number takes before a noun where the language has them (Telugu
-    వందల before రూపాయలు)."""
+    Not yet: the oblique forms a number takes before a noun where the language has
+    them (Telugu వందల before రూపాయలు)."""
 
     def __init__(
         self,
@@ -174,6 +214,11 @@ class IndicReader(ContextReader):
         self.and_ = self.words.and_
         self.to = self.words.to
         self.until = self.words.until
+        self.vulgar_fractions = {
+            "½": self.words.half,
+            "¼": self.words.quarter,
+            "¾": self.words.three_quarters,
+        }
 
     def cardinal(self, n: int) -> str:
         return self._cardinal(n)
@@ -206,36 +251,55 @@ class IndicReader(ContextReader):
     def ratio(self, first: str, second: str, named: bool = False) -> str:
         return f"{self.cardinal(int(first))}:{self.cardinal(int(second))}"
 
+    def quantity(self, text: str) -> str:
+        """A number before what it counts: "one" as an adjective (ஒரு, ఒక)."""
+        return self.words.one if text == "1" else super().quantity(text)
+
+    def counted(self, english: str, one: bool) -> str:
+        """A loanword after a number, in the language's plural where it has one after
+        numbers other than one (Telugu డాలర్లు)."""
+        *first, last = english.split()
+        words = [native_spelling(word, self.language) for word in first]
+        return " ".join([*words, counted_spelling(last, self.language, one)])
+
     def currency_words(self, currency: Currency, one: bool) -> tuple[str, str]:
         """The rupee in the language's own words; other currencies by their English
         names in its script (loanwords), decimals read as a number."""
         if currency.code == "INR":
-            return self.words.rupees, self.words.paise
-        return native_spelling(currency.english, self.language), ""
+            return self.words.rupee if one else self.words.rupees, self.words.paise
+        return self.counted(currency.english, one), ""
 
     def unit_name(self, unit: Unit, quantity: str) -> str:
         """A loanword after any number: Hindi's spelling in Devanagari (Marathi), else
         the English name in the language's script."""
         if self.language == "mr":
             return unit.hindi
-        return " ".join(native_spelling(word, self.language) for word in unit.english.split())
+        return self.counted(unit.english, quantity == "1")
 
-    def fraction_rules(self) -> list[Rule]:
-        return []  # no fraction words yet: the slash stays as written
+    def vulgar(self, whole: str | None, symbol: str) -> str:
+        """½ alone; 1½, 2¼ as the language says a whole number with it (दीड, ஒன்றரை),
+        else the number "and" the fraction."""
+        if whole is None:
+            return self.vulgar_fractions[symbol]
+        spoken = self.words.mixed(self.cardinal, int(whole), symbol)
+        return spoken or super().vulgar(whole, symbol)
+
+    def fraction(self, numerator: int, denominator: int) -> str:
+        """1/2, 1/4, 3/4 by name; the rest, door numbers included, "a by b"."""
+        named = {(1, 2): "½", (1, 4): "¼", (3, 4): "¾"}.get((numerator, denominator))
+        if named:
+            return self.vulgar_fractions[named]
+        return f"{self.cardinal(numerator)} {self.words.over} {self.cardinal(denominator)}"
 
 
-def _library(lang: str) -> IndicReader:
-    def speller(n: int) -> str:
-        return str(num2words(n, lang=lang)).replace(",", "").strip()
-
-    words = {"bn": ("দশমিক", "মাইনাস", "শতাংশ"), "kn": ("ದಶಮಾಂಶ", "ಮೈನಸ್", "ಶೇಕಡಾ")}[lang]
-    return IndicReader(lang, speller, *words)
+def bengali(n: int) -> str:
+    return str(num2words(n, lang="bn")).replace(",", "").strip()
 
 
 NUMBER_READERS: dict[str, IndicReader] = {
     "mr": IndicReader("mr", marathi, "दशांश", "उणे", "टक्के"),
     "ta": IndicReader("ta", tamil, "புள்ளி", "கழித்தல்", "சதவீதம்"),
     "te": IndicReader("te", telugu, "పాయింట్", "మైనస్", "శాతం"),
-    "bn": _library("bn"),
-    "kn": _library("kn"),
+    "bn": IndicReader("bn", bengali, "দশমিক", "মাইনাস", "শতাংশ"),
+    "kn": IndicReader("kn", kannada, "ದಶಮಾಂಶ", "ಮೈನಸ್", "ಶೇಕಡಾ"),
 }

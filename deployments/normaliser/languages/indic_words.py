@@ -5,12 +5,20 @@ before it in a way a rule cannot (Kannada's ರಿಂದ for a range), the form 
 out and the rule leaves the text as written.
 
 Units and the other currencies are loanwords in every one of these languages:
-their English names, written in the language's script by :mod:`english_words`.
+their English names, written as the language writes them (``data/<language>_english.tsv``
+for the common ones, reviewed by hand; else from their English sounds, by
+:mod:`english_words`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+Cardinal = Callable[[int], str]
+# A whole number and a fraction of ½, ¼ or ¾ said as one amount (दीड, ஒன்றரை), or
+# None where the language has no such form for it.
+Mixed = Callable[[Cardinal, int, str], "str | None"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +35,16 @@ class IndicWords:
     on_the_hour: str
     with_minutes: str
     seconds: str
+    # "one" before a noun it counts (ஒரு ரூபாய், ఒక కిలోమీటర్), and the rupee after it.
+    one: str
+    rupee: str
+    # ½ ¼ ¾ alone, ``a/b`` as "{a} {over} {b}" (a door number 12/3 as much as 3/5),
+    # and a whole number with ½ ¼ ¾ (:data:`Mixed`).
+    half: str
+    quarter: str
+    three_quarters: str
+    over: str
+    mixed: Mixed
     # Years 1100-1999 said in hundreds, as in Hindi (एकोणीसशे सत्तेचाळीस), with this
     # after the hundreds; "" where years are read as any number.
     hundreds: str = ""
@@ -36,6 +54,36 @@ def _months(names: str) -> tuple[str, ...]:
     months = tuple(names.split())
     assert len(months) == 12, names
     return months
+
+
+def said_before(halves: dict[int, str], half: str, quarter: str, short_of: str) -> Mixed:
+    """Marathi and Bengali put the fraction first: दीड, अडीच, साडे तीन; सव्वा दोन;
+    पावणे दोन (1¾: a quarter short of two)."""
+
+    def mixed(cardinal: Cardinal, whole: int, symbol: str) -> str:
+        if symbol == "½":
+            return halves.get(whole) or f"{half} {cardinal(whole)}"
+        if symbol == "¼":
+            return f"{quarter} {cardinal(whole)}"
+        return f"{short_of} {cardinal(whole + 1)}"
+
+    return mixed
+
+
+def joined_after(endings: str, joins: dict[str, tuple[str | None, str]]) -> Mixed:
+    """Tamil, Telugu and Kannada join the fraction to a number word that ends in one
+    of ``endings`` (vowel signs): the ending becomes the first of ``joins[symbol]``
+    (None: it stays), the fraction's word follows. ஒன்று -> ஒன்றரை, ಎರಡು -> ಎರಡೂವರೆ,
+    రెండు -> రెండున్నర, ఒకటి -> ఒకటిన్నర."""
+
+    def mixed(cardinal: Cardinal, whole: int, symbol: str) -> str | None:
+        spoken = cardinal(whole)
+        if symbol not in joins or not spoken or spoken[-1] not in endings:
+            return None
+        vowel, fraction = joins[symbol]
+        return spoken[:-1] + (spoken[-1] if vowel is None else vowel) + fraction
+
+    return mixed
 
 
 WORDS = {
@@ -50,6 +98,13 @@ WORDS = {
         on_the_hour="{h} वाजता",
         with_minutes="{h} वाजून {m} मिनिटे",
         seconds="सेकंद",
+        one="एक",
+        rupee="रुपया",
+        half="अर्धा",
+        quarter="पाव",
+        three_quarters="पाऊण",
+        over="बटा",
+        mixed=said_before({1: "दीड", 2: "अडीच"}, "साडे", "सव्वा", "पावणे"),
         hundreds="शे",
     ),
     "bn": IndicWords(
@@ -63,6 +118,13 @@ WORDS = {
         on_the_hour="{h}টা",
         with_minutes="{h}টা বেজে {m} মিনিট",
         seconds="সেকেন্ড",
+        one="এক",
+        rupee="টাকা",
+        half="অর্ধেক",
+        quarter="এক চতুর্থাংশ",
+        three_quarters="তিন চতুর্থাংশ",
+        over="বাই",
+        mixed=said_before({1: "দেড়", 2: "আড়াই"}, "সাড়ে", "সোয়া", "পৌনে"),
         hundreds="শো",
     ),
     "ta": IndicWords(
@@ -76,6 +138,13 @@ WORDS = {
         on_the_hour="{h} மணி",
         with_minutes="{h} மணி {m} நிமிடம்",
         seconds="வினாடி",
+        one="ஒரு",
+        rupee="ரூபாய்",
+        half="அரை",
+        quarter="கால்",
+        three_quarters="முக்கால்",
+        over="பை",
+        mixed=joined_after("ு", {"½": ("", "ரை"), "¼": ("ே", " கால்"), "¾": ("ே", " முக்கால்")}),
     ),
     "te": IndicWords(
         months=_months("జనవరి ఫిబ్రవరి మార్చి ఏప్రిల్ మే జూన్ జూలై ఆగస్టు సెప్టెంబరు అక్టోబరు నవంబరు డిసెంబరు"),
@@ -88,6 +157,13 @@ WORDS = {
         on_the_hour="{h} గంటలు",
         with_minutes="{h} గంటల {m} నిమిషాలు",
         seconds="సెకన్లు",
+        one="ఒక",
+        rupee="రూపాయి",
+        half="అర",
+        quarter="పావు",
+        three_quarters="ముప్పావు",
+        over="బై",
+        mixed=joined_after("ుి", {"½": (None, "న్నర")}),
     ),
     "kn": IndicWords(
         months=_months("ಜನವರಿ ಫೆಬ್ರವರಿ ಮಾರ್ಚ್ ಏಪ್ರಿಲ್ ಮೇ ಜೂನ್ ಜುಲೈ ಆಗಸ್ಟ್ ಸೆಪ್ಟೆಂಬರ್ ಅಕ್ಟೋಬರ್ ನವೆಂಬರ್ ಡಿಸೆಂಬರ್"),
@@ -100,5 +176,12 @@ WORDS = {
         on_the_hour="{h} ಗಂಟೆ",
         with_minutes="{h} ಗಂಟೆ {m} ನಿಮಿಷ",
         seconds="ಸೆಕೆಂಡು",
+        one="ಒಂದು",
+        rupee="ರೂಪಾಯಿ",
+        half="ಅರ್ಧ",
+        quarter="ಕಾಲು",
+        three_quarters="ಮುಕ್ಕಾಲು",
+        over="ಬೈ",
+        mixed=joined_after("ು", {"½": ("ೂ", "ವರೆ"), "¼": ("ೂ", "ಕಾಲು"), "¾": ("ೂ", "ಮುಕ್ಕಾಲು")}),
     ),
 }

@@ -36,6 +36,24 @@ def test_the_lexicon_is_sorted_lower_case_devanagari_and_unique() -> None:
     assert len(rows) >= 250
 
 
+@pytest.mark.parametrize("language", ["bn", "ta", "te", "kn"])
+def test_the_loanword_lexicons_are_sorted_lower_case_and_in_their_script(language: str) -> None:
+    """The units and currencies of the number-reading languages (languages/indic.py)."""
+    path = LEXICON_PATH.with_name(f"{language}_english.tsv")
+    rows = [
+        line.split("\t")
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    ]
+    english = [row[0] for row in rows]
+    assert english == sorted(english) and len(set(english)) == len(english)
+    assert all(word == word.lower() and word.isascii() for word in english)
+    script = SCRIPTS[language]
+    assert all(script.letters.search(form) for row in rows for form in row[1:])
+    assert all(len(row) in (2, 3) for row in rows)  # a plural (after numbers) may follow
+    assert all(lexicon(language)[w] == native_spelling(w, language) for w in english)
+
+
 # English words that are also common romanised Hindi (to = तो, is = इस, pet = पेट):
 # typed Hindi must keep them, so the lexicon leaves them to the rule. (Where both
 # readings are written alike, bus = बस, pass = पास, the lexicon may hold them.)
