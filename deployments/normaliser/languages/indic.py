@@ -78,7 +78,19 @@ TAMIL_HUNDREDS = {
     8: ("எண்ணூறு", "எண்ணூற்று"),
     9: ("தொள்ளாயிரம்", "தொள்ளாயிரத்து"),
 }
-TAMIL_SCALES = ((10**7, "கோடி", "கோடியே"), (10**5, "லட்சம்", "லட்சத்து"), (1000, "ஆயிரம்", "ஆயிரத்து"))
+TAMIL_SCALES = ((10**7, "கோடி", "கோடியே"), (10**5, "லட்சம்", "லட்சத்து"))
+# Thousands join their count: இரண்டாயிரம், மூவாயிரம், ஐயாயிரத்து ...
+TAMIL_THOUSANDS = {1: "ஆயிரம்", 3: "மூவாயிரம்", 5: "ஐயாயிரம்"}
+
+
+def _tamil_thousands(count: int, joined: bool) -> str:
+    """``count`` thousand, the count's last vowel merged into ஆயிரம் (இரண்டு ->
+    இரண்டாயிரம்); ஆயிரத்து before more."""
+    spoken = TAMIL_THOUSANDS.get(count)
+    if spoken is None:
+        words = tamil(count)  # else it ends in -ம் (நூறாயிரம் is said as லட்சம் anyway)
+        spoken = words[:-1] + "ாயிரம்" if words.endswith("ு") else f"{words} ஆயிரம்"
+    return spoken[: -len("ம்")] + "த்து" if joined else spoken
 
 
 def tamil(n: int) -> str:
@@ -91,10 +103,10 @@ def tamil(n: int) -> str:
         if n >= value:
             count, n = divmod(n, value)
             scale = joined if n else alone
-            if count == 1:
-                parts.append(scale if value == 1000 else f"ஒரு {scale}")
-            else:
-                parts.append(f"{tamil(count)} {scale}")
+            parts.append(f"{'ஒரு' if count == 1 else tamil(count)} {scale}")
+    if n >= 1000:
+        count, n = divmod(n, 1000)
+        parts.append(_tamil_thousands(count, joined=bool(n)))
     if n >= 100:
         count, n = divmod(n, 100)
         parts.append(TAMIL_HUNDREDS[count][1 if n else 0])
@@ -192,8 +204,7 @@ def kannada(n: int) -> str:
 class IndicReader(ContextReader):
     """The shared rules (dates, money, ranges, the clock, units, telephone numbers)
     in a language that supplies its cardinals and the words of :mod:`indic_words`.
-    Not yet: the oblique forms a number takes before a noun where the language has
-    them (Telugu వందల before రూపాయలు)."""
+    A number before what it counts takes the language's form for it (:meth:`quantity`)."""
 
     def __init__(
         self,
@@ -252,8 +263,12 @@ class IndicReader(ContextReader):
         return f"{self.cardinal(int(first))}:{self.cardinal(int(second))}"
 
     def quantity(self, text: str) -> str:
-        """A number before what it counts: "one" as an adjective (ஒரு, ఒక)."""
-        return self.words.one if text == "1" else super().quantity(text)
+        """A number before what it counts: "one" as an adjective (ஒரு, ఒక), a last
+        word in its form before a noun (ఐదు వందల)."""
+        if text == "1":
+            return self.words.one
+        *first, last = super().quantity(text).split(" ")
+        return " ".join([*first, self.words.before_noun.get(last, last)])
 
     def counted(self, english: str, one: bool) -> str:
         """A loanword after a number, in the language's plural where it has one after

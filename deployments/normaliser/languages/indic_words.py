@@ -13,7 +13,7 @@ for the common ones, reviewed by hand; else from their English sounds, by
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 Cardinal = Callable[[int], str]
 # A whole number and a fraction of ½, ¼ or ¾ said as one amount (दीड, ஒன்றரை), or
@@ -45,6 +45,9 @@ class IndicWords:
     three_quarters: str
     over: str
     mixed: Mixed
+    # A number's last word as it is said before a noun, where that differs (Telugu
+    # ఐదు వందల రూపాయలు, రెండు వేల కిలోమీటర్లు).
+    before_noun: dict[str, str] = field(default_factory=dict)
     # Years 1100-1999 said in hundreds, as in Hindi (एकोणीसशे सत्तेचाळीस), with this
     # after the hundreds; "" where years are read as any number.
     hundreds: str = ""
@@ -164,6 +167,7 @@ WORDS = {
         three_quarters="ముప్పావు",
         over="బై",
         mixed=joined_after("ుి", {"½": (None, "న్నర")}),
+        before_noun={"వందలు": "వందల", "వేలు": "వేల", "లక్షలు": "లక్షల", "కోట్లు": "కోట్ల"},
     ),
     "kn": IndicWords(
         months=_months("ಜನವರಿ ಫೆಬ್ರವರಿ ಮಾರ್ಚ್ ಏಪ್ರಿಲ್ ಮೇ ಜೂನ್ ಜುಲೈ ಆಗಸ್ಟ್ ಸೆಪ್ಟೆಂಬರ್ ಅಕ್ಟೋಬರ್ ನವೆಂಬರ್ ಡಿಸೆಂಬರ್"),
