@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 
 from deployments.normaliser import romanised
+from deployments.normaliser.hindi_letters import hindi_in_script
 from deployments.normaliser.indic_scripts import DEVANAGARI, SCRIPTS, Script
 
 LEXICON_PATH = Path(__file__).with_name("data") / "hi_english.tsv"
@@ -274,10 +275,15 @@ def native_spelling(word: str, language: str) -> str:
     if script is None:
         return word
     known = lexicon(language).get(word.lower())
-    if script is DEVANAGARI:  # an Indian name or a Hindi word typed in Latin letters
-        hindi = romanised.hindi_spelling(word, known_english=known is not None)
-        if hindi is not None:
-            return hindi
+    # An Indian name or a Hindi word typed in Latin letters; in the other scripts,
+    # a name only (capitalised): their lower-case romanised words are not Hindi.
+    # (A single letter is a letter: the P of OTP.)
+    if len(word) > 1 and (script.block == DEVANAGARI.block or word.istitle()):
+        english = known is not None or word.lower() in lexicon("hi")  # Hindi's is large
+        hindi = romanised.hindi_spelling(word, known_english=english)
+        spelt = hindi and hindi_in_script(hindi, script)
+        if spelt:
+            return spelt
     if known is not None:
         return known
     if 2 <= len(word) <= 6 and word.isupper():  # an initialism: O T P

@@ -161,8 +161,9 @@ ASSAMESE = replace(
 
 
 def _tippi(word: str) -> str:
-    """Gurmukhi writes the nasal as tippi after a short vowel, bindi after a long one."""
-    return re.sub("(?<=[\u0a15-\u0a39\u0a3c\u0a3f\u0a41])\u0a02", "\u0a70", word)
+    """Gurmukhi writes the nasal as tippi after a short vowel (ਅ ਇ ਉ, or a consonant's
+    own a, i, u), bindi after a long one."""
+    return re.sub("(?<=[\u0a05\u0a07\u0a09\u0a15-\u0a39\u0a3c\u0a3f\u0a41])\u0a02", "\u0a70", word)
 
 
 # Gurmukhi: clusters are written side by side, only r, h and v joined under a

@@ -454,6 +454,11 @@ OTHER = [
     ("pa", "ਤੁਹਾਡਾ bank order", "ਤੁਹਾਡਾ ਬੈਂਕ ਆਰਡਰ"),
     ("mr", "तुमची order", "तुमची ऑर्डर"),
     ("mr", "PIN 4821", "पी आई एन चार आठ दोन एक"),
+    # Indian names in Latin letters read as Hindi, in each script (hindi_letters.py)
+    ("mr", "Mayank, तुमची order", "मयंक, तुमची ऑर्डर"),
+    ("ta", "வணக்கம் Kapil", "வணக்கம் கபில்"),
+    ("te", "Priyanka గారు", "ప్రియంకా గారు"),
+    ("bn", "Anjali, আপনার phone", "অঞ্জলি, আপনার ফোন"),
 ]
 
 _normaliser = TextNormaliser()
