@@ -18,7 +18,8 @@ ABBREVIATIONS = frozenset(
     "dr mr mrs ms prof sr jr st no vs etc rs "
     "approx fig vol inc ltd co a.m p.m rd ave sq ft डॉ प्रो श्री सु कु स्व "
     "पं मो रु कि मी सं पृ ई नं इं ले मा वै कै ब्रि अधि एड श्रीमती "
-    "er adv smt shri lt col capt maj gen".split()
+    "er adv smt shri lt col capt maj gen सौ प्रा चि ডা শ্রী শ্রীমতী অধ্যাপক திரு திருமதி "
+    "செல்வி டாக் డా శ్రీ శ్రీమతి ప్రొ ಡಾ ಶ್ರೀ ಶ್ರೀಮತಿ ಪ್ರೊ ಕು".split()
 )
 # A clause ends at a comma, semicolon, colon, Arabic comma or dash before a space,
 # but not at a comma with a digit on both sides ("Jan 15, 2027", "1, 2 और 3"): the

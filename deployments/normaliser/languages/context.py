@@ -50,7 +50,7 @@ class ContextReader(Reader):
     # written units (किमी), lower-cased, with what is said for them.
     unit_table: ClassVar[dict[str, Unit]] = by_written(UNITS)
     units: ClassVar[dict[str, str]] = {}
-    abbreviations: ClassVar[dict[str, str]] = {}
+    abbreviations: Mapping[str, str] = MappingProxyType({})
     # ½ ¼ ¾ ... by name, where the language names them (per reader: Indic readers' words)
     vulgar_fractions: Mapping[str, str] = MappingProxyType({})
     after_time = ""  # a regex for a word that already follows times ("बजे")

@@ -225,6 +225,7 @@ class IndicReader(ContextReader):
         self.and_ = self.words.and_
         self.to = self.words.to
         self.until = self.words.until
+        self.abbreviations = self.words.abbreviations
         self.vulgar_fractions = {
             "½": self.words.half,
             "¼": self.words.quarter,
@@ -282,6 +283,8 @@ class IndicReader(ContextReader):
         names in its script (loanwords), decimals read as a number."""
         if currency.code == "INR":
             return self.words.rupee if one else self.words.rupees, self.words.paise
+        if self.language == "mr":  # Hindi's names, as for units
+            return currency.hindi, ""
         return self.counted(currency.english, one), ""
 
     def unit_name(self, unit: Unit, quantity: str) -> str:

@@ -45,6 +45,9 @@ class IndicWords:
     three_quarters: str
     over: str
     mixed: Mixed
+    # Titles before names, as they are said (डॉ. -> डॉक्टर); the segmenter knows
+    # their full stop does not end a sentence.
+    abbreviations: dict[str, str] = field(default_factory=dict)
     # A number's last word as it is said before a noun, where that differs (Telugu
     # ఐదు వందల రూపాయలు, రెండు వేల కిలోమీటర్లు).
     before_noun: dict[str, str] = field(default_factory=dict)
@@ -108,6 +111,16 @@ WORDS = {
         three_quarters="पाऊण",
         over="बटा",
         mixed=said_before({1: "दीड", 2: "अडीच"}, "साडे", "सव्वा", "पावणे"),
+        abbreviations={
+            "डॉ.": "डॉक्टर",
+            "श्री.": "श्री",
+            "सौ.": "सौभाग्यवती",
+            "कु.": "कुमारी",
+            "प्रा.": "प्राध्यापक",
+            "स्व.": "स्वर्गीय",
+            "चि.": "चिरंजीव",
+            "श्रीमती.": "श्रीमती",
+        },
         hundreds="शे",
     ),
     "bn": IndicWords(
@@ -128,6 +141,14 @@ WORDS = {
         three_quarters="তিন চতুর্থাংশ",
         over="বাই",
         mixed=said_before({1: "দেড়", 2: "আড়াই"}, "সাড়ে", "সোয়া", "পৌনে"),
+        abbreviations={
+            "ডাঃ": "ডাক্তার",
+            "ডা.": "ডাক্তার",
+            "ডঃ": "ডক্টর",
+            "শ্রী.": "শ্রী",
+            "শ্রীমতী.": "শ্রীমতী",
+            "অধ্যাপক.": "অধ্যাপক",
+        },
         hundreds="শো",
     ),
     "ta": IndicWords(
@@ -148,6 +169,7 @@ WORDS = {
         three_quarters="முக்கால்",
         over="பை",
         mixed=joined_after("ு", {"½": ("", "ரை"), "¼": ("ே", " கால்"), "¾": ("ே", " முக்கால்")}),
+        abbreviations={"திரு.": "திரு", "திருமதி.": "திருமதி", "செல்வி.": "செல்வி", "டாக்.": "டாக்டர்"},
     ),
     "te": IndicWords(
         months=_months("జనవరి ఫిబ్రవరి మార్చి ఏప్రిల్ మే జూన్ జూలై ఆగస్టు సెప్టెంబరు అక్టోబరు నవంబరు డిసెంబరు"),
@@ -167,6 +189,7 @@ WORDS = {
         three_quarters="ముప్పావు",
         over="బై",
         mixed=joined_after("ుి", {"½": (None, "న్నర")}),
+        abbreviations={"డా.": "డాక్టర్", "శ్రీ.": "శ్రీ", "శ్రీమతి.": "శ్రీమతి", "ప్రొ.": "ప్రొఫెసర్"},
         before_noun={"వందలు": "వందల", "వేలు": "వేల", "లక్షలు": "లక్షల", "కోట్లు": "కోట్ల"},
     ),
     "kn": IndicWords(
@@ -187,5 +210,12 @@ WORDS = {
         three_quarters="ಮುಕ್ಕಾಲು",
         over="ಬೈ",
         mixed=joined_after("ು", {"½": ("ೂ", "ವರೆ"), "¼": ("ೂ", "ಕಾಲು"), "¾": ("ೂ", "ಮುಕ್ಕಾಲು")}),
+        abbreviations={
+            "ಡಾ.": "ಡಾಕ್ಟರ್",
+            "ಶ್ರೀ.": "ಶ್ರೀ",
+            "ಶ್ರೀಮತಿ.": "ಶ್ರೀಮತಿ",
+            "ಪ್ರೊ.": "ಪ್ರೊಫೆಸರ್",
+            "ಕು.": "ಕುಮಾರಿ",
+        },
     ),
 }
