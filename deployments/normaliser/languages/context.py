@@ -196,15 +196,28 @@ class ContextReader(Reader):
         """What ``unit`` is called after the number written ``quantity``."""
         raise NotImplementedError
 
-    def _measure(self, m: re.Match[str]) -> str:
-        name = self.units.get(m[3].lower())
+    def _unit_words(self, m: re.Match[str], group: int, quantity: str) -> str | None:
+        """The unit written in ``m[group]`` as said after ``quantity``; None where it
+        is not a unit here (AC, "5 in the morning")."""
+        name = self.units.get(m[group].lower())
         if name is None:
-            unit = found(self.unit_table, m, 3)
-            if unit is None:
-                return m[0]  # AC, "5 in the morning": not a unit here
-            name = self.unit_name(unit, m[2])
+            unit = found(self.unit_table, m, group)
+            name = self.unit_name(unit, quantity) if unit else None
+        return name
+
+    def _measure(self, m: re.Match[str]) -> str:
+        name = self._unit_words(m, 3, m[2])
+        if name is None:
+            return m[0]
         sign = f"{self.minus_word} " if m[1] else ""
         return f"{sign}{self.quantity(m[2])} {name}"
+
+    def _measure_range(self, m: re.Match[str]) -> str:
+        """5-10 km, 10-20%: a range of one unit, said once, after the second amount."""
+        name = self.percent_word if m[3] == "%" else self._unit_words(m, 3, m[2])
+        if name is None or not self.to:
+            return m[0]
+        return self.range(self.number(m[1]), f"{self.quantity(m[2])} {name}")
 
     def currency_words(self, currency: Currency, one: bool) -> tuple[str, str]:
         """What the language calls ``currency`` (after one of it, or more) and its
@@ -309,6 +322,14 @@ class ContextReader(Reader):
             Rule(  # 500 AED: an ISO code after the amount
                 re.compile(rf"(?<![\w.])({NUMBER})\s?({currencies.CODES})(?![\w])"),
                 lambda m: self.money(m[1], currency_of(m[2])),
+            ),
+            Rule(
+                re.compile(
+                    rf"(?<![\w.])({NUMBER})\s?[-–]\s?({NUMBER})\s?"
+                    rf"(%|{alternatives([*self.unit_table, *self.units])})(?![\w])",
+                    re.I,
+                ),
+                self._measure_range,
             ),
             Rule(
                 re.compile(rf"(?<![\w.])({NUMBER})\s?[-–]\s?({NUMBER})(?![\w.])"),

@@ -263,6 +263,11 @@ class IndicReader(ContextReader):
     def ratio(self, first: str, second: str, named: bool = False) -> str:
         return f"{self.cardinal(int(first))}:{self.cardinal(int(second))}"
 
+    def range(self, first: str, second: str) -> str:
+        if self.words.range_from:  # ಹತ್ತರಿಂದ ಇಪ್ಪತ್ತು
+            return f"{self.words.range_from(first)} {second}"
+        return super().range(first, second)
+
     def quantity(self, text: str) -> str:
         """A number before what it counts: "one" as an adjective (ஒரு, ఒక), a last
         word in its form before a noun (ఐదు వందల)."""

@@ -1,8 +1,8 @@
 """What the other Indian languages with a number reader say for the written forms
 the shared rules read (:class:`context.ContextReader`): month names, the rupee, a
-range, the clock. Written by hand; where a language joins a word to the number
-before it in a way a rule cannot (Kannada's ರಿಂದ for a range), the form is left
-out and the rule leaves the text as written.
+range, the clock, fractions, titles. Written by hand; where a language joins a
+word to the number before it (Kannada's ರಿಂದ for a range, Tamil's ஒன்றரை), a small
+function here does the joining.
 
 Units and the other currencies are loanwords in every one of these languages:
 their English names, written as the language writes them (``data/<language>_english.tsv``
@@ -48,6 +48,9 @@ class IndicWords:
     # Titles before names, as they are said (डॉ. -> डॉक्टर); the segmenter knows
     # their full stop does not end a sentence.
     abbreviations: dict[str, str] = field(default_factory=dict)
+    # The first amount of a range with ``to`` joined to it, where it is a case
+    # ending rather than a word (Kannada); None: a word of its own.
+    range_from: Callable[[str], str] | None = None
     # A number's last word as it is said before a noun, where that differs (Telugu
     # ఐదు వందల రూపాయలు, రెండు వేల కిలోమీటర్లు).
     before_noun: dict[str, str] = field(default_factory=dict)
@@ -60,6 +63,19 @@ def _months(names: str) -> tuple[str, ...]:
     months = tuple(names.split())
     assert len(months) == 12, names
     return months
+
+
+def kannada_from(amount: str) -> str:
+    """Kannada's "from" on an amount's last word: ಹತ್ತು -> ಹತ್ತರಿಂದ, ಸಾವಿರ -> ಸಾವಿರದಿಂದ,
+    ಕೋಟಿ -> ಕೋಟಿಯಿಂದ; a word in another script (a currency's name) is left as it is
+    and the ending follows it as a word."""
+    if amount.endswith("ು"):
+        return amount[:-1] + "ರಿಂದ"
+    if amount.endswith(("ಿ", "ೆ", "ೀ", "ೇ")):
+        return amount + "ಯಿಂದ"
+    if amount and "\u0c95" <= amount[-1] <= "\u0cb9":  # a consonant's own a
+        return amount + "ದಿಂದ"
+    return amount + " ಇಂದ"
 
 
 def said_before(halves: dict[int, str], half: str, quarter: str, short_of: str) -> Mixed:
@@ -198,7 +214,8 @@ WORDS = {
         paise="ಪೈಸೆ",
         and_="ಮತ್ತು",
         plus="ಪ್ಲಸ್",
-        to="",  # ಹತ್ತರಿಂದ: joined to the number, not a word of its own
+        range_from=kannada_from,
+        to="ಇಂದ",  # joined to the number (:func:`kannada_from`): ಹತ್ತರಿಂದ ಇಪ್ಪತ್ತು
         until="",
         on_the_hour="{h} ಗಂಟೆ",
         with_minutes="{h} ಗಂಟೆ {m} ನಿಮಿಷ",
