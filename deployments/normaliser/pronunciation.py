@@ -1,0 +1,149 @@
+"""Pronunciation rules: say this text instead (``alias``), or say it with these
+phonemes (``phoneme``), matched in the text as the client wrote it.
+
+A rule names the text it replaces (``string_to_replace``, any script: ``SBI``,
+``Dr. Iyer``, ``ज़ोमैटो``), whether case matters and whether it must stand as a
+whole word; the shape is ElevenLabs' (their SDK sends it unchanged). Rules are
+matched before normalisation changes any word, so a rule for ``Zomato`` still
+matches although the normaliser would write it in Devanagari: :func:`split`
+cuts the text into pieces, each either plain text (normalised as usual), an
+alias (normalised in its place) or phonemes (given to the engine as they are).
+
+Where several rules match at one place the longest match wins, then the rule
+listed first; matches never overlap. Phonemes are IPA, or eSpeak's own notation
+(``alphabet="espeak"``), which the eSpeak-based engines take directly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+ALPHABETS = ("ipa", "espeak")
+MAX_RULES = 10_000
+MAX_TEXT = 200  # characters of a rule's string, alias or phonemes
+# A letter of any script, its combining marks and joiners: a whole-word match
+# must not stop before राम's ा or inside a word.
+_WORD_CHAR = r"[\w\u0300-\u036f\u0900-\u0dff\u200c\u200d]"
+
+
+class RuleError(ValueError):
+    """A rule that cannot be used; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class PronunciationRule:
+    string_to_replace: str
+    type: Literal["alias", "phoneme"]
+    alias: str = ""
+    phoneme: str = ""
+    alphabet: str = "ipa"
+    case_sensitive: bool = True
+    word_boundaries: bool = True
+
+    def __post_init__(self) -> None:
+        what = f"rule for {self.string_to_replace!r}"
+        if not self.string_to_replace.strip():
+            raise RuleError("a rule's string_to_replace is empty")
+        if self.type == "alias" and not self.alias.strip():
+            raise RuleError(f"the {what} has no alias")
+        if self.type == "phoneme":
+            if not self.phoneme.strip():
+                raise RuleError(f"the {what} has no phoneme")
+            if self.alphabet not in ALPHABETS:
+                raise RuleError(
+                    f"the {what} uses the alphabet {self.alphabet!r}; "
+                    f"use one of {', '.join(ALPHABETS)}"
+                )
+        for field, value in (("string_to_replace", self.string_to_replace), ("alias", self.alias),
+                             ("phoneme", self.phoneme)):  # fmt: skip
+            if len(value) > MAX_TEXT:
+                raise RuleError(f"the {what}: {field} is over {MAX_TEXT} characters")
+
+    def as_dict(self) -> dict[str, object]:
+        """The rule as the API writes it (ElevenLabs' field names)."""
+        body: dict[str, object] = {
+            "type": self.type,
+            "string_to_replace": self.string_to_replace,
+            "case_sensitive": self.case_sensitive,
+            "word_boundaries": self.word_boundaries,
+        }
+        if self.type == "alias":
+            body["alias"] = self.alias
+        else:
+            body |= {"phoneme": self.phoneme, "alphabet": self.alphabet}
+        return body
+
+    @classmethod
+    def from_dict(cls, body: dict[str, object]) -> PronunciationRule:
+        kind = body.get("type")
+        if kind not in ("alias", "phoneme"):
+            raise RuleError(f"a rule's type is 'alias' or 'phoneme', not {kind!r}")
+        text = {k: body.get(k) for k in ("string_to_replace", "alias", "phoneme", "alphabet")}
+        flags = {k: body.get(k) for k in ("case_sensitive", "word_boundaries")}
+        for name, value in text.items():
+            if value is not None and not isinstance(value, str):
+                raise RuleError(f"a rule's {name} is a string")
+        for name, value in flags.items():
+            if value is not None and not isinstance(value, bool):
+                raise RuleError(f"a rule's {name} is true or false")
+        return cls(
+            string_to_replace=str(text["string_to_replace"] or ""),
+            type=kind,
+            alias=str(text["alias"] or ""),
+            phoneme=str(text["phoneme"] or ""),
+            alphabet=str(text["alphabet"] or "ipa"),
+            case_sensitive=flags["case_sensitive"] is not False,
+            word_boundaries=flags["word_boundaries"] is not False,
+        )
+
+
+@dataclass(frozen=True)
+class Piece:
+    """``text[start:end]`` of the client's text, and the rule that matched it (None
+    for plain text)."""
+
+    start: int
+    end: int
+    rule: PronunciationRule | None
+
+
+def _pattern(rule: PronunciationRule) -> str:
+    body = re.escape(rule.string_to_replace)
+    if not rule.case_sensitive:
+        body = f"(?i:{body})"
+    if rule.word_boundaries:
+        body = f"(?<!{_WORD_CHAR}){body}(?!{_WORD_CHAR})"
+    return body
+
+
+class RuleSet:
+    """Rules compiled into one pattern (longest string first, then listed order)."""
+
+    def __init__(self, rules: list[PronunciationRule]) -> None:
+        if len(rules) > MAX_RULES:
+            raise RuleError(f"a dictionary holds at most {MAX_RULES} rules")
+        order = sorted(range(len(rules)), key=lambda i: (-len(rules[i].string_to_replace), i))
+        self.rules = [rules[i] for i in order]
+        self._pattern = (
+            re.compile("|".join(f"({_pattern(rule)})" for rule in self.rules)) if rules else None
+        )
+
+    def split(self, text: str) -> list[Piece]:
+        """``text`` cut into plain pieces and the pieces rules matched, in order,
+        covering it whole."""
+        pieces: list[Piece] = []
+        position = 0
+        if self._pattern is not None:
+            for m in self._pattern.finditer(text):
+                if m.start() == m.end():
+                    continue
+                if m.start() > position:
+                    pieces.append(Piece(position, m.start(), None))
+                assert m.lastindex is not None
+                pieces.append(Piece(m.start(), m.end(), self.rules[m.lastindex - 1]))
+                position = m.end()
+        if position < len(text) or not pieces:
+            pieces.append(Piece(position, len(text), None))
+        return pieces
