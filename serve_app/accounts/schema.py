@@ -74,4 +74,24 @@ def schema_statements(serial_key: str) -> list[str]:
             created_at DOUBLE PRECISION NOT NULL,
             PRIMARY KEY (project_id, voice_id)
         )""",
+        # Pronunciation dictionaries (dictionaries.py): versions are only ever added.
+        """CREATE TABLE IF NOT EXISTS pronunciation_dictionaries (
+            id TEXT PRIMARY KEY,
+            project_id TEXT NOT NULL REFERENCES projects (id),
+            name TEXT NOT NULL,
+            description TEXT,
+            by_default BIGINT NOT NULL DEFAULT 0,
+            latest_version TEXT NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE INDEX IF NOT EXISTS pronunciation_dictionaries_by_project
+            ON pronunciation_dictionaries (project_id)""",
+        """CREATE TABLE IF NOT EXISTS pronunciation_versions (
+            id TEXT PRIMARY KEY,
+            dictionary_id TEXT NOT NULL REFERENCES pronunciation_dictionaries (id),
+            number BIGINT NOT NULL,
+            rules TEXT NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL,
+            UNIQUE (dictionary_id, number)
+        )""",
     ]

@@ -20,6 +20,7 @@ from typing import ParamSpec, TypeVar
 
 from serve_app.accounts.committer import GroupCommitter
 from serve_app.accounts.database import Database, Transaction, open_database
+from serve_app.accounts.dictionaries import DictionaryTables
 from serve_app.accounts.keys import (
     DUMMY_DIGEST,
     SCOPES,
@@ -45,7 +46,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-class AccountStore(Ledger):
+class AccountStore(Ledger, DictionaryTables):
     """The accounts database. Safe to share between threads; many processes may
     open the same database (each gets its own ``owner`` id for its holds)."""
 

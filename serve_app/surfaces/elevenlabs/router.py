@@ -11,6 +11,7 @@ from fastapi import Depends, FastAPI, Request, WebSocket
 from serve_app.accounts import ApiKey
 from serve_app.http.errors import read_json
 from serve_app.ingress.state import IngressState
+from serve_app.surfaces.elevenlabs.dictionaries import attach_dictionaries
 from serve_app.surfaces.elevenlabs.protocol import ElevenSpeechRequest
 from serve_app.surfaces.elevenlabs.serving import from_elevenlabs, timestamped
 from serve_app.surfaces.elevenlabs.websocket import ELEVEN, ELEVEN_MULTI
@@ -74,6 +75,8 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
             responses=None if timed else AUDIO_RESPONSES,
             tags=["ElevenLabs-compatible"],
         )
+
+    attach_dictionaries(app, state)
 
     @app.websocket("/v1/text-to-speech/{voice_id}/stream-input")
     async def eleven_stream_input(websocket: WebSocket, voice_id: str) -> None:
