@@ -256,12 +256,18 @@ def from_validation_error(exc: RequestValidationError | ValidationError) -> Serv
 
 
 def allowed_methods(request: Request) -> list[str]:
-    """The methods of every route whose path matches ``request``'s."""
+    """The methods of every route whose path matches ``request``'s; where a route's
+    path is the request's word for word (``/v1/pronunciation-dictionaries/add-from-file``),
+    only those: a path is the literal route's, not a value of ``/{id}``'s."""
+    matching = [
+        route
+        for route in request.app.router.routes
+        if getattr(route, "methods", None) and route.matches(request.scope)[0] != Match.NONE
+    ]
+    literal = [r for r in matching if getattr(r, "path", None) == request.url.path]
     methods: set[str] = set()
-    for route in request.app.router.routes:
-        route_methods = getattr(route, "methods", None)
-        if route_methods and route.matches(request.scope)[0] != Match.NONE:
-            methods.update(route_methods)
+    for route in literal or matching:
+        methods.update(route.methods)
     return sorted(methods)
 
 
@@ -295,6 +301,8 @@ def install_error_handlers(app: FastAPI, on_error: Callable[[str], None]) -> Non
             )
         elif exc.status_code == 404:
             error = NotFound("not_found", f"No route {request.url.path}.")
+        elif exc.status_code == 400:  # a body Starlette could not parse (a broken form)
+            error = InvalidRequest("invalid_value", f"The request could not be read: {exc.detail}")
         else:
             error = InternalError()
         return respond(error, request)

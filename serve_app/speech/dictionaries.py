@@ -5,7 +5,7 @@ Every change writes a new version; ``add`` replaces a rule with the same
 ``string_to_replace`` (as ElevenLabs does), ``remove`` drops rules by that string.
 Errors are the API's: a rule that cannot be used is 400 ``invalid_value`` naming
 ``rules[i]``; a dictionary or version of another project, or none, is 404
-``dictionary_not_found`` / ``version_not_found``.
+``not_found`` naming it.
 """
 
 from __future__ import annotations
@@ -64,11 +64,11 @@ def check_name(name: object, param: str = "name") -> str:
 
 
 def read_lexicon(data: bytes) -> list[PronunciationRule]:
-    """A PLS file's rules (400 ``invalid_lexicon`` saying where it is wrong)."""
+    """A PLS file's rules (400 ``invalid_value`` on ``file`` saying where it is wrong)."""
     try:
         return pls.read(data)
     except pls.LexiconError as error:
-        raise InvalidRequest("invalid_lexicon", f"{str(error).capitalize()}.", "file") from None
+        raise InvalidRequest("invalid_value", f"{str(error).capitalize()}.", "file") from None
 
 
 class Dictionaries:
@@ -107,7 +107,7 @@ class Dictionaries:
         if found is None:
             await self.get(project_id, dictionary_id)  # 404 for the dictionary first
             raise NotFound(
-                "version_not_found",
+                "not_found",
                 f"Pronunciation dictionary '{dictionary_id}' has no version '{version_id}'.",
                 "version_id",
             )
@@ -168,7 +168,7 @@ class Dictionaries:
 def _found(found: DictionaryRow | None, dictionary_id: str) -> DictionaryRow:
     if found is None:
         raise NotFound(
-            "dictionary_not_found",
+            "not_found",
             f"No pronunciation dictionary '{dictionary_id}'.",
             "pronunciation_dictionary_id",
         )

@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from deployments.normaliser import pls
@@ -89,10 +90,15 @@ def _description(value: object) -> str | None:
 
 async def _lexicon_form(request: Request) -> tuple[str, str | None, bytes]:
     """``name``, ``description`` and the PLS ``file`` of a multipart form."""
-    async with request.form(max_files=1, max_fields=8) as form:
-        upload = form.get("file")
-        data = await upload.read() if isinstance(upload, UploadFile) else b""
-        name, description = form.get("name"), form.get("description")
+    try:
+        async with request.form(max_files=1, max_fields=8) as form:
+            upload = form.get("file")
+            data = await upload.read() if isinstance(upload, UploadFile) else b""
+            name, description = form.get("name"), form.get("description")
+    except HTTPException as error:  # Starlette's answer to a form it cannot parse
+        raise InvalidRequest(
+            "invalid_value", f"The form could not be read: {error.detail}", "file"
+        ) from None
     if not data:
         raise InvalidRequest("invalid_value", "Send the lexicon as the form's 'file'.", "file")
     return check_name(name), _description(description), data
@@ -153,7 +159,7 @@ def attach_dictionaries(app: FastAPI, state: IngressState) -> None:
         body = _object(read_json(await request.body()))
         if body.get("archived"):
             raise InvalidRequest(
-                "unsupported_value", "Archiving dictionaries is not supported.", "archived"
+                "unsupported_feature", "Archiving dictionaries is not supported.", "archived"
             )
         name = check_name(body["name"]) if body.get("name") is not None else None
         row = await dictionaries.describe(key.project_id, pronunciation_dictionary_id, name=name)

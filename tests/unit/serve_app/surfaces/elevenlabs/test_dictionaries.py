@@ -85,15 +85,15 @@ async def test_dictionaries_of_one_project_are_invisible_to_another(state: Ingre
         with pytest.raises(ApiError) as refused:
             await call
         assert refused.value.status_code == 404
-        assert refused.value.body["error"]["code"] == "dictionary_not_found"
+        assert refused.value.body["error"]["code"] == "not_found"
     assert (await clinic.pronunciation_dictionaries.list()).pronunciation_dictionaries == []
 
 
 @pytest.mark.parametrize(
     ("document", "code"),
     [
-        (b"<!DOCTYPE x [<!ENTITY a 'b'>]><lexicon/>", "invalid_lexicon"),
-        (b"<lexicon><lexeme><grapheme>x</grapheme></lexeme></lexicon>", "invalid_lexicon"),
+        (b"<!DOCTYPE x [<!ENTITY a 'b'>]><lexicon/>", "invalid_value"),
+        (b"<lexicon><lexeme><grapheme>x</grapheme></lexeme></lexicon>", "invalid_value"),
     ],
 )
 async def test_a_bad_lexicon_is_a_400_that_says_where(
