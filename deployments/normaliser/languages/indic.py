@@ -288,14 +288,14 @@ class IndicReader(ContextReader):
         names in its script (loanwords), decimals read as a number."""
         if currency.code == "INR":
             return self.words.rupee if one else self.words.rupees, self.words.paise
-        if self.language == "mr":  # Hindi's names, as for units
+        if self.words.hindi_loanwords:
             return currency.hindi, ""
         return self.counted(currency.english, one), ""
 
     def unit_name(self, unit: Unit, quantity: str) -> str:
         """A loanword after any number: Hindi's spelling in Devanagari (Marathi), else
         the English name in the language's script."""
-        if self.language == "mr":
+        if self.words.hindi_loanwords:
             return unit.hindi
         return self.counted(unit.english, quantity == "1")
 

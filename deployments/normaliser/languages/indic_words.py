@@ -45,6 +45,9 @@ class IndicWords:
     three_quarters: str
     over: str
     mixed: Mixed
+    # Units and other currencies by Hindi's names (Marathi shares its loanwords and
+    # script), not written from the English names.
+    hindi_loanwords: bool = False
     # Titles before names, as they are said (डॉ. -> डॉक्टर); the segmenter knows
     # their full stop does not end a sentence.
     abbreviations: dict[str, str] = field(default_factory=dict)
@@ -137,6 +140,7 @@ WORDS = {
             "चि.": "चिरंजीव",
             "श्रीमती.": "श्रीमती",
         },
+        hindi_loanwords=True,
         hundreds="शे",
     ),
     "bn": IndicWords(
