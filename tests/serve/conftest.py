@@ -28,9 +28,9 @@ class Service:
     key: str
     database_url: str
     metrics_url: str
-    # The same service with the voices folded into the ingress replica (the placement
-    # option for CPU-only eSpeak serving) and room for only FOLDED_MAX_ACTIVE
-    # requests at once.
+    # The same service with every stage folded into the ingress replica (the placement
+    # option for CPU-only eSpeak serving: eSpeak voices only) and room for only
+    # FOLDED_MAX_ACTIVE requests at once.
     folded_url: str
 
     @property
@@ -66,6 +66,18 @@ def voices_with_vits(root: Path) -> Path:
             }
         )
     path = root / "voices.yaml"
+    path.write_text(yaml.safe_dump(document, allow_unicode=True))
+    return path
+
+
+def espeak_voices(full: Path) -> Path:
+    """The eSpeak voices of ``full``, ``hi-espeak-aditi`` also as ``default``: what a
+    CPU-only eSpeak service registers."""
+    document = yaml.safe_load(full.read_text())
+    espeak = [v for v in document["voices"] if v["engine"] == "espeak"]
+    aditi = next(v for v in espeak if v["id"] == "hi-espeak-aditi")
+    document["voices"] = [{**aditi, "id": "default", "name": "Aditi (default)"}, *espeak]
+    path = full.with_name("voices.espeak.yaml")
     path.write_text(yaml.safe_dump(document, allow_unicode=True))
     return path
 
@@ -118,10 +130,12 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     # As make run serves on two cores (configs/local.yaml): the four-deployment graph
     # with eSpeak voices in the ingress, two ingress replicas that share one ledger.
     app = from_config(args={"ingress": ingress, "synthesiser": synthesiser, "ingress_replicas": 2})
+    # The folded app as it is meant to serve (CPU-only eSpeak): its one process loads
+    # no neural engine, and the tier's start does not pay for a second Kokoro.
     folded = from_config(
         args={
             "ingress": {**ingress, "max_active_requests": FOLDED_MAX_ACTIVE},
-            "synthesiser": synthesiser,
+            "synthesiser": {**synthesiser, "voices_path": str(espeak_voices(voices))},
             "ingress_replicas": 1,
             "placement": {"normaliser": "ingress", "encoder": "ingress", "synthesiser": "ingress"},
         }

@@ -20,10 +20,7 @@ from tests.serve.conftest import Service
 
 pytestmark = pytest.mark.serve
 
-PARAGRAPH = (
-    "नमस्ते, मैं आपकी सहायक हूँ। आपका ऑर्डर कल शाम तक पहुँच जाएगा। "
-    "अगर आपको कोई और जानकारी चाहिए, तो कृपया बताइए।"
-)
+PARAGRAPH = "नमस्ते, मैं आपकी सहायक हूँ। आपका ऑर्डर कल शाम तक पहुँच जाएगा।"
 
 
 def ws_url(service: Service, voice: str = "default", query: str = "") -> str:

@@ -17,7 +17,7 @@ from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig
 
 HINDI = "नमस्ते, आज मौसम बहुत अच्छा है।"
-ENGLISH = "Hello! Your order has shipped, and it will arrive on Monday."
+ENGLISH = "Hello! Your order has shipped today."
 
 
 def kokoro_voice(voice_id: str, style: str, language: str, gender: str) -> VoiceConfig:
@@ -83,7 +83,7 @@ def median_f0(audio: np.ndarray, rate: int = SAMPLE_RATE) -> float:
 def test_hindi_and_english_speech_at_24_khz(engine) -> None:
     hindi = speak(engine, "hf_alpha", HINDI, "hi")
     english = speak(engine, "af_heart", ENGLISH, "en")
-    for audio, low, high in ((hindi, 1.0, 5.0), (english, 2.0, 7.0)):
+    for audio, low, high in ((hindi, 1.0, 5.0), (english, 1.0, 5.0)):
         assert low < audio.size / SAMPLE_RATE < high
         assert 0.05 < np.abs(audio).max() < 1.0  # speech, and never full scale
         assert np.sqrt(np.mean(audio**2)) > 0.01
@@ -151,7 +151,7 @@ def test_speed_is_the_model_input(engine) -> None:
 
 
 def test_a_long_text_is_spoken_in_pieces_within_the_token_budget(engine) -> None:
-    text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(4))
+    text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(3))
     phonemes = engine.phonemes(text, VOICES["hf_alpha"], "hi")
     pieces = engine.pieces(phonemes)
     tokens = KokoroPhonemizer.tokens
