@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from deployments.normaliser.pronunciation import AppliedRule
+
 
 @dataclass(frozen=True)
 class WordTiming:
@@ -66,6 +68,8 @@ class NormalisedText:
     representation: str
     text: str
     segments: tuple[Segment, ...]
+    # the pronunciation rules that matched the input, where they matched
+    applied: tuple[AppliedRule, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from ray import serve
 from deployments.loopback import keep_replica_server_on_loopback
 from deployments.messages import NormalisedText
 from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
+from deployments.normaliser.pronunciation import PronunciationRule
 
 keep_replica_server_on_loopback()
 
@@ -16,12 +17,19 @@ class TextNormaliserReplica:
         self._normaliser = TextNormaliser()
         self._normaliser.warm_up()  # before the replica is ready
 
-    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
-        """``text`` cleaned, segmented and read for ``language`` and ``quality``.
+    async def normalise(
+        self,
+        text: str,
+        language: str,
+        quality: str,
+        rules: tuple[PronunciationRule, ...] = (),
+    ) -> NormalisedText:
+        """``text`` cleaned, segmented and read for ``language`` and ``quality``, with
+        the pronunciation ``rules`` of the request applied to it as written.
 
         Never raises.
         """
-        return await normalise_off_loop(self._normaliser, text, language, quality)
+        return await normalise_off_loop(self._normaliser, text, language, quality, rules)
 
 
 # Its options (resources, replicas, queue bounds) live in the Serve configs.

@@ -18,6 +18,13 @@ from deployments.normaliser.cleaning import clean, clean_text
 from deployments.normaliser.english_words import native_spellings
 from deployments.normaliser.indic_scripts import SCRIPTS
 from deployments.normaliser.languages import reader_for
+from deployments.normaliser.pronunciation import (
+    AppliedRule,
+    PronunciationRule,
+    Source,
+    compiled,
+    rewrite,
+)
 from deployments.normaliser.segmenter import PROFILES, segment
 from deployments.normaliser.transliteration import is_romanised, romanised_to_devanagari
 
@@ -60,11 +67,22 @@ class TextNormaliser:
         for text, language in (("नमस्ते, ₹1,250 और 10:30 बजे।", "hi"), ("Hello, 25 km.", "en")):
             self.normalise(text, language)
 
-    def normalise(self, text: str, language: str, quality: str = "balanced") -> NormalisedText:
+    def normalise(
+        self,
+        text: str,
+        language: str,
+        quality: str = "balanced",
+        rules: tuple[PronunciationRule, ...] = (),
+    ) -> NormalisedText:
         """Normalise ``text``. Never raises (lone surrogates, which the API refuses, are
-        dropped); segment offsets index ``text`` itself.
+        dropped); segment offsets index ``text`` itself. ``rules`` match the text as
+        written, before any word is read: an alias is then read like the text around it.
         """
-        cleaned = clean(text)
+        cleaned: Source = clean(text)
+        applied: tuple[AppliedRule, ...] = ()
+        if rules:
+            cleaned = rewrite(cleaned, compiled(rules))
+            applied = cleaned.applied
         reader = reader_for(language)
         romanised = language == "hi" and is_romanised(cleaned.text)
         pieces = [
@@ -100,6 +118,7 @@ class TextNormaliser:
             representation=representation(spoken_text, language),
             text=spoken_text,
             segments=tuple(segments),
+            applied=applied,
         )
 
 
@@ -111,7 +130,11 @@ async def off_loop_if_long(call: Callable[..., T], text: str, *args: Any) -> T:
 
 
 async def normalise_off_loop(
-    normaliser: TextNormaliser, text: str, language: str, quality: str
+    normaliser: TextNormaliser,
+    text: str,
+    language: str,
+    quality: str,
+    rules: tuple[PronunciationRule, ...] = (),
 ) -> NormalisedText:
     """``normaliser.normalise``, on a thread when the text is long enough to matter."""
-    return await off_loop_if_long(normaliser.normalise, text, language, quality)
+    return await off_loop_if_long(normaliser.normalise, text, language, quality, rules)

@@ -16,9 +16,12 @@ listed first; matches never overlap. Phonemes are IPA, or eSpeak's own notation
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
+
+from deployments.normaliser.cleaning import clean_text
 
 ALPHABETS = ("ipa", "espeak")
 MAX_RULES = 10_000
@@ -147,3 +150,72 @@ class RuleSet:
         if position < len(text) or not pieces:
             pieces.append(Piece(position, len(text), None))
         return pieces
+
+
+@dataclass(frozen=True)
+class AppliedRule:
+    """A rule that matched ``input[start:end]`` of a request's text."""
+
+    start: int
+    end: int
+    rule: PronunciationRule
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """Text with every alias in place of what its rule matched, and where each of its
+    characters came from: ``starts[i]``/``ends[i]`` are the input offsets character
+    ``i`` covers (an alias's characters cover the whole match), one more entry each
+    for the end."""
+
+    text: str
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    applied: tuple[AppliedRule, ...]
+
+    def span_in_input(self, start: int, end: int) -> tuple[int, int]:
+        """The input offsets of ``text[start:end]``."""
+        if end <= start:
+            return self.starts[start], self.starts[start]
+        return self.starts[start], self.ends[end - 1]
+
+
+class Source(Protocol):
+    """Text to read and the way back to the input (cleaned, or rewritten by rules)."""
+
+    @property
+    def text(self) -> str: ...
+
+    def span_in_input(self, start: int, end: int) -> tuple[int, int]: ...
+
+
+def rewrite(source: Source, rules: RuleSet) -> Rewritten:
+    """``source.text`` with each alias rule's alias where it matched. Phoneme rules are
+    left to the engines (not yet: their text is read as written)."""
+    text, starts, ends, applied = [], [], [], []
+    for piece in rules.split(source.text):
+        if piece.start == piece.end:
+            continue
+        rule = piece.rule
+        if rule is None or rule.type != "alias":
+            for i in range(piece.start, piece.end):
+                text.append(source.text[i])
+                start, end = source.span_in_input(i, i + 1)
+                starts.append(start)
+                ends.append(end)
+            continue
+        start, end = source.span_in_input(piece.start, piece.end)
+        applied.append(AppliedRule(start, end, rule))
+        alias = clean_text(rule.alias)
+        text.append(alias)
+        starts.extend([start] * len(alias))
+        ends.extend([end] * len(alias))
+    whole = "".join(text)
+    tail = source.span_in_input(len(source.text), len(source.text))[0]
+    return Rewritten(whole, (*starts, tail), (*ends, tail), tuple(applied))
+
+
+@functools.lru_cache(maxsize=32)
+def compiled(rules: tuple[PronunciationRule, ...]) -> RuleSet:
+    """The rule set of ``rules``, compiled once for the requests that use it."""
+    return RuleSet(list(rules))

@@ -17,6 +17,7 @@ from serve_app.speech.admission import Admission, PerAddress
 from serve_app.speech.billing import Meter
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.custom_voices import CustomVoices
+from serve_app.speech.dictionaries import Dictionaries
 from serve_app.speech.metrics import Metrics, NullMetrics
 from serve_app.speech.pipeline import Pipeline
 from serve_app.speech.service import SpeechService
@@ -54,6 +55,7 @@ class IngressState:
         self.admission = Admission(config.max_active_requests)
         self.unauthenticated = PerAddress(config.ws_max_unauthenticated_per_address)
         self.voices = CustomVoices(self.store)
+        self.dictionaries = Dictionaries(self.store)
         self.speech = SpeechService(
             self.pipeline,
             self.catalog,
@@ -62,6 +64,7 @@ class IngressState:
             self.admission,
             self.metrics,
             self.voices,
+            self.dictionaries,
         )
         self._catalog: Catalog | None = None
         self._catalog_lock = asyncio.Lock()

@@ -11,7 +11,8 @@ Errors are the API's: a rule that cannot be used is 400 ``invalid_value`` naming
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from deployments.normaliser import pls
 from deployments.normaliser.pronunciation import MAX_RULES, PronunciationRule, RuleError
@@ -25,6 +26,16 @@ from serve_app.accounts.dictionaries import (
 from serve_app.http.errors import InvalidRequest, NotFound
 
 MAX_NAME = 200
+
+
+class Locator(Protocol):
+    """A dictionary a request names, at a version (None: its latest)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def version_id(self) -> str | None: ...
 
 
 def parse_rules(body: object, param: str = "rules") -> list[PronunciationRule]:
@@ -112,6 +123,29 @@ class Dictionaries:
                 "version_id",
             )
         return found
+
+    async def rules_for(
+        self,
+        project_id: str | None,
+        located: Sequence[Locator] | None,
+        param: str = "pronunciation_dictionaries",
+    ) -> tuple[PronunciationRule, ...]:
+        """The rules a request speaks with: those of the dictionaries it names (each at
+        its version, else its latest; a 404 names the one not found), in that order; if
+        it names none (None, not an empty list), those its project marked by_default."""
+        if project_id is None:
+            return ()
+        if located is None:
+            rows = [row for row in await self.all(project_id) if row.by_default]
+            return tuple(rule for row in rows for rule in rules_of(row.rules))
+        rules: list[PronunciationRule] = []
+        for i, locator in enumerate(located):
+            try:
+                version = await self.version(project_id, locator.id, locator.version_id)
+            except NotFound as missing:
+                raise NotFound(missing.code, missing.message, f"{param}[{i}]") from None
+            rules.extend(rules_of(version.rules))
+        return tuple(rules)
 
     async def add(
         self, project_id: str, dictionary_id: str, rules: list[PronunciationRule]

@@ -17,6 +17,7 @@ from deployments.messages import (
     SynthesisJob,
     SynthesisParams,
 )
+from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.description import Report
 from serve_app.settings import PCM_DEFAULT_RATE
@@ -35,6 +36,7 @@ class Voicing:
     params: SynthesisParams
     output: OutputParams
     design_report: Report | None = None  # for a built voice
+    rules: tuple[PronunciationRule, ...] = ()  # of the request's dictionaries
 
     @property
     def sample_rate(self) -> int:

@@ -21,10 +21,12 @@ from ray.serve.exceptions import BackPressureError
 from deployments.encoding.encoder import encode_stream
 from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, NormalisedText, SynthesisJob
 from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
+from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.synthesis.runner import SynthesisRunner
 from deployments.synthesis.synthesiser import SynthesiserInfo
 from serve_app.http.errors import InternalError, Overloaded, ServiceError
 
+Rules = tuple[PronunciationRule, ...]
 logger = logging.getLogger("serve_app")
 
 
@@ -51,7 +53,9 @@ def service_error(exc: BaseException) -> ServiceError:
 
 
 class Normalisation(Protocol):
-    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText: ...
+    async def normalise(
+        self, text: str, language: str, quality: str, rules: Rules = ()
+    ) -> NormalisedText: ...
 
 
 class LocalNormalisation:
@@ -61,8 +65,10 @@ class LocalNormalisation:
         self._normaliser = TextNormaliser()
         self._normaliser.warm_up()
 
-    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
-        return await normalise_off_loop(self._normaliser, text, language, quality)
+    async def normalise(
+        self, text: str, language: str, quality: str, rules: Rules = ()
+    ) -> NormalisedText:
+        return await normalise_off_loop(self._normaliser, text, language, quality, rules)
 
 
 class RemoteNormalisation:
@@ -71,8 +77,10 @@ class RemoteNormalisation:
     def __init__(self, handle: Any) -> None:
         self._handle = handle
 
-    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
-        result: NormalisedText = await self._handle.normalise.remote(text, language, quality)
+    async def normalise(
+        self, text: str, language: str, quality: str, rules: Rules = ()
+    ) -> NormalisedText:
+        result: NormalisedText = await self._handle.normalise.remote(text, language, quality, rules)
         return result
 
 
@@ -187,10 +195,13 @@ class Pipeline:
         local = LocalSynthesis(synthesiser)
         return cls(LocalNormalisation(), None, [local], local)
 
-    async def normalise(self, text: str, language: str, quality: str) -> NormalisedText:
-        """``text`` cleaned and segmented for ``language`` and ``quality``."""
+    async def normalise(
+        self, text: str, language: str, quality: str, rules: Rules = ()
+    ) -> NormalisedText:
+        """``text`` cleaned and segmented for ``language`` and ``quality``, ``rules``
+        applied to it as written."""
         try:
-            return await self._normalisation.normalise(text, language, quality)
+            return await self._normalisation.normalise(text, language, quality, rules)
         except Exception as e:
             raise service_error(e) from e
 

@@ -40,6 +40,7 @@ from serve_app.speech.custom_voices import (
     blend_gender,
 )
 from serve_app.speech.delivery import Delivery
+from serve_app.speech.dictionaries import Dictionaries
 from serve_app.speech.job import (
     SpeechJob,
     Voicing,
@@ -77,12 +78,14 @@ class SpeechService:
         admission: Admission,
         metrics: Metrics,
         voices: CustomVoices,
+        dictionaries: Dictionaries,
     ) -> None:
         self.pipeline = pipeline
         self.meter = meter
         self.admission = admission
         self.metrics = metrics
         self.voices = voices
+        self.dictionaries = dictionaries
         self._catalog = catalog
         self._config = config
 
@@ -172,10 +175,11 @@ class SpeechService:
             volume=options.volume,
             bitrate_kbps=bitrate_kbps(options.response_format, options.quality),
         )
+        rules = await self.dictionaries.rules_for(project_id, options.pronunciation_dictionaries)
         built = await self._build(options, catalog, voice, params, custom)
         if built is None:
-            return Voicing(voice, params, output)
-        return Voicing(built.voice, built.params, output, built.report)
+            return Voicing(voice, params, output, rules=rules)
+        return Voicing(built.voice, built.params, output, built.report, rules)
 
     @staticmethod
     def _custom_base(custom: CustomVoice, catalog: Catalog) -> VoiceConfig:
@@ -295,8 +299,9 @@ class SpeechService:
             raise InvalidRequest("empty_input", f"{param} has nothing to speak.", param)
         return text
 
-    async def preview(self, request: NormalizeRequest) -> NormalisedText:
-        """What the voice would be given for ``request``: no voice, no charge, but
+    async def preview(self, request: NormalizeRequest, project_id: str) -> NormalisedText:
+        """What the voice would be given for ``request`` (with the pronunciation
+        dictionaries it names, else ``project_id``'s defaults): no voice, no charge, but
         admitted like speech (503 past capacity)."""
         ticket = self.admission.enter()
         try:
@@ -306,15 +311,19 @@ class SpeechService:
                 raise InvalidRequest(
                     "unsupported_language", f"Unknown language '{request.language}'.", "language"
                 )
+            located = request.pronunciation_dictionaries
+            rules = await self.dictionaries.rules_for(project_id, located)
             text = await self.check_text(request.input)
-            return await self.pipeline.normalise(text, language, request.quality)
+            return await self.pipeline.normalise(text, language, request.quality, rules)
         finally:
             ticket.release()
 
     async def normalise(self, text: str, voicing: Voicing, param: str = "input") -> NormalisedText:
         """``text`` as the voice will be given it, if that is within the spoken limit."""
         params = voicing.params
-        normalised = await self.pipeline.normalise(text, params.language, params.quality)
+        normalised = await self.pipeline.normalise(
+            text, params.language, params.quality, voicing.rules
+        )
         limit = self._config.max_spoken_chars
         if len(normalised.text) > limit:
             raise InvalidRequest(

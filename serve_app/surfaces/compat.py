@@ -28,7 +28,6 @@ ELEVENLABS_IGNORED_FIELDS = (
     "previous_request_ids",
     "next_request_ids",
     "seed",
-    "pronunciation_dictionary_locators",
     "apply_text_normalization",
     "apply_language_text_normalization",
     "use_pvc_as_ivc",

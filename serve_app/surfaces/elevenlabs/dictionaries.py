@@ -22,7 +22,6 @@ from serve_app.accounts.dictionaries import DictionaryRow
 from serve_app.http.errors import InvalidRequest, read_json
 from serve_app.ingress.state import IngressState
 from serve_app.speech.dictionaries import (
-    Dictionaries,
     check_name,
     parse_rules,
     read_lexicon,
@@ -46,6 +45,7 @@ def metadata(row: DictionaryRow, project_id: str) -> dict[str, Any]:
         "creation_time_unix": int(row.created_at),
         "archived_time_unix": None,
         "description": row.description,
+        "by_default": row.by_default,  # ours: applied when a request names no dictionary
     }
 
 
@@ -106,7 +106,7 @@ async def _lexicon_form(request: Request) -> tuple[str, str | None, bytes]:
 
 def attach_dictionaries(app: FastAPI, state: IngressState) -> None:
     speech_key = Depends(state.auth.require("speech"))
-    dictionaries = Dictionaries(state.store)
+    dictionaries = state.dictionaries
 
     @app.post(f"{PREFIX}/add-from-file", tags=TAGS, summary="A dictionary from a PLS file")
     async def add_from_file(request: Request, key: ApiKey = speech_key) -> dict[str, Any]:
@@ -152,7 +152,11 @@ def attach_dictionaries(app: FastAPI, state: IngressState) -> None:
         rules = [rule.as_dict() for rule in rules_of(row.rules)]
         return metadata(row, key.project_id) | {"rules": rules}
 
-    @app.patch(f"{PREFIX}/{{pronunciation_dictionary_id}}", tags=TAGS, summary="Rename")
+    @app.patch(
+        f"{PREFIX}/{{pronunciation_dictionary_id}}",
+        tags=TAGS,
+        summary="Rename; by_default (ours) applies it to requests that name no dictionary",
+    )
     async def update_dictionary(
         request: Request, pronunciation_dictionary_id: str, key: ApiKey = speech_key
     ) -> dict[str, Any]:
@@ -162,7 +166,12 @@ def attach_dictionaries(app: FastAPI, state: IngressState) -> None:
                 "unsupported_feature", "Archiving dictionaries is not supported.", "archived"
             )
         name = check_name(body["name"]) if body.get("name") is not None else None
-        row = await dictionaries.describe(key.project_id, pronunciation_dictionary_id, name=name)
+        by_default = body.get("by_default")
+        if by_default is not None and not isinstance(by_default, bool):
+            raise InvalidRequest("invalid_value", "'by_default' is true or false.", "by_default")
+        row = await dictionaries.describe(
+            key.project_id, pronunciation_dictionary_id, name=name, by_default=by_default
+        )
         return metadata(row, key.project_id)
 
     def rules_route(suffix: str, summary: str) -> None:

@@ -12,12 +12,13 @@ becomes our own :class:`SpeechRequest`:
 - ``output_format`` (query): ``pcm_<rate>``, ``ulaw_8000``, ``alaw_8000``,
   ``mp3_<rate>_<kbps>``, ``opus_48000_<kbps>``; default ``mp3_44100_128``.
 - ``language_code``: ours when sent, else the language of the text's script.
+- ``pronunciation_dictionary_locators`` (up to 3): the project's dictionaries
+  (``/v1/pronunciation-dictionaries``), applied as ours are.
 - ``voice_settings.speed`` is honoured. Fields that shape ElevenLabs' own voices or
   requests and that ours have no counterpart for are accepted and not applied (one
   list, ``serve_app.surfaces.compat.ELEVENLABS_IGNORED_FIELDS``, also in /v1/capabilities):
   ``stability``, ``similarity_boost``, ``style``, ``use_speaker_boost``,
-  ``previous_text``, ``next_text``, ``seed``, ``pronunciation_dictionary_locators``,
-  ... Our text normalisation always runs.
+  ``previous_text``, ``next_text``, ``seed``, ... Our text normalisation always runs.
 """
 
 from __future__ import annotations
@@ -109,6 +110,8 @@ def from_elevenlabs(
         "speed": speed if speed is not None else 1.0,
         "stream": stream,
     }
+    if eleven.pronunciation_dictionary_locators is not None:
+        fields["pronunciation_dictionaries"] = eleven.pronunciation_dictionary_locators
     return ElevenRequest(SpeechRequest(**fields), wire.bitrate_kbps)  # type: ignore[arg-type]
 
 

@@ -44,6 +44,10 @@ class ElevenWire:
         xi_key = getattr(message, "xi_api_key", None)
         return f"Bearer {xi_key}" if xi_key else None
 
+    def dictionaries_of(self, first: ClientMessage) -> list[dict[str, Any]] | None:
+        assert isinstance(first, ElevenWsMessage)
+        return first.pronunciation_dictionary_locators
+
     def voice_known(self, options: VoiceOptions) -> bool:
         # without a language_code, the voice depends on the first text's script
         return options.language is not None

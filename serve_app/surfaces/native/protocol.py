@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
+from deployments.messages import NormalisedText
 from deployments.synthesis.voices import VOICE_ID_PATTERN
 from deployments.voice_design.description import Report
 from serve_app.accounts import Usage
@@ -50,6 +51,31 @@ StreamFormat = Literal["audio", "sse"]
 Quality = Literal["fast", "balanced", "high"]
 
 
+MAX_DICTIONARIES_PER_REQUEST = 3
+
+
+class DictionaryLocator(BaseModel):
+    """A project's pronunciation dictionary, at one of its versions (default: its latest)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+    id: str = Field(
+        validation_alias=AliasChoices("id", "pronunciation_dictionary_id"), max_length=64
+    )
+    version_id: str | None = Field(None, max_length=64)
+
+
+Dictionaries = list[DictionaryLocator] | None
+DICTIONARIES_FIELD = Field(
+    None,
+    max_length=MAX_DICTIONARIES_PER_REQUEST,
+    description="Up to 3 of the project's pronunciation dictionaries, `{id, version_id}` "
+    "(latest when no version_id), their rules applied to the text as written; when the "
+    "field is not sent, the project's default dictionaries apply (README 'Pronunciation "
+    "dictionaries').",
+)
+
+
 class VoiceOptions(BaseModel):
     """How to speak: the fields a speech request and a WebSocket session share."""
 
@@ -78,6 +104,7 @@ class VoiceOptions(BaseModel):
     reference_audio: str | None = Field(
         None, description="Base64 WAV of a voice to match, 1-20 s (README 'Voice modes')."
     )
+    pronunciation_dictionaries: Dictionaries = DICTIONARIES_FIELD
 
 
 class SpeechRequest(VoiceOptions):
@@ -96,6 +123,7 @@ class NormalizeRequest(BaseModel):
     input: UnicodeText
     language: str | None = None
     quality: Quality = "balanced"
+    pronunciation_dictionaries: Dictionaries = DICTIONARIES_FIELD
 
 
 class SegmentRecord(BaseModel):
@@ -104,14 +132,49 @@ class SegmentRecord(BaseModel):
     end: int
 
 
+class AppliedRuleRecord(BaseModel):
+    """A pronunciation rule that matched ``input[start:end]``."""
+
+    start: int
+    end: int
+    type: Literal["alias", "phoneme"]
+    string_to_replace: str
+    alias: str | None = None
+    phoneme: str | None = None
+
+
 class NormalizeResponse(BaseModel):
-    """What a voice would be given: ``text`` (the segments, joined as in the input), and
-    each segment with its ``start``/``end`` offsets in ``input``."""
+    """What a voice would be given: ``text`` (the segments, joined as in the input), each
+    segment with its ``start``/``end`` offsets in ``input``, and the pronunciation rules
+    that matched."""
 
     language: str
     representation: str
     text: str
     segments: list[SegmentRecord]
+    rules: list[AppliedRuleRecord] = []
+
+    @classmethod
+    def of(cls, result: NormalisedText) -> NormalizeResponse:
+        return cls(
+            language=result.language,
+            representation=result.representation,
+            text=result.text,
+            segments=[
+                SegmentRecord(text=s.text, start=s.start, end=s.end) for s in result.segments
+            ],
+            rules=[
+                AppliedRuleRecord(
+                    start=applied.start,
+                    end=applied.end,
+                    type=applied.rule.type,
+                    string_to_replace=applied.rule.string_to_replace,
+                    alias=applied.rule.alias or None,
+                    phoneme=applied.rule.phoneme or None,
+                )
+                for applied in result.applied
+            ],
+        )
 
 
 class HealthStatus(BaseModel):
@@ -293,6 +356,7 @@ class WsInputMessage(BaseModel):
     authorization: str | None = None
     flush: bool = False
     try_trigger_generation: bool = False
+    pronunciation_dictionaries: Dictionaries = DICTIONARIES_FIELD
 
 
 class WsQuery(BaseModel):

@@ -28,7 +28,6 @@ from serve_app.surfaces.native.protocol import (
     NormalizeRequest,
     NormalizeResponse,
     Readiness,
-    SegmentRecord,
     SpeechRequest,
     UsageResponse,
     VoiceList,
@@ -143,21 +142,11 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
             return await sse(state.speech, speech, events, headers)
         return await raw_audio(state.speech, speech, headers)
 
-    @app.post(
-        "/v1/text/normalize", dependencies=[speech_key], openapi_extra=json_body(NormalizeRequest)
-    )
-    async def normalize(request: Request) -> NormalizeResponse:
+    @app.post("/v1/text/normalize", openapi_extra=json_body(NormalizeRequest))
+    async def normalize(request: Request, key: ApiKey = speech_key) -> NormalizeResponse:
         """What a voice will be given for a text: our addition to SPEC.md, free of charge."""
         body = parse_body(NormalizeRequest, await request.body())
-        result = await state.speech.preview(body)
-        return NormalizeResponse(
-            language=result.language,
-            representation=result.representation,
-            text=result.text,
-            segments=[
-                SegmentRecord(text=s.text, start=s.start, end=s.end) for s in result.segments
-            ],
-        )
+        return NormalizeResponse.of(await state.speech.preview(body, key.project_id))
 
     @app.websocket("/v1/audio/speech/stream-input/{voice_id}")
     async def stream_input(websocket: WebSocket, voice_id: str) -> None:

@@ -36,6 +36,11 @@ class NativeWire:
     def key_of(self, message: ClientMessage) -> str | None:
         return message.authorization
 
+    def dictionaries_of(self, first: ClientMessage) -> list[dict[str, Any]] | None:
+        assert isinstance(first, WsInputMessage)
+        located = first.pronunciation_dictionaries
+        return None if located is None else [d.model_dump() for d in located]
+
     def voice_known(self, options: VoiceOptions) -> bool:
         return True  # the URL names our voice id
 

@@ -216,6 +216,9 @@ class StreamInputSession:
         settings = first.voice_settings
         if settings is not None:
             fields |= settings.model_dump()
+        located = self._wire.dictionaries_of(first)
+        if located is not None:
+            fields["pronunciation_dictionaries"] = located
         self._options = VoiceOptions.model_validate(fields)
         if self._wire.voice_known(self._options):
             await self.voicing_for("")  # the voice is known: check it now
@@ -315,7 +318,11 @@ class StreamInputSession:
         await self._delivery.delivered(chunk, context.stream)
 
     def _has_settings(self, message: ClientMessage) -> bool:
-        return bool(message.voice_settings or self._wire.key_of(message))
+        return bool(
+            message.voice_settings
+            or self._wire.key_of(message)
+            or self._wire.dictionaries_of(message) is not None
+        )
 
     async def _send_json(self, payload: dict[str, Any]) -> None:
         async with self._send_lock:  # contexts send from their own tasks

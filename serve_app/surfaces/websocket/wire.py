@@ -72,6 +72,11 @@ class WireProtocol(Protocol):
         """The key a first message carries, as an Authorization header value."""
         ...
 
+    def dictionaries_of(self, first: ClientMessage) -> list[dict[str, Any]] | None:
+        """The pronunciation dictionaries the first message names (None: it names none,
+        and the project's defaults apply)."""
+        ...
+
     def voice_known(self, options: VoiceOptions) -> bool:
         """Whether the voice can be checked before any text has arrived."""
         ...

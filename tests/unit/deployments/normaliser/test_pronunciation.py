@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from deployments.normaliser.normaliser import TextNormaliser
 from deployments.normaliser.pronunciation import Piece, PronunciationRule, RuleError, RuleSet
 
 SBI = PronunciationRule("SBI", "alias", alias="स्टेट बैंक ऑफ़ इंडिया")
@@ -76,3 +77,50 @@ def test_rules_go_out_as_they_came_in() -> None:
         "type": "phoneme", "string_to_replace": "Zomato", "case_sensitive": False,
         "word_boundaries": True, "phoneme": "zoˈmɑːʈoː", "alphabet": "ipa",
     }  # fmt: skip
+
+
+def alias(string: str, said: str, **flags: bool) -> PronunciationRule:
+    return PronunciationRule(string, "alias", alias=said, **flags)
+
+
+BRANDS = (
+    alias("SBI", "एस बी आई"),
+    alias("Zomato", "ज़ोमैटो", case_sensitive=False),
+    alias("Dr. Iyer", "डॉक्टर अय्यर"),
+    alias("Rs 5", "5 रुपये"),
+)
+
+
+def test_an_alias_is_read_in_its_place_like_the_text_around_it() -> None:
+    text = "मेरा SBI खाता 25 तारीख़ को ZOMATO से जुड़ा, Rs 5 कटे।"
+    said = TextNormaliser().normalise(text, "hi", rules=BRANDS)
+    # the alias in place, its digits read as numbers are; the rest as without rules
+    assert said.text == "मेरा एस बी आई खाता पच्चीस तारीख़ को ज़ोमैटो से जुड़ा, पाँच रुपये कटे।"
+    assert [(text[a.start : a.end], a.rule.alias) for a in said.applied] == [
+        ("SBI", "एस बी आई"),
+        ("ZOMATO", "ज़ोमैटो"),
+        ("Rs 5", "5 रुपये"),
+    ]
+    assert (said.segments[0].start, said.segments[-1].end) == (0, len(text))
+
+
+def test_rules_match_the_text_as_written_and_offsets_stay_the_input_s() -> None:
+    """``Dr. Iyer``'s full stop no longer ends a sentence; ``SBIs`` is another word; the
+    segments still say where in the input (with invisible characters in it) they are."""
+    text = "Dr. Iyer\u200b ने ₹500 लिए। SBIs नहीं, SBI हाँ।"
+    said = TextNormaliser().normalise(text, "hi", rules=BRANDS)
+    assert [text[s.start : s.end] for s in said.segments] == [
+        "Dr. Iyer\u200b ने ₹500 लिए।",
+        "SBIs नहीं, SBI हाँ।",
+    ]
+    assert said.segments[0].text == "डॉक्टर अय्यर ने पाँच सौ रुपये लिए।"
+    assert "एस बी आई हाँ" in said.segments[1].text and "SBIs" not in said.text
+    assert [text[a.start : a.end] for a in said.applied] == ["Dr. Iyer", "SBI"]
+
+
+def test_no_rules_no_change() -> None:
+    text = "SBI का ATM 24 घंटे खुला है।"
+    normaliser = TextNormaliser()
+    assert normaliser.normalise(text, "hi", rules=()) == normaliser.normalise(text, "hi")
+    unmatched = normaliser.normalise(text, "hi", rules=(alias("HDFC", "एच डी एफ सी"),))
+    assert unmatched.text == normaliser.normalise(text, "hi").text and unmatched.applied == ()

@@ -8,9 +8,12 @@ import pytest
 from elevenlabs import pronunciation_dictionaries as pd
 from elevenlabs.client import AsyncElevenLabs
 from elevenlabs.core.api_error import ApiError
+from elevenlabs.types import PronunciationDictionaryVersionLocator
 
 from deployments.normaliser import pls
 from serve_app.ingress.state import IngressState
+from tests.conftest import pcm_seconds
+from tests.unit.serve_app.conftest import ESPEAK
 from tests.unit.serve_app.surfaces.elevenlabs.test_serving import sdk_for
 
 LEXICON = """<?xml version="1.0" encoding="UTF-8"?>
@@ -121,3 +124,33 @@ async def test_a_bad_rule_is_named(state: IngressState) -> None:
     assert refused.value.status_code == 400
     error = refused.value.body["error"]
     assert error["param"] == "rules[1]" and "cmu-arpabet" in error["message"]
+
+
+async def test_locators_on_text_to_speech_are_applied(state: IngressState) -> None:
+    """The SDK's pronunciation_dictionary_locators (up to three) reach the text as ours
+    do: 'State Bank of India' is longer to say than 'S B I'."""
+    sdk = sdk_for(state)
+    made = await sdk.pronunciation_dictionaries.create_from_rules(
+        name="bank", rules=[Alias(string_to_replace="SBI", alias="स्टेट बैंक ऑफ़ इंडिया")]
+    )
+
+    async def seconds(*located: PronunciationDictionaryVersionLocator) -> float:
+        stream = sdk.text_to_speech.convert(
+            ESPEAK,
+            text="मेरा SBI खाता।",
+            output_format="pcm_24000",
+            pronunciation_dictionary_locators=list(located) or None,
+        )
+        return pcm_seconds(b"".join([chunk async for chunk in stream]), 24000)
+
+    plain = await seconds()
+    latest = PronunciationDictionaryVersionLocator(pronunciation_dictionary_id=made.id)
+    pinned = PronunciationDictionaryVersionLocator(
+        pronunciation_dictionary_id=made.id, version_id=made.version_id
+    )
+    assert await seconds(latest) > plain + 0.5
+    assert await seconds(pinned) > plain + 0.5
+    with pytest.raises(ApiError) as refused:
+        await seconds(PronunciationDictionaryVersionLocator(pronunciation_dictionary_id="pd_x"))
+    assert refused.value.status_code == 404
+    assert refused.value.body["error"]["param"] == "pronunciation_dictionaries[0]"
