@@ -26,6 +26,7 @@ INITIALIZE_DONT_EXIT = 0x8000
 POS_CHARACTER = 1
 CHARS_UTF8 = 1
 ENDPAUSE = 0x1000
+PHONEME_INPUT = 0x100  # espeakPHONEMES: [[...]] in the text is eSpeak phoneme mnemonics
 
 PARAM_RATE = 1
 PARAM_VOLUME = 2
@@ -180,9 +181,14 @@ class EspeakLibrary:
         return 1 if self._should_stop() else 0
 
     def synthesize(
-        self, text: str, voice: VoiceSettings, should_stop: Callable[[], bool] = lambda: False
+        self,
+        text: str,
+        voice: VoiceSettings,
+        should_stop: Callable[[], bool] = lambda: False,
+        phoneme_input: bool = False,
     ) -> Utterance:
-        """Speak ``text`` (plain UTF-8, no markup) with ``voice``; blocks the calling thread.
+        """Speak ``text`` (plain UTF-8, no markup; with ``phoneme_input``, ``[[...]]`` in
+        it is eSpeak's phoneme notation) with ``voice``; blocks the calling thread.
 
         Returns every sample produced. ``should_stop`` is polled at each ~100 ms block;
         when it returns True synthesis aborts and the partial utterance is returned.
@@ -199,8 +205,9 @@ class EspeakLibrary:
             self._current = utterance
             self._should_stop = should_stop
             try:
+                flags = CHARS_UTF8 | ENDPAUSE | (PHONEME_INPUT if phoneme_input else 0)
                 status = self._lib.espeak_Synth(
-                    data, len(data), 0, POS_CHARACTER, 0, CHARS_UTF8 | ENDPAUSE, None, None
+                    data, len(data), 0, POS_CHARACTER, 0, flags, None, None
                 )
             finally:
                 self._current = None

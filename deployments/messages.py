@@ -47,6 +47,17 @@ class Alignment:
 
 
 @dataclass(frozen=True)
+class PhonemeSpan:
+    """``text[start:end]`` of a segment, to be said as ``phonemes`` (``alphabet``: ipa,
+    or espeak: eSpeak NG's own notation)."""
+
+    start: int
+    end: int
+    phonemes: str
+    alphabet: str
+
+
+@dataclass(frozen=True)
 class Segment:
     """A piece of text the engine speaks in one call.
 
@@ -58,6 +69,9 @@ class Segment:
     text: str
     start: int
     end: int
+    # parts of ``text`` a pronunciation rule gives phonemes for (engines that take
+    # phonemes say them so; the others read the text, which is those words' reading)
+    phonemes: tuple[PhonemeSpan, ...] = ()
 
 
 @dataclass(frozen=True)

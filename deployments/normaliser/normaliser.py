@@ -13,12 +13,13 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from deployments.messages import NormalisedText, Segment
+from deployments.messages import NormalisedText, PhonemeSpan, Segment
 from deployments.normaliser.cleaning import clean, clean_text
 from deployments.normaliser.english_words import native_spellings
 from deployments.normaliser.indic_scripts import SCRIPTS
 from deployments.normaliser.languages import reader_for
 from deployments.normaliser.pronunciation import (
+    MARKER,
     AppliedRule,
     PronunciationRule,
     Source,
@@ -80,9 +81,11 @@ class TextNormaliser:
         """
         cleaned: Source = clean(text)
         applied: tuple[AppliedRule, ...] = ()
+        marked: dict[str, tuple[PronunciationRule, str]] = {}
         if rules:
             cleaned = rewrite(cleaned, compiled(rules))
             applied = cleaned.applied
+            marked = {marker: (rule, match) for marker, rule, match in cleaned.marked}
         reader = reader_for(language)
         romanised = language == "hi" and is_romanised(cleaned.text)
         pieces = [
@@ -93,21 +96,22 @@ class TextNormaliser:
         script = SCRIPTS.get(language)
         mixed = script is not None and any(script.letters.search(said) for _, said in pieces)
         segments: list[Segment] = []
-        for piece, said in pieces:
-            spoken = said
+
+        def spelt(said: str) -> str:
             if romanised:
-                spoken = romanised_to_devanagari(spoken)
-            elif mixed:
-                spoken = native_spellings(spoken, language)
+                return romanised_to_devanagari(said)
+            return native_spellings(said, language) if mixed else said
+
+        for piece, said in pieces:
             # Words put next to combining marks, or letters from transliteration,
             # may compose differently or carry marks of their own past the cap
             # (Z -> ज़ी before marks the input stacked on Z): clean again, which
             # keeps the output NFC and the normaliser idempotent.
-            spoken = clean_text(spoken)
+            spoken, spans = with_phonemes(spelt(said), marked, lambda m: spelt(reader.read(m)))
             if not spoken:
                 continue
             start, end = cleaned.span_in_input(piece.start, piece.end)
-            segments.append(Segment(len(segments), spoken, start, end))
+            segments.append(Segment(len(segments), spoken, start, end, spans))
         # Segments are joined as the input had them: a space where it had space.
         spoken_text = "".join(
             ("" if i == 0 or s.start == segments[i - 1].end else " ") + s.text
@@ -120,6 +124,30 @@ class TextNormaliser:
             segments=tuple(segments),
             applied=applied,
         )
+
+
+def with_phonemes(
+    spoken: str,
+    marked: dict[str, tuple[PronunciationRule, str]],
+    read: Callable[[str], str],
+) -> tuple[str, tuple[PhonemeSpan, ...]]:
+    """``spoken`` cleaned, each phoneme rule's marker replaced by the reading of the
+    text the rule matched (``read``), and where in it each rule's phonemes belong."""
+    if not marked:
+        return clean_text(spoken), ()
+    out: list[str] = []
+    size = 0
+    spans: list[PhonemeSpan] = []
+    for i, part in enumerate(MARKER.split(spoken)):
+        if i % 2:
+            rule, match = marked[part]
+            part = clean_text(read(match)) or match
+            spans.append(PhonemeSpan(size, size + len(part), rule.phoneme, rule.alphabet))
+        else:
+            part = clean_text(part)
+        out.append(part)
+        size += len(part)
+    return "".join(out), tuple(spans)
 
 
 async def off_loop_if_long(call: Callable[..., T], text: str, *args: Any) -> T:

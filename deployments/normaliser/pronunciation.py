@@ -54,6 +54,8 @@ class PronunciationRule:
         if self.type == "phoneme":
             if not self.phoneme.strip():
                 raise RuleError(f"the {what} has no phoneme")
+            if self.alphabet == "espeak" and ("[" in self.phoneme or "]" in self.phoneme):
+                raise RuleError(f"the {what}: eSpeak phonemes are written without [[ ]]")
             if self.alphabet not in ALPHABETS:
                 raise RuleError(
                     f"the {what} uses the alphabet {self.alphabet!r}; "
@@ -172,6 +174,8 @@ class Rewritten:
     starts: tuple[int, ...]
     ends: tuple[int, ...]
     applied: tuple[AppliedRule, ...]
+    # each phoneme rule's place: a marker character, the rule and the text it matched
+    marked: tuple[tuple[str, PronunciationRule, str], ...] = ()
 
     def span_in_input(self, start: int, end: int) -> tuple[int, int]:
         """The input offsets of ``text[start:end]``."""
@@ -189,14 +193,32 @@ class Source(Protocol):
     def span_in_input(self, start: int, end: int) -> tuple[int, int]: ...
 
 
+# A phoneme rule's match is held in the text by one private-use character (which no
+# input keeps: cleaning removes them) while the text is read; the normaliser then puts
+# the match's own reading in its place and tells the engine its phonemes.
+MARKER_BASE = 0xF0000
+MAX_MARKED = 0xFFFD  # plane 15's private-use characters
+MARKER = re.compile(f"([{chr(MARKER_BASE)}-{chr(MARKER_BASE + MAX_MARKED - 1)}])")
+
+
 def rewrite(source: Source, rules: RuleSet) -> Rewritten:
-    """``source.text`` with each alias rule's alias where it matched. Phoneme rules are
-    left to the engines (not yet: their text is read as written)."""
+    """``source.text`` with each alias rule's alias where it matched, and a marker
+    (:data:`MARKER`) where a phoneme rule matched."""
     text, starts, ends, applied = [], [], [], []
+    marked: list[tuple[str, PronunciationRule, str]] = []
     for piece in rules.split(source.text):
         if piece.start == piece.end:
             continue
         rule = piece.rule
+        if rule is not None and rule.type == "phoneme" and len(marked) < MAX_MARKED:
+            marker = chr(MARKER_BASE + len(marked))
+            marked.append((marker, rule, source.text[piece.start : piece.end]))
+            start, end = source.span_in_input(piece.start, piece.end)
+            applied.append(AppliedRule(start, end, rule))
+            text.append(marker)
+            starts.append(start)
+            ends.append(end)
+            continue
         if rule is None or rule.type != "alias":
             for i in range(piece.start, piece.end):
                 text.append(source.text[i])
@@ -212,7 +234,7 @@ def rewrite(source: Source, rules: RuleSet) -> Rewritten:
         ends.extend([end] * len(alias))
     whole = "".join(text)
     tail = source.span_in_input(len(source.text), len(source.text))[0]
-    return Rewritten(whole, (*starts, tail), (*ends, tail), tuple(applied))
+    return Rewritten(whole, (*starts, tail), (*ends, tail), tuple(applied), tuple(marked))
 
 
 @functools.lru_cache(maxsize=32)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,56 @@ from deployments.voice_design.profiles import ProfileCache, VoiceProfile
 
 MIN_RATE_WPM, MAX_RATE_WPM = 80, 450
 INT16_SCALE = 1.0 / 32768.0
+
+
+# With phoneme input on, "[[" in the client's own text would start eSpeak phonemes:
+# there brackets become parentheses (the same length, and read alike: not at all).
+_NO_PHONEME_INPUT = str.maketrans("[]", "()")
+
+
+@dataclass(frozen=True)
+class PhonemeText:
+    """A segment's text for eSpeak, with ``[[...]]`` (its phoneme notation) where a
+    rule gives eSpeak phonemes, and the way back: ``parts`` are (position here,
+    position in the segment's text, length there, whether it is phonemes)."""
+
+    text: str
+    parts: tuple[tuple[int, int, int, bool], ...]
+
+    @property
+    def has_phonemes(self) -> bool:
+        return any(phonemes for *_, phonemes in self.parts)
+
+    @classmethod
+    def of(cls, segment: Segment) -> PhonemeText:
+        text, parts, cursor = [], [], 0
+        size = 0
+        for span in sorted(segment.phonemes, key=lambda s: s.start):
+            if span.alphabet != "espeak" or span.start < cursor:
+                continue  # IPA: eSpeak reads the words (the rule's text, read)
+            plain = segment.text[cursor : span.start].translate(_NO_PHONEME_INPUT)
+            for piece, start, length, phonemes in (
+                (plain, cursor, span.start - cursor, False),
+                (f"[[{span.phonemes}]]", span.start, span.end - span.start, True),
+            ):
+                parts.append((size, start, length, phonemes))
+                text.append(piece)
+                size += len(piece)
+            cursor = span.end
+        parts.append((size, cursor, len(segment.text) - cursor, False))
+        rest = segment.text[cursor:]
+        text.append(rest.translate(_NO_PHONEME_INPUT) if parts[1:] else rest)
+        return cls("".join(text), tuple(parts))
+
+    def span_of(self, position: int, length: int) -> tuple[int, int]:
+        """The segment's offsets of the word eSpeak timed at ``position``: phonemes
+        are their whole span."""
+        at = max(i for i, part in enumerate(self.parts) if part[0] <= position or i == 0)
+        here, there, size, phonemes = self.parts[at]
+        if phonemes:
+            return there, there + size
+        start = there + min(position - here, size)
+        return start, min(start + length, there + size)
 
 
 def _clamp(value: float, low: int, high: int) -> int:
@@ -111,12 +162,15 @@ class EspeakEngine:
     ) -> Iterator[AudioChunk]:
         settings = self.settings_for(voice, params)
         should_stop = (lambda: cancel.cancelled) if cancel is not None else (lambda: False)
+        said = PhonemeText.of(segment)
         try:
-            utterance = self._library.synthesize(segment.text, settings, should_stop)
+            utterance = self._library.synthesize(
+                said.text, settings, should_stop, phoneme_input=said.has_phonemes
+            )
         except EspeakError as e:
             raise EngineError(str(e)) from e
         words = tuple(
-            WordTiming(w.text_position, w.text_position + w.length, w.audio_ms)
+            WordTiming(*said.span_of(w.text_position, w.length), w.audio_ms)
             for w in utterance.words
         )
         for i, block in enumerate(utterance.blocks):

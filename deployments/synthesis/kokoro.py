@@ -34,14 +34,14 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from deployments.espeak_binding import EspeakError, espeak_library
-from deployments.messages import AudioChunk, Segment, SynthesisParams, VoiceDesign
+from deployments.messages import AudioChunk, PhonemeSpan, Segment, SynthesisParams, VoiceDesign
 from deployments.synthesis.engine import (
     CancelToken,
     EngineError,
@@ -183,18 +183,23 @@ class KokoroEngine:
             },
         )
 
-    def phonemes(self, text: str, voice: VoiceConfig, language: str) -> str:
-        """What the model is given for ``text`` (Kokoro phonemes with punctuation)."""
-        return self.phonemize(text, voice, language).text
+    def phonemes(
+        self, text: str, voice: VoiceConfig, language: str, given: Sequence[PhonemeSpan] = ()
+    ) -> str:
+        """What the model is given for ``text`` (Kokoro phonemes with punctuation), with
+        the phonemes ``given`` for parts of it."""
+        return self.phonemize(text, voice, language, given).text
 
-    def phonemize(self, text: str, voice: VoiceConfig, language: str) -> Phonemes:
+    def phonemize(
+        self, text: str, voice: VoiceConfig, language: str, given: Sequence[PhonemeSpan] = ()
+    ) -> Phonemes:
         """What the model is given for ``text``, with the word each symbol says."""
         params = self._params.get(voice.id)
         if params is None:
             raise EngineError(f"kokoro voice {voice.id!r} is not loaded")
         phoneme_set = params.phonemes or PHONEME_VOICES.get(language, "hi")
         try:
-            return self._phonemizer.phonemize(text, phoneme_set)
+            return self._phonemizer.phonemize(text, phoneme_set, given)
         except EspeakError as e:
             raise EngineError(str(e)) from e
 
@@ -251,7 +256,7 @@ class KokoroEngine:
         style row for their count, the speed)."""
         style, pace = self._style(voice.id, params.design)
         speed = params.speed * pace
-        said = self.phonemize(segment.text, voice, params.language)
+        said = self.phonemize(segment.text, voice, params.language, segment.phonemes)
         pieces = []
         cursor = 0
         for text in self.pieces(said.text):

@@ -15,11 +15,13 @@ import bisect
 import itertools
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from deployments.espeak_binding import EspeakLibrary
+from deployments.messages import PhonemeSpan
 
 TIE = "^"
 # Marks Kokoro's vocabulary holds, and what other scripts' marks become.
@@ -116,12 +118,46 @@ class KokoroPhonemizer:
         :data:`ESPEAK_VOICES` (another eSpeak voice name is used as it is)."""
         return self.phonemize(text, phoneme_set).text
 
-    def phonemize(self, text: str, phoneme_set: str) -> Phonemes:
-        """``text`` as Kokoro phonemes with the word of the text each symbol says."""
+    def phonemize(self, text: str, phoneme_set: str, given: Sequence[PhonemeSpan] = ()) -> Phonemes:
+        """``text`` as Kokoro phonemes with the word of the text each symbol says. The
+        parts of ``text`` that ``given`` gives IPA for are said with it (one word each);
+        eSpeak's own notation cannot reach this model, so those parts are read."""
         symbols: list[tuple[str, int]] = []
         words: list[tuple[int, int]] = []
-        offset = 0
-        for i, run in enumerate(_MARK_RUN.split(text.translate(_MARK_MAP))):
+        cursor = 0
+        for span in sorted(given, key=lambda s: s.start):
+            if span.alphabet != "ipa" or span.start < cursor:
+                continue
+            self._read(text, cursor, span.start, phoneme_set, symbols, words)
+            owner = len(words)
+            said = f" {self.given(span.phonemes, phoneme_set)} "
+            symbols.extend((symbol, -1 if symbol.isspace() else owner) for symbol in said)
+            words.append((span.start, span.end))
+            cursor = span.end
+        self._read(text, cursor, len(text), phoneme_set, symbols, words)
+        kept: list[tuple[str, int]] = []
+        for symbol, owner in symbols:  # spaces collapsed, none at either end
+            if symbol.isspace():
+                if kept and kept[-1][0] != " ":
+                    kept.append((" ", -1))
+            else:
+                kept.append((symbol, owner))
+        if kept and kept[-1][0] == " ":
+            kept.pop()
+        return Phonemes("".join(s for s, _ in kept), tuple(o for _, o in kept), tuple(words))
+
+    def _read(
+        self,
+        text: str,
+        begin: int,
+        end: int,
+        phoneme_set: str,
+        symbols: list[tuple[str, int]],
+        words: list[tuple[int, int]],
+    ) -> None:
+        """``text[begin:end]`` through eSpeak: its symbols and words appended."""
+        offset = begin
+        for i, run in enumerate(_MARK_RUN.split(text[begin:end].translate(_MARK_MAP))):
             start, offset = offset, offset + len(run)
             if i % 2:  # a run of marks: opening ones lean on the next word, others on the last
                 glued = f" {run}" if run[-1] in _OPENING else f"{run} "
@@ -134,16 +170,14 @@ class KokoroPhonemizer:
             owners = self._owners(spoken, [text[a:b] for a, b in spans], phoneme_set)
             symbols.extend((symbol, len(words) + o if o >= 0 else -1) for symbol, o in owners)
             words.extend(spans)
-        kept: list[tuple[str, int]] = []
-        for symbol, owner in symbols:  # spaces collapsed, none at either end
-            if symbol.isspace():
-                if kept and kept[-1][0] != " ":
-                    kept.append((" ", -1))
-            else:
-                kept.append((symbol, owner))
-        if kept and kept[-1][0] == " ":
-            kept.pop()
-        return Phonemes("".join(s for s, _ in kept), tuple(o for _, o in kept), tuple(words))
+
+    def given(self, ipa: str, phoneme_set: str) -> str:
+        """A rule's IPA in Kokoro's symbols: ties dropped, the phoneme set's joined
+        symbols (``aɪ`` -> ``I``, ``tʃ`` -> ``ʧ``, ...), nothing outside the vocabulary."""
+        ipa = ipa.replace("\u0361", "").replace("\u035c", "").replace(TIE, "")
+        for old, new in REPLACEMENTS.get(phoneme_set, ()):
+            ipa = ipa.replace(old.replace(TIE, ""), new)
+        return "".join(s for s in ipa if s in self._vocab or s.isspace()).strip()
 
     def _ipa(self, run: str, phoneme_set: str) -> str:
         replacements = REPLACEMENTS.get(phoneme_set, ())

@@ -126,10 +126,21 @@ class NormalizeRequest(BaseModel):
     pronunciation_dictionaries: Dictionaries = DICTIONARIES_FIELD
 
 
+class PhonemeRecord(BaseModel):
+    """``text[start:end]`` of a segment is said with these phonemes where the voice's
+    engine takes them (README 'Pronunciation dictionaries')."""
+
+    start: int
+    end: int
+    phonemes: str
+    alphabet: str
+
+
 class SegmentRecord(BaseModel):
     text: str
     start: int
     end: int
+    phonemes: list[PhonemeRecord] = []
 
 
 class AppliedRuleRecord(BaseModel):
@@ -161,7 +172,13 @@ class NormalizeResponse(BaseModel):
             representation=result.representation,
             text=result.text,
             segments=[
-                SegmentRecord(text=s.text, start=s.start, end=s.end) for s in result.segments
+                SegmentRecord(
+                    text=s.text,
+                    start=s.start,
+                    end=s.end,
+                    phonemes=[PhonemeRecord(**vars(p)) for p in s.phonemes],
+                )
+                for s in result.segments
             ],
             rules=[
                 AppliedRuleRecord(

@@ -124,3 +124,25 @@ def test_no_rules_no_change() -> None:
     assert normaliser.normalise(text, "hi", rules=()) == normaliser.normalise(text, "hi")
     unmatched = normaliser.normalise(text, "hi", rules=(alias("HDFC", "एच डी एफ सी"),))
     assert unmatched.text == normaliser.normalise(text, "hi").text and unmatched.applied == ()
+
+
+def test_a_phoneme_rule_marks_the_reading_of_its_match() -> None:
+    """The match is read as it would be (Iyer in Devanagari inside Hindi) and its
+    segment says where in that reading the rule's phonemes belong."""
+    iyer = PronunciationRule("Iyer", "phoneme", phoneme="əjjər")
+    rahul = PronunciationRule("राहुल", "phoneme", phoneme="S'a:m", alphabet="espeak")
+    text = "Dr. Iyer और राहुल ने ₹500 दिए।"
+    said = TextNormaliser().normalise(text, "hi", rules=(iyer, rahul))
+    (segment,) = said.segments
+    assert segment.text == "डॉक्टर अय्यर और राहुल ने पाँच सौ रुपये दिए।"
+    assert [(segment.text[p.start : p.end], p.phonemes, p.alphabet) for p in segment.phonemes] == [
+        ("अय्यर", "əjjər", "ipa"),
+        ("राहुल", "S'a:m", "espeak"),
+    ]
+    assert [text[a.start : a.end] for a in said.applied] == ["Iyer", "राहुल"]
+    assert (segment.start, segment.end) == (0, len(text))
+
+
+def test_espeak_phonemes_cannot_carry_brackets() -> None:
+    with pytest.raises(RuleError, match="without"):
+        PronunciationRule("x", "phoneme", phoneme="a]] [[b", alphabet="espeak")

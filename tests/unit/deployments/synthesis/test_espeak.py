@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from deployments.espeak_binding import EspeakError, VoiceSettings, espeak_library
-from deployments.messages import Segment, SynthesisParams
+from deployments.messages import PhonemeSpan, Segment, SynthesisParams
 from deployments.synthesis.engine import CancelToken, EngineError
 from deployments.synthesis.espeak import EspeakEngine
 from deployments.synthesis.registry import load_engine
@@ -136,3 +136,27 @@ def test_text_is_never_read_as_markup(markup: str, tag: str) -> None:
     start = markup.index(tag)
     inside = [w for w in utterance.words if start <= w.text_position < start + len(tag)]
     assert inside, [(w.text_position, w.length) for w in utterance.words]
+
+
+def test_a_rule_s_espeak_phonemes_are_said_and_timed_as_its_words() -> None:
+    """A segment's eSpeak-notation span is spoken from its phonemes (the flag is set for
+    that call only, and the text around it is still text), and eSpeak's word events map
+    back onto the segment's text; an IPA span is read as its words."""
+    engine = load_engine("espeak")
+    text = "मेरा नाम राहुल है, [[x]] राहुल।"
+    at = text.index("राहुल")
+    params = SynthesisParams("t", "hi")
+
+    def said(*spans: PhonemeSpan) -> tuple[np.ndarray, list[str]]:
+        segment = Segment(0, text, 0, len(text), spans)
+        chunks = list(engine.synthesize(segment, VOICE, params))
+        words = [text[w.start : w.end] for c in chunks for w in c.words]
+        return np.concatenate([c.samples for c in chunks]), words
+
+    plain, words = said()
+    shyam, shyam_words = said(PhonemeSpan(at, at + 5, "S'a:m", "espeak"))
+    ipa, _ = said(PhonemeSpan(at, at + 5, "ʃjaːm", "ipa"))
+    # eSpeak takes no IPA: the words are read (calls differ by a sample or so)
+    assert abs(ipa.size - plain.size) <= 50 < abs(shyam.size - plain.size)
+    assert shyam_words == words and words[2] == "राहुल"
+    assert any("x" in word for word in shyam_words[4:])  # the client's [[x]] is still text

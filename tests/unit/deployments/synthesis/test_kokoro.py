@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deployments.messages import Segment, SynthesisParams, WordTiming
+from deployments.messages import PhonemeSpan, Segment, SynthesisParams, WordTiming
 from deployments.synthesis.engine import CancelToken, EngineUnavailable
 from deployments.synthesis.kokoro_assets import MODEL_PACKAGES, load_model_bytes
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer, vocabulary
@@ -251,3 +251,25 @@ def test_missing_torch_weights_name_the_install_step(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
     with pytest.raises(EngineUnavailable, match=r"deployments\.synthesis\.kokoro_torch\.weights"):
         load_engine("kokoro", {"backend": "torch", "weights": str(tmp_path / "none.safetensors")})
+
+
+def test_a_rule_s_ipa_reaches_the_model_for_its_words(engine) -> None:
+    """A Hindi name fixed by an IPA rule: the model is given the rule's phonemes (in
+    Kokoro's symbols) for it and the text's for the rest; the audio differs; the name's
+    span is still one timed word."""
+    text = "मेरा नाम राहुल है।"
+    at = text.index("राहुल")
+    rule = PhonemeSpan(at, at + 5, "ʃjaːm", "ipa")
+    voice = VOICES["hf_alpha"]
+    plain = engine.phonemes(text, voice, "hi")
+    given = engine.phonemes(text, voice, "hi", (rule,))
+    assert plain.replace("ɾˈaːhʊl", "ʃjaːm") == given != plain
+    assert engine.phonemes(text, voice, "hi", (PhonemeSpan(at, at + 5, "S'a:m", "espeak"),)) == (
+        plain  # eSpeak's notation cannot reach Kokoro: the name is read
+    )
+    params = SynthesisParams("hf_alpha", "hi")
+    chunks = list(engine.synthesize(Segment(0, text, 0, len(text), (rule,)), voice, params))
+    alone = speak(engine, "hf_alpha", text, "hi")
+    assert not np.array_equal(np.concatenate([c.samples for c in chunks]), alone)
+    assert [text[w.start : w.end] for c in chunks for w in c.words] == text[:-1].split()
+    assert engine._phonemizer.given("t͡ʃaɪ", "hi") == "ʧI"  # ties dropped, joined symbols

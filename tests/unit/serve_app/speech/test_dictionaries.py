@@ -171,3 +171,30 @@ def test_a_websocket_takes_dictionaries_in_its_first_message(
         plain = session()
         said = session(**{field: [{locator: made["id"]}]})
         assert said > plain + 0.5
+
+
+async def test_a_phoneme_rule_reaches_the_default_voice(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    """A Hindi name fixed by an IPA rule: /v1/text/normalize shows where its phonemes go,
+    and the default (Kokoro) voice says it differently."""
+    made = await dictionary(
+        client, auth, [{"type": "phoneme", "string_to_replace": "राहुल", "phoneme": "ʃjaːm"}]
+    )
+    text = "मेरा नाम राहुल है।"
+    located = [{"id": made["id"]}]
+    shown = await client.post(
+        "/v1/text/normalize",
+        headers=auth,
+        json={"input": text, "pronunciation_dictionaries": located},
+    )
+    (segment,) = shown.json()["segments"]
+    assert segment["phonemes"] == [{"start": 9, "end": 14, "phonemes": "ʃjaːm", "alphabet": "ipa"}]
+    assert shown.json()["rules"][0]["phoneme"] == "ʃjaːm"
+    body = {"input": text, "stream": False}
+    plain = await client.post("/v1/audio/speech", headers=auth, json=body)
+    said = await client.post(
+        "/v1/audio/speech", headers=auth, json={**body, "pronunciation_dictionaries": located}
+    )
+    assert said.status_code == plain.status_code == 200
+    assert said.content != plain.content
