@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import importlib
 import threading
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from piper import PiperVoice, SynthesisConfig
+from piper.config import PhonemeType
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, EngineUnavailable
@@ -107,15 +109,65 @@ class PiperEngine:
         )
         # Piper speaks a segment sentence by sentence: a hang-up stops it after the
         # sentence in progress, not at the segment's end.
-        chunks = []
+        audio = []
         with self._locks[voice.id]:
-            for chunk in model.synthesize(segment.text, syn_config=config):
+            for samples in sentences_of(model, segment, config):
                 if cancel is not None and cancel.cancelled:
                     return
-                chunks.append(chunk)
-        for chunk in chunks:
+                audio.append(samples)
+        for samples in audio:
             yield AudioChunk(
-                samples=np.asarray(chunk.audio_float_array, dtype=np.float32),
-                sample_rate=int(chunk.sample_rate),
+                samples=np.asarray(samples, dtype=np.float32),
+                sample_rate=int(model.config.sample_rate),
                 segment=segment.index,
             )
+
+
+def sentences_of(
+    model: PiperVoice, segment: Segment, config: SynthesisConfig
+) -> Iterator[np.ndarray]:
+    """The segment's audio, a sentence at a time: Piper's own reading, or from the
+    phonemes the segment's pronunciation rules give."""
+    given = given_phonemes(model, segment)
+    if given is None:
+        for chunk in model.synthesize(segment.text, syn_config=config):
+            yield chunk.audio_float_array
+    else:
+        for sentence in given:
+            yield spoken(model, sentence, config)
+
+
+def given_phonemes(model: PiperVoice, segment: Segment) -> list[list[str]] | None:
+    """The segment's phonemes by sentence with a rule's IPA where the segment has some
+    (None: there is none, or the voice does not read eSpeak's IPA)."""
+    spans = sorted((s for s in segment.phonemes if s.alphabet == "ipa"), key=lambda s: s.start)
+    if not spans or model.config.phoneme_type != PhonemeType.ESPEAK:
+        return None
+    known = model.config.phoneme_id_map
+    sentences: list[list[str]] = [[]]
+
+    def read(text: str) -> None:
+        for i, sentence in enumerate(model.phonemize(text) if text.strip() else []):
+            if i:
+                sentences.append([])
+            sentences[-1].extend(sentence)
+
+    cursor = 0
+    for span in spans:
+        if span.start < cursor:
+            continue
+        read(segment.text[cursor : span.start])
+        ipa = unicodedata.normalize("NFD", span.phonemes)
+        sentences[-1].extend([" ", *(p for p in ipa if p in known), " "])
+        cursor = span.end
+    read(segment.text[cursor:])
+    return [sentence for sentence in sentences if sentence]
+
+
+def spoken(model: PiperVoice, phonemes: list[str], config: SynthesisConfig) -> np.ndarray:
+    """One sentence's phonemes spoken, at the level Piper's own synthesize gives."""
+    audio = np.asarray(model.phoneme_ids_to_audio(model.phonemes_to_ids(phonemes), config))
+    peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+    if config.normalize_audio:
+        audio = audio / peak if peak > 1e-8 else np.zeros_like(audio)
+    return np.clip(audio * config.volume, -1.0, 1.0).astype(np.float32)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from deployments.messages import Segment, SynthesisParams
+from deployments.messages import PhonemeSpan, Segment, SynthesisParams
 from deployments.synthesis.engine import CancelToken, EngineUnavailable
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
@@ -115,3 +115,25 @@ def test_a_hang_up_stops_the_segment_after_the_sentence_in_progress(
     segment = Segment(0, text, 0, len(text))
     list(engine.synthesize(segment, JOE, SynthesisParams("joe", "en"), cancel))
     assert len(spoken) == 1
+
+
+def test_a_rule_s_ipa_is_spoken_in_place_of_eSpeak_s(engine) -> None:
+    """Piper reads eSpeak's IPA: a span with a rule's IPA is given the model as those
+    phonemes, the rest of the text as Piper would read it; eSpeak notation is read."""
+    from deployments.synthesis.piper import given_phonemes
+
+    text = "Please call Iyer tomorrow. Thank you."
+    at = text.index("Iyer")
+    plain = Segment(0, text, 0, len(text))
+    ruled = Segment(0, text, 0, len(text), (PhonemeSpan(at, at + 4, "ˈaɪjəɹ", "ipa"),))
+    model = engine._voices["joe"]
+    phonemes = given_phonemes(model, ruled)
+    assert phonemes is not None and len(phonemes) == 2  # its two sentences
+    assert "ˈaɪjəɹ" in "".join(phonemes[0])
+    assert given_phonemes(model, plain) is None
+    espeak = Segment(0, text, 0, len(text), (PhonemeSpan(at, at + 4, "'aIj@r", "espeak"),))
+    assert given_phonemes(model, espeak) is None
+    params = SynthesisParams("joe", "en")
+    chunks = list(engine.synthesize(ruled, JOE, params))  # Piper's sampling is random:
+    said = np.concatenate([c.samples for c in chunks])  # what it says is in the phonemes
+    assert len(chunks) == 2 and 1.5 < said.size / 22050 < 6 and np.abs(said).max() > 0.05
