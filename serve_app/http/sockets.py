@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import threading
 
 import psutil
 
@@ -50,8 +51,19 @@ def limit_send_buffer(port: int, size: int) -> int:
     return changed
 
 
+_HANDED_OUT: set[int] = set()
+_HANDING_OUT = threading.Lock()
+
+
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A TCP port on 127.0.0.1 that nothing listens on now and that this process has
+    not handed out before: callers that bind theirs later (a cluster's nodes, each
+    with a dozen ports, started one after another) never get the same one."""
+    with _HANDING_OUT:
+        while True:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = int(s.getsockname()[1])
+            if port not in _HANDED_OUT:
+                _HANDED_OUT.add(port)
+                return port
