@@ -1,0 +1,267 @@
+"""SSML, opt-in per request: the markup read safely into text and what it says about it.
+
+The subset the hosted services document and IVR systems send: ``speak``, ``p``,
+``s``, ``break`` (``time``, ``strength``), ``say-as`` (``interpret-as``:
+characters/spell-out, cardinal, ordinal, digits, telephone, date, time, currency),
+``sub`` (``alias``), ``phoneme`` (``alphabet`` ipa or x-espeak, ``ph``),
+``prosody`` (``rate``, ``pitch``, ``volume``), ``lang`` (``xml:lang``),
+``emphasis`` and ``mark`` (accepted, nothing to say). Any other element is an
+error that names it and where it is.
+
+Parsed by expat with every way to a DTD closed before it is read: a document type
+declaration, an entity declaration or an external reference is refused (no
+billion laughs, no external entity), as defusedxml does; nesting past
+:data:`MAX_DEPTH` and more than :data:`MAX_ELEMENTS` elements are refused too.
+Every error is :class:`SsmlError` with the line and column.
+
+The result is :class:`SsmlText`: the text a listener hears (text nodes in order,
+elements that end a paragraph or sentence leaving a space), each of its
+characters mapped to its offset in the markup, the marks (a span of that text and
+what an element says about it) and the pauses (``break``; a paragraph's end).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from xml.parsers import expat
+
+MAX_DEPTH = 32
+MAX_ELEMENTS = 10_000
+MAX_PAUSE_MS = 10_000
+PARAGRAPH_PAUSE_MS = 500
+# break strength -> milliseconds (as the hosted services roughly have them)
+STRENGTHS = {
+    "none": 0,
+    "x-weak": 100,
+    "weak": 200,
+    "medium": 400,
+    "strong": 700,
+    "x-strong": 1000,
+}
+SAY_AS = frozenset(
+    {
+        "characters",
+        "spell-out",
+        "cardinal",
+        "number",
+        "ordinal",
+        "digits",
+        "telephone",
+        "date",
+        "time",
+        "currency",
+    }
+)
+ALPHABETS = {"ipa": "ipa", "x-espeak": "espeak", "espeak": "espeak"}
+# Elements whose text is plain text with something said about it (a mark).
+MARKING = frozenset({"say-as", "sub", "phoneme", "prosody", "lang", "emphasis"})
+STRUCTURE = frozenset({"speak", "p", "s", "break", "mark"})
+_TIME = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*")
+
+
+class SsmlError(ValueError):
+    """Markup that cannot be spoken; ``line`` and ``column`` (1-based) say where."""
+
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(f"SSML line {line}, column {column}: {message}")
+        self.line, self.column = line, column
+
+
+@dataclass(frozen=True)
+class Mark:
+    """``text[start:end]`` of the document, inside an element that says something
+    about it: ``element`` and its attributes (only those the element takes)."""
+
+    start: int
+    end: int
+    element: str
+    attributes: tuple[tuple[str, str], ...]
+
+    def get(self, name: str) -> str | None:
+        return dict(self.attributes).get(name)
+
+
+@dataclass(frozen=True)
+class Pause:
+    """Silence of ``ms`` milliseconds before ``text[at:]``."""
+
+    at: int
+    ms: int
+
+
+@dataclass(frozen=True)
+class SsmlText:
+    text: str
+    origin: tuple[int, ...]  # the markup offset of each character, one more for the end
+    marks: tuple[Mark, ...]
+    pauses: tuple[Pause, ...]
+
+    def span_in_input(self, start: int, end: int) -> tuple[int, int]:
+        """The markup offsets of ``text[start:end]``."""
+        if end <= start:
+            return self.origin[start], self.origin[start]
+        return self.origin[start], self.origin[end - 1] + 1
+
+
+@dataclass
+class _Open:
+    element: str
+    start: int
+    attributes: tuple[tuple[str, str], ...]
+    opened: int  # elements opened before it: outer marks first where spans are equal
+
+
+@dataclass
+class _Reader:
+    markup: str
+    parser: Any
+    byte_starts: list[int]  # UTF-8 offset of each character of the markup
+    text: list[str] = field(default_factory=list)
+    origin: list[int] = field(default_factory=list)
+    marks: list[tuple[int, Mark]] = field(default_factory=list)
+    pauses: list[Pause] = field(default_factory=list)
+    open: list[_Open] = field(default_factory=list)
+    elements: int = 0
+
+    def fail(self, message: str) -> None:
+        raise SsmlError(message, self.parser.CurrentLineNumber, self.parser.CurrentColumnNumber + 1)
+
+    def at(self) -> int:
+        """The markup's character offset where the parser is."""
+        return bisect.bisect_left(self.byte_starts, self.parser.CurrentByteIndex)
+
+    def data(self, data: str) -> None:
+        if self.open and self.open[-1].element == "break":
+            self.fail("<break> holds no text")
+        where = self.at()
+        literal = self.markup.startswith(data, where)
+        for k, ch in enumerate(data):
+            self.text.append(ch)
+            self.origin.append(where + k if literal else where)  # an entity: its place
+
+    def size(self) -> int:
+        return len(self.text)
+
+    def separate(self) -> None:
+        if self.text and not self.text[-1].isspace():
+            self.text.append(" ")
+            self.origin.append(self.at())
+
+    def start(self, name: str, attributes: dict[str, str]) -> None:
+        self.elements += 1
+        if self.elements > MAX_ELEMENTS:
+            self.fail(f"more than {MAX_ELEMENTS} elements")
+        if len(self.open) >= MAX_DEPTH:
+            self.fail(f"elements nested deeper than {MAX_DEPTH}")
+        if not self.open and name != "speak":
+            self.fail(f"the root element is <speak>, not <{name}>")
+        if name not in MARKING | STRUCTURE:
+            self.fail(f"<{name}> is not supported (README 'SSML')")
+        kept = self.checked(name, attributes)
+        if name == "break":
+            self.pauses.append(Pause(self.size(), self.pause_ms(attributes)))
+        elif name in ("p", "s"):
+            self.separate()
+        self.open.append(_Open(name, self.size(), kept, self.elements))
+
+    def end(self, name: str) -> None:
+        opened = self.open.pop()
+        if name in MARKING:
+            if self.size() == opened.start:
+                self.fail(f"<{name}> holds no text")
+            mark = Mark(opened.start, self.size(), name, opened.attributes)
+            self.marks.append((opened.opened, mark))
+        elif name in ("p", "s"):
+            self.separate()
+            if name == "p":
+                self.pauses.append(Pause(self.size(), PARAGRAPH_PAUSE_MS))
+
+    def checked(self, name: str, attributes: dict[str, str]) -> tuple[tuple[str, str], ...]:
+        """The attributes ``name`` takes, checked; the ones it requires present."""
+        if name == "sub":
+            if not attributes.get("alias", "").strip():
+                self.fail("<sub> needs an alias")
+            return (("alias", attributes["alias"]),)
+        if name == "phoneme":
+            alphabet = ALPHABETS.get(attributes.get("alphabet", "ipa"))
+            if alphabet is None:
+                self.fail(f"<phoneme> alphabet is ipa or x-espeak, not {attributes['alphabet']!r}")
+            if not attributes.get("ph", "").strip():
+                self.fail("<phoneme> needs ph")
+            return (("alphabet", str(alphabet)), ("ph", attributes["ph"]))
+        if name == "say-as":
+            kind = attributes.get("interpret-as", "")
+            if kind not in SAY_AS:
+                self.fail(f"<say-as> interpret-as {kind!r}: use one of {', '.join(sorted(SAY_AS))}")
+            return tuple((k, attributes[k]) for k in ("interpret-as", "format") if k in attributes)
+        if name == "lang":
+            language = attributes.get("xml:lang", "")
+            if not language:
+                self.fail("<lang> needs xml:lang")
+            return (("xml:lang", language),)
+        if name in ("prosody", "emphasis"):
+            names = ("rate", "pitch", "volume") if name == "prosody" else ("level",)
+            return tuple((k, attributes[k]) for k in names if k in attributes)
+        return ()
+
+    def pause_ms(self, attributes: dict[str, str]) -> int:
+        if "time" in attributes:
+            match = _TIME.fullmatch(attributes["time"])
+            if match is None:
+                self.fail(f"<break> time {attributes['time']!r} is not like 500ms or 1.5s")
+            assert match is not None
+            value = float(match[1]) * (1 if match[2] == "ms" else 1000)
+            return min(round(value), MAX_PAUSE_MS)
+        strength = attributes.get("strength", "medium")
+        if strength not in STRENGTHS:
+            self.fail(f"<break> strength {strength!r}: use one of {', '.join(STRENGTHS)}")
+        return STRENGTHS[strength]
+
+
+def _refuse(what: str) -> Any:
+    def handler(*_: object) -> None:
+        raise _Refused(what)
+
+    return handler
+
+
+class _Refused(Exception):
+    pass
+
+
+def parse(markup: str) -> SsmlText:
+    """``markup`` read (see the module's docstring); raises :class:`SsmlError`."""
+    parser = expat.ParserCreate(namespace_separator=None)
+    encoded = markup.encode("utf-8")
+    starts, offset = [], 0
+    for ch in markup:
+        starts.append(offset)
+        offset += len(ch.encode("utf-8"))
+    reader = _Reader(markup, parser, starts)
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.StartDoctypeDeclHandler = _refuse("a document type declaration (DTD) is not allowed")
+    parser.EntityDeclHandler = _refuse("entity declarations are not allowed")
+    parser.UnparsedEntityDeclHandler = _refuse("entity declarations are not allowed")
+    parser.ExternalEntityRefHandler = _refuse("external references are not allowed")
+    parser.StartElementHandler = reader.start
+    parser.EndElementHandler = reader.end
+    parser.CharacterDataHandler = reader.data
+    parser.buffer_text = False
+    try:
+        parser.Parse(encoded, True)
+    except _Refused as refused:
+        line, column = parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
+        raise SsmlError(str(refused), line, column) from None
+    except expat.ExpatError as error:
+        message = expat.ErrorString(error.code)
+        raise SsmlError(message, error.lineno, error.offset + 1) from None
+    text = "".join(reader.text)
+    return SsmlText(
+        text,
+        (*reader.origin, len(markup)),
+        tuple(m for _, m in sorted(reader.marks, key=lambda om: (om[1].start, -om[1].end, om[0]))),
+        tuple(reader.pauses),
+    )
