@@ -161,12 +161,14 @@ class DictionaryTables:
             )
         return _row(found) if found is not None else None
 
-    def project_dictionaries(self, project_id: str) -> list[DictionaryRow]:
-        """The project's dictionaries, newest first."""
+    def project_dictionaries(
+        self, project_id: str, by_default: bool = False
+    ) -> list[DictionaryRow]:
+        """The project's dictionaries (``by_default``: only those its requests use
+        unless they name their own), newest first."""
+        where = " WHERE d.project_id = ?" + (" AND d.by_default = 1" if by_default else "")
         with self._db.transaction() as tx:
-            rows = tx.all(
-                _SELECT + " WHERE d.project_id = ? ORDER BY d.created_at DESC, d.id", (project_id,)
-            )
+            rows = tx.all(_SELECT + where + " ORDER BY d.created_at DESC, d.id", (project_id,))
         return [_row(row) for row in rows]
 
     def dictionary_version(

@@ -154,7 +154,7 @@ class Dictionaries:
         if project_id is None:
             return ()
         if located is None:
-            rows = [row for row in await self.all(project_id) if row.by_default]
+            rows = await self._store.call(self._store.project_dictionaries, project_id, True)
             return tuple(rule for r in rows for rule in version_rules(r.version_id, r.rules))
         rules: list[PronunciationRule] = []
         for i, locator in enumerate(located):

@@ -68,3 +68,14 @@ def test_a_project_has_a_limit_of_dictionaries(store: AccountStore) -> None:
         store.create_dictionary(project, f"d{n}", None, "[]")
     with pytest.raises(DictionaryLimit):
         store.create_dictionary(project, "one more", None, "[]")
+
+
+def test_the_defaults_are_the_dictionaries_marked_for_them(store: AccountStore) -> None:
+    bank = store.create_project("bank")
+    marked = store.create_dictionary(bank, "brands", None, json.dumps([SBI]))
+    store.create_dictionary(bank, "names", None, json.dumps([IYER]))
+    assert store.project_dictionaries(bank, by_default=True) == []
+    store.describe_dictionary(bank, marked.id, by_default=True)
+    defaults = store.project_dictionaries(bank, by_default=True)
+    assert [d.id for d in defaults] == [marked.id] and defaults[0].by_default
+    assert len(store.project_dictionaries(bank)) == 2
