@@ -58,9 +58,9 @@ from serve_app.speech.voice_modes import (
     check_description,
     designed,
 )
+from serve_app.surfaces.native.normalize import NormalizeRequest
 from serve_app.surfaces.native.protocol import (
     CustomVoiceRequest,
-    NormalizeRequest,
     SpeechRequest,
     VoiceOptions,
 )

@@ -6,7 +6,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
-from deployments.messages import NormalisedText
 from deployments.synthesis.voices import VOICE_ID_PATTERN
 from deployments.voice_design.description import Report
 from serve_app.accounts import Usage
@@ -113,85 +112,6 @@ class SpeechRequest(VoiceOptions):
     input: UnicodeText = Field(description="Text to speak; 1..4096 characters after NFC.")
     stream: bool = True
     stream_format: StreamFormat = "audio"
-
-
-class NormalizeRequest(BaseModel):
-    """Body of POST /v1/text/normalize: the text and language fields of a speech request."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    input: UnicodeText
-    language: str | None = None
-    quality: Quality = "balanced"
-    pronunciation_dictionaries: Dictionaries = DICTIONARIES_FIELD
-
-
-class PhonemeRecord(BaseModel):
-    """``text[start:end]`` of a segment is said with these phonemes where the voice's
-    engine takes them (README 'Pronunciation dictionaries')."""
-
-    start: int
-    end: int
-    phonemes: str
-    alphabet: str
-
-
-class SegmentRecord(BaseModel):
-    text: str
-    start: int
-    end: int
-    phonemes: list[PhonemeRecord] = []
-
-
-class AppliedRuleRecord(BaseModel):
-    """A pronunciation rule that matched ``input[start:end]``."""
-
-    start: int
-    end: int
-    type: Literal["alias", "phoneme"]
-    string_to_replace: str
-    alias: str | None = None
-    phoneme: str | None = None
-
-
-class NormalizeResponse(BaseModel):
-    """What a voice would be given: ``text`` (the segments, joined as in the input), each
-    segment with its ``start``/``end`` offsets in ``input``, and the pronunciation rules
-    that matched."""
-
-    language: str
-    representation: str
-    text: str
-    segments: list[SegmentRecord]
-    rules: list[AppliedRuleRecord] = []
-
-    @classmethod
-    def of(cls, result: NormalisedText) -> NormalizeResponse:
-        return cls(
-            language=result.language,
-            representation=result.representation,
-            text=result.text,
-            segments=[
-                SegmentRecord(
-                    text=s.text,
-                    start=s.start,
-                    end=s.end,
-                    phonemes=[PhonemeRecord(**vars(p)) for p in s.phonemes],
-                )
-                for s in result.segments
-            ],
-            rules=[
-                AppliedRuleRecord(
-                    start=applied.start,
-                    end=applied.end,
-                    type=applied.rule.type,
-                    string_to_replace=applied.rule.string_to_replace,
-                    alias=applied.rule.alias or None,
-                    phoneme=applied.rule.phoneme or None,
-                )
-                for applied in result.applied
-            ],
-        )
 
 
 class HealthStatus(BaseModel):

@@ -21,12 +21,11 @@ from serve_app.surfaces.framing import (
 )
 from serve_app.surfaces.native.capabilities import Capabilities
 from serve_app.surfaces.native.events import SpecEvents
+from serve_app.surfaces.native.normalize import NormalizeRequest, NormalizeResponse
 from serve_app.surfaces.native.protocol import (
     CustomVoiceRequest,
     HealthStatus,
     ModelList,
-    NormalizeRequest,
-    NormalizeResponse,
     Readiness,
     SpeechRequest,
     UsageResponse,
