@@ -33,12 +33,7 @@ from serve_app.settings import SAMPLE_RATES, IngressConfig
 from serve_app.speech.admission import Admission
 from serve_app.speech.billing import Meter
 from serve_app.speech.catalog import Catalog
-from serve_app.speech.custom_voices import (
-    MAX_VOICES_PER_PROJECT,
-    CustomVoice,
-    CustomVoices,
-    blend_gender,
-)
+from serve_app.speech.custom_voices import CustomVoice, CustomVoices
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.dictionaries import Dictionaries
 from serve_app.speech.job import (
@@ -59,11 +54,7 @@ from serve_app.speech.voice_modes import (
     designed,
 )
 from serve_app.surfaces.native.normalize import NormalizeRequest
-from serve_app.surfaces.native.protocol import (
-    CustomVoiceRequest,
-    SpeechRequest,
-    VoiceOptions,
-)
+from serve_app.surfaces.native.protocol import SpeechRequest, VoiceOptions
 
 
 class SpeechService:
@@ -88,6 +79,10 @@ class SpeechService:
         self.dictionaries = dictionaries
         self._catalog = catalog
         self._config = config
+
+    async def catalog(self) -> Catalog:
+        """The voices and engines loaded now."""
+        return await self._catalog()
 
     async def choose(
         self, options: VoiceOptions, stream: bool, project_id: str | None = None
@@ -228,59 +223,6 @@ class SpeechService:
             heard = await asyncio.to_thread(analyse_reference, options.reference_audio)
             return designed(catalog, voice, params, heard=heard)
         return None
-
-    async def save_voice(self, body: CustomVoiceRequest, project_id: str) -> CustomVoice:
-        """Build the voice ``body`` describes or matches, as a speech request would, and
-        save it as ``project_id``'s own under ``body.id``. Admitted like speech (503
-        past capacity): analysing a reference takes CPU."""
-        ticket = self.admission.enter()
-        try:
-            return await self._save_voice(body, project_id)
-        finally:
-            ticket.release()
-
-    async def _save_voice(self, body: CustomVoiceRequest, project_id: str) -> CustomVoice:
-        catalog = await self._catalog()
-        if catalog.voice(body.id) is not None:
-            raise InvalidRequest(
-                "invalid_value", f"'{body.id}' is a registered voice; choose another id.", "id"
-            )
-        if body.voice_description is None and body.reference_audio is None:
-            raise InvalidRequest(
-                "missing_field",
-                "A custom voice needs voice_description or reference_audio.",
-                "voice_description",
-            )
-        fields = body.model_dump(
-            include={"language", "voice", "voice_description", "reference_audio"},
-            exclude_unset=True,
-        )
-        voicing = await self.choose(VoiceOptions.model_validate(fields), stream=False)
-        design = voicing.params.design
-        assert design is not None and voicing.design_report is not None
-        voice = CustomVoice(
-            id=body.id,
-            name=body.name or body.id,
-            engine=voicing.voice.engine,
-            base=voicing.voice.id,
-            language=voicing.params.language,
-            gender=blend_gender(list(design.blend), catalog),
-            sample_rate=voicing.voice.sample_rate,
-            blend=list(design.blend),
-            variant=design.variant,
-            pitch_range=design.pitch_range,
-            speed=voicing.params.speed,
-            pitch=voicing.params.pitch,
-            source="description" if body.voice_description is not None else "reference",
-            report=voicing.design_report,
-        )
-        if not await self.voices.save(project_id, voice):
-            raise InvalidRequest(
-                "too_many_voices",
-                f"A project keeps at most {MAX_VOICES_PER_PROJECT} voices; delete one first.",
-                "id",
-            )
-        return voice
 
     async def check_text(self, text: str, param: str = "input") -> str:
         """``text`` cleaned of what no voice says (``deployments.normaliser.cleaning``:

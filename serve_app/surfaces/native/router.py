@@ -11,6 +11,7 @@ from fastapi import Depends, FastAPI, Request, WebSocket
 from serve_app.accounts import ApiKey
 from serve_app.http.errors import Overloaded, ServiceError, parse_body, read_json, validate
 from serve_app.ingress.state import IngressState
+from serve_app.speech.voice_saving import save_voice
 from serve_app.surfaces.framing import (
     AUDIO_RESPONSES,
     SseEvents,
@@ -98,7 +99,7 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
     async def create_voice(request: Request, key: ApiKey = speech_key) -> VoiceRecord:
         """Save a voice built from a description or a reference as the project's own."""
         body = parse_body(CustomVoiceRequest, await request.body())
-        return (await state.speech.save_voice(body, key.project_id)).record()
+        return (await save_voice(state.speech, body, key.project_id)).record()
 
     @app.get("/v1/voices/{voice_id}", response_model_exclude_none=True)
     async def voice(voice_id: str, request: Request) -> VoiceRecord:

@@ -17,6 +17,7 @@ from deployments.voice_design.analysis import measure
 from serve_app.http.errors import InvalidRequest
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
+from serve_app.speech.voice_saving import save_voice
 from serve_app.surfaces.elevenlabs.serving import output_format
 from serve_app.surfaces.native.protocol import CustomVoiceRequest
 from tests.conftest import decode, pcm_seconds
@@ -126,7 +127,8 @@ async def test_capabilities_list_what_is_accepted_and_not_applied(
 
 
 async def test_a_project_s_own_voice_by_its_id(state: IngressState, sdk: AsyncElevenLabs) -> None:
-    await state.speech.save_voice(
+    await save_voice(
+        state.speech,
         CustomVoiceRequest(id="agent", voice_description="a deep male voice"),
         state.store.find_project("dev"),
     )

@@ -15,6 +15,7 @@ import pytest
 from deployments.voice_design.analysis import measure
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
+from serve_app.speech.voice_saving import save_voice
 from serve_app.surfaces.native.protocol import CustomVoiceRequest
 from tests.conftest import decode, pcm_seconds
 from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK
@@ -169,7 +170,8 @@ async def test_a_project_s_own_voice_by_its_id(
     state: IngressState, sdk: openai.AsyncOpenAI
 ) -> None:
     """A voice agent keeps its voice: the custom voice's id works as OpenAI's ``voice``."""
-    voice = await state.speech.save_voice(
+    voice = await save_voice(
+        state.speech,
         CustomVoiceRequest(id="agent", voice_description="a deep male voice"),
         state.store.find_project("dev"),
     )
