@@ -58,6 +58,16 @@ class PhonemeSpan:
 
 
 @dataclass(frozen=True)
+class Prosody:
+    """How a segment is spoken relative to its request (SSML ``prosody``): a speed
+    multiplier, a pitch offset in the API's units, a volume gain."""
+
+    speed: float = 1.0
+    pitch: float = 0.0
+    volume: float = 1.0
+
+
+@dataclass(frozen=True)
 class Segment:
     """A piece of text the engine speaks in one call.
 
@@ -72,6 +82,17 @@ class Segment:
     # parts of ``text`` a pronunciation rule gives phonemes for (engines that take
     # phonemes say them so; the others read the text, which is those words' reading)
     phonemes: tuple[PhonemeSpan, ...] = ()
+    prosody: Prosody = Prosody()
+    # silence before and after the segment's speech (SSML breaks, paragraph ends)
+    pause_before_ms: int = 0
+    pause_after_ms: int = 0
+    # characters billed once this segment is spoken, where they are not ``end`` (SSML:
+    # the text a listener hears, not the markup)
+    billed_end: int | None = None
+
+    @property
+    def billed_through(self) -> int:
+        return self.end if self.billed_end is None else self.billed_end
 
 
 @dataclass(frozen=True)

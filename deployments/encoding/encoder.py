@@ -77,7 +77,7 @@ async def encode_stream(
     chunks: AsyncIterable[AudioChunk], job: EncodeJob
 ) -> AsyncIterator[EncodedChunk]:
     """Encode ``chunks`` as ``job.output`` asks, yielding only non-empty byte chunks."""
-    segment_ends = {s.index: s.end for s in job.synthesis.segments}
+    segment_ends = {s.index: s.billed_through for s in job.synthesis.segments}
     encoder: StreamEncoder | None = None
     async for chunk in chunks:
         if encoder is None:

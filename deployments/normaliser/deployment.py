@@ -23,13 +23,15 @@ class TextNormaliserReplica:
         language: str,
         quality: str,
         rules: tuple[PronunciationRule, ...] = (),
+        ssml: bool = False,
     ) -> NormalisedText:
         """``text`` cleaned, segmented and read for ``language`` and ``quality``, with
-        the pronunciation ``rules`` of the request applied to it as written.
+        the pronunciation ``rules`` of the request applied to it as written; an SSML
+        document where ``ssml`` (the ingress has read it once: it reads here too).
 
-        Never raises.
+        Never raises for plain text.
         """
-        return await normalise_off_loop(self._normaliser, text, language, quality, rules)
+        return await normalise_off_loop(self._normaliser, text, language, quality, rules, ssml)
 
 
 # Its options (resources, replicas, queue bounds) live in the Serve configs.

@@ -8,12 +8,14 @@ Hindi. Segments keep the offsets of the input they came from.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from deployments.messages import NormalisedText, PhonemeSpan, Segment
+from deployments.messages import NormalisedText, PhonemeSpan, Prosody, Segment
 from deployments.normaliser.cleaning import clean, clean_text
 from deployments.normaliser.english_words import native_spellings
 from deployments.normaliser.indic_scripts import SCRIPTS
@@ -21,12 +23,17 @@ from deployments.normaliser.languages import reader_for
 from deployments.normaliser.pronunciation import (
     MARKER,
     AppliedRule,
+    Piece,
     PronunciationRule,
+    RuleSet,
     Source,
     compiled,
     rewrite,
+    with_rules,
 )
 from deployments.normaliser.segmenter import PROFILES, segment
+from deployments.normaliser.ssml import MAX_PAUSE_MS, Pause, parse
+from deployments.normaliser.stretches import Stretch, stretches
 from deployments.normaliser.transliteration import is_romanised, romanised_to_devanagari
 
 DEVANAGARI = range(0x0900, 0x0980)
@@ -74,44 +81,62 @@ class TextNormaliser:
         language: str,
         quality: str = "balanced",
         rules: tuple[PronunciationRule, ...] = (),
+        ssml: bool = False,
     ) -> NormalisedText:
-        """Normalise ``text``. Never raises (lone surrogates, which the API refuses, are
-        dropped); segment offsets index ``text`` itself. ``rules`` match the text as
-        written, before any word is read: an alias is then read like the text around it.
-        """
-        cleaned: Source = clean(text)
-        applied: tuple[AppliedRule, ...] = ()
-        marked: dict[str, tuple[PronunciationRule, str]] = {}
-        if rules:
-            cleaned = rewrite(cleaned, compiled(rules))
-            applied = cleaned.applied
-            marked = {marker: (rule, match) for marker, rule, match in cleaned.marked}
-        reader = reader_for(language)
-        romanised = language == "hi" and is_romanised(cleaned.text)
-        pieces = [
-            (piece, reader.read(piece.text)) for piece in segment(cleaned.text, PROFILES[quality])
-        ]
+        """Normalise ``text``. Never raises for plain text (lone surrogates, which the
+        API refuses, are dropped); segment offsets index ``text`` itself. ``rules``
+        match the text as written, before any word is read: an alias is then read
+        like the text around it. ``ssml``: ``text`` is an SSML document (raises
+        :class:`SsmlError` if it cannot be read); its elements become rules, pauses,
+        prosody and languages of the segments (``stretches``)."""
+        if ssml:
+            document = parse(text)
+            plan = stretches(document, language)
+            body, to_input = document.text, document.span_in_input
+        else:
+            plan = [Stretch(0, len(text), None, Prosody(), ())]
+            body, to_input = text, _same
+        ruleset = compiled(rules) if rules else None
+        read = [_Read(s, *_prepared(body[s.start : s.end], s, ruleset)) for s in plan]
+        romanised = language == "hi" and is_romanised(" ".join(r.source.text for r in read))
+        segment_profile = PROFILES[quality]
+        said: list[tuple[_Read, Any, str]] = []
+        for part in read:
+            reader = reader_for(part.stretch.language or language)
+            part.reader = reader
+            said += [
+                (part, p, reader.read(p.text)) for p in segment(part.source.text, segment_profile)
+            ]
         # Where what is said is in the language's own script, its English words are
         # written in that script too: no Latin word reaches an Indic voice.
         script = SCRIPTS.get(language)
-        mixed = script is not None and any(script.letters.search(said) for _, said in pieces)
-        segments: list[Segment] = []
+        mixed = script is not None and any(script.letters.search(s) for _, _, s in said)
 
-        def spelt(said: str) -> str:
-            if romanised:
+        def spelt(said: str, part: _Read) -> str:
+            if romanised and part.stretch.language is None:
                 return romanised_to_devanagari(said)
             return native_spellings(said, language) if mixed else said
 
-        for piece, said in pieces:
+        pieces: list[_Spoken] = []
+        for part, piece, words in said:
             # Words put next to combining marks, or letters from transliteration,
             # may compose differently or carry marks of their own past the cap
             # (Z -> ज़ी before marks the input stacked on Z): clean again, which
             # keeps the output NFC and the normaliser idempotent.
-            spoken, spans = with_phonemes(spelt(said), marked, lambda m: spelt(reader.read(m)))
-            if not spoken:
-                continue
-            start, end = cleaned.span_in_input(piece.start, piece.end)
-            segments.append(Segment(len(segments), spoken, start, end, spans))
+
+            def read_match(match: str, part: _Read = part) -> str:
+                return spelt(part.reader.read(match), part)
+
+            spoken, spans = with_phonemes(spelt(words, part), part.marked, read_match)
+            if spoken:
+                start, end = part.in_document(piece.start, piece.end)
+                pieces.append(_Spoken(spoken, start, end, spans, part.stretch.prosody))
+        segments = _paused(pieces, (document.pauses if ssml else ()), to_input, ssml)
+        applied = tuple(
+            AppliedRule(*to_input(*part.document_span(a.start, a.end)), a.rule)
+            for part in read
+            for a in part.applied
+        )
         # Segments are joined as the input had them: a space where it had space.
         spoken_text = "".join(
             ("" if i == 0 or s.start == segments[i - 1].end else " ") + s.text
@@ -124,6 +149,96 @@ class TextNormaliser:
             segments=tuple(segments),
             applied=applied,
         )
+
+
+def _same(start: int, end: int) -> tuple[int, int]:
+    return start, end
+
+
+@dataclass
+class _Read:
+    """A stretch of the text, cleaned and rewritten by its rules, being read."""
+
+    stretch: Stretch
+    source: Source
+    applied: tuple[AppliedRule, ...]
+    marked: dict[str, tuple[PronunciationRule, str]]
+    reader: Any = None
+
+    def document_span(self, start: int, end: int) -> tuple[int, int]:
+        """Offsets in the stretch's text (as the rules report them) in the document's."""
+        return start + self.stretch.start, end + self.stretch.start
+
+    def in_document(self, start: int, end: int) -> tuple[int, int]:
+        """The document's offsets of ``source.text[start:end]``."""
+        return self.document_span(*self.source.span_in_input(start, end))
+
+
+def _prepared(
+    text: str, stretch: Stretch, rules: RuleSet | None
+) -> tuple[Source, tuple[AppliedRule, ...], dict[str, tuple[PronunciationRule, str]]]:
+    """``text`` cleaned, then rewritten by the stretch's own pieces and ``rules``."""
+    cleaned = clean(text)
+    if rules is None and not stretch.pieces:
+        return cleaned, (), {}
+    # the stretch's pieces, from offsets in ``text`` to offsets in the cleaned text
+    given = [
+        Piece(
+            bisect.bisect_left(cleaned.origin, p.start),
+            bisect.bisect_left(cleaned.origin, p.end),
+            p.rule,
+        )
+        for p in stretch.pieces
+    ]
+    rewritten = rewrite(cleaned, with_rules(cleaned.text, given, rules))
+    marked = {marker: (rule, match) for marker, rule, match in rewritten.marked}
+    return rewritten, rewritten.applied, marked
+
+
+@dataclass(frozen=True)
+class _Spoken:
+    text: str
+    start: int  # in the document
+    end: int
+    phonemes: tuple[PhonemeSpan, ...]
+    prosody: Prosody
+
+
+def _paused(
+    pieces: list[_Spoken],
+    pauses: tuple[Pause, ...],
+    to_input: Callable[[int, int], tuple[int, int]],
+    billed_as_heard: bool,
+) -> list[Segment]:
+    """The segments of ``pieces``, offsets in the input, each pause the silence after
+    the last segment before it (before the first segment, for a pause that opens);
+    ``billed_as_heard``: billed by offsets in the text heard, not the input's."""
+    before = [0] * len(pieces)
+    after = [0] * len(pieces)
+    ends = [p.end for p in pieces]
+    for pause in pauses:
+        k = bisect.bisect_right(ends, pause.at) - 1
+        if k >= 0:
+            after[k] += pause.ms
+        elif pieces:
+            before[0] += pause.ms
+    segments = []
+    for i, p in enumerate(pieces):
+        start, end = to_input(p.start, p.end)
+        segments.append(
+            Segment(
+                i,
+                p.text,
+                start,
+                end,
+                p.phonemes,
+                p.prosody,
+                pause_before_ms=min(before[i], MAX_PAUSE_MS),
+                pause_after_ms=min(after[i], MAX_PAUSE_MS),
+                billed_end=p.end if billed_as_heard else None,
+            )
+        )
+    return segments
 
 
 def with_phonemes(
@@ -163,6 +278,7 @@ async def normalise_off_loop(
     language: str,
     quality: str,
     rules: tuple[PronunciationRule, ...] = (),
+    ssml: bool = False,
 ) -> NormalisedText:
     """``normaliser.normalise``, on a thread when the text is long enough to matter."""
-    return await off_loop_if_long(normaliser.normalise, text, language, quality, rules)
+    return await off_loop_if_long(normaliser.normalise, text, language, quality, rules, ssml)

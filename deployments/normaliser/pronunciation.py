@@ -201,12 +201,29 @@ MAX_MARKED = 0xFFFD  # plane 15's private-use characters
 MARKER = re.compile(f"([{chr(MARKER_BASE)}-{chr(MARKER_BASE + MAX_MARKED - 1)}])")
 
 
-def rewrite(source: Source, rules: RuleSet) -> Rewritten:
+def with_rules(text: str, given: list[Piece], rules: RuleSet | None) -> list[Piece]:
+    """``text`` cut into pieces: ``given`` ones (in order, not overlapping: an SSML
+    document's elements) where they are, ``rules`` matched in the text between them."""
+    pieces: list[Piece] = []
+    position = 0
+    for piece in [*given, Piece(len(text), len(text), None)]:
+        if piece.start > position:
+            gap = text[position : piece.start]
+            found = rules.split(gap) if rules is not None else [Piece(0, len(gap), None)]
+            pieces += [Piece(p.start + position, p.end + position, p.rule) for p in found]
+        if piece.end > piece.start:
+            pieces.append(piece)
+        position = max(position, piece.end)
+    return pieces
+
+
+def rewrite(source: Source, pieces: list[Piece]) -> Rewritten:
     """``source.text`` with each alias rule's alias where it matched, and a marker
-    (:data:`MARKER`) where a phoneme rule matched."""
+    (:data:`MARKER`) where a phoneme rule matched; ``pieces`` (of
+    :meth:`RuleSet.split` or :func:`with_rules`) cover the text in order."""
     text, starts, ends, applied = [], [], [], []
     marked: list[tuple[str, PronunciationRule, str]] = []
-    for piece in rules.split(source.text):
+    for piece in pieces:
         if piece.start == piece.end:
             continue
         rule = piece.rule

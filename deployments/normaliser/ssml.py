@@ -59,7 +59,21 @@ ALPHABETS = {"ipa": "ipa", "x-espeak": "espeak", "espeak": "espeak"}
 # Elements whose text is plain text with something said about it (a mark).
 MARKING = frozenset({"say-as", "sub", "phoneme", "prosody", "lang", "emphasis"})
 STRUCTURE = frozenset({"speak", "p", "s", "break", "mark"})
+# Elements that replace or respell their text hold text only, at most MAX_TEXT
+# characters of it (as a pronunciation rule's string: they become such rules).
+TEXT_ONLY = frozenset({"say-as", "sub", "phoneme"})
+MAX_TEXT = 200
 _TIME = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*")
+# prosody: named values (the rate a multiplier, pitch in the API's -1..1, volume a gain)
+RATES = {"x-slow": 0.6, "slow": 0.8, "medium": 1.0, "default": 1.0, "fast": 1.25, "x-fast": 1.6}
+PITCHES = {"x-low": -0.5, "low": -0.25, "medium": 0.0, "default": 0.0, "high": 0.25, "x-high": 0.5}
+VOLUMES_DB = {"silent": None, "x-soft": -12.0, "soft": -6.0, "medium": 0.0, "default": 0.0,
+              "loud": 4.0, "x-loud": 8.0}  # fmt: skip
+_NUMBER = r"([+-]?\d+(?:\.\d+)?)"
+_PERCENT = re.compile(rf"\s*{_NUMBER}\s*%\s*")
+_SEMITONES = re.compile(rf"\s*{_NUMBER}\s*st\s*")
+_DECIBELS = re.compile(rf"\s*{_NUMBER}\s*dB\s*")
+_PLAIN = re.compile(rf"\s*{_NUMBER}\s*")
 
 
 class SsmlError(ValueError):
@@ -67,7 +81,7 @@ class SsmlError(ValueError):
 
     def __init__(self, message: str, line: int, column: int) -> None:
         super().__init__(f"SSML line {line}, column {column}: {message}")
-        self.line, self.column = line, column
+        self.message, self.line, self.column = message, line, column
 
 
 @dataclass(frozen=True)
@@ -82,6 +96,45 @@ class Mark:
 
     def get(self, name: str) -> str | None:
         return dict(self.attributes).get(name)
+
+
+def rate_of(value: str) -> float:
+    """A prosody rate as a multiplier of the speed: ``slow``, ``80%``, ``+20%``, ``1.2``."""
+    if value in RATES:
+        return RATES[value]
+    if match := _PERCENT.fullmatch(value):
+        number = float(match[1])
+        return 1 + number / 100 if value.strip()[0] in "+-" else number / 100
+    if match := _PLAIN.fullmatch(value):
+        return float(match[1])
+    raise ValueError(f"rate {value!r}: use x-slow..x-fast, a percentage (80%, +20%) or 1.2")
+
+
+def pitch_of(value: str) -> float:
+    """A prosody pitch in the API's units (-1..1, relative): ``high``, ``+10%``, ``-2st``."""
+    if value in PITCHES:
+        return PITCHES[value]
+    if match := _PERCENT.fullmatch(value):
+        return float(match[1]) / 100
+    if match := _SEMITONES.fullmatch(value):
+        return float(match[1]) / 12
+    raise ValueError(f"pitch {value!r}: use x-low..x-high, a percentage (+10%) or semitones (-2st)")
+
+
+def volume_of(value: str) -> float:
+    """A prosody volume as a gain: ``loud``, ``+6dB``, ``50%`` (``silent`` is 0)."""
+    if value in VOLUMES_DB:
+        decibels = VOLUMES_DB[value]
+        return 0.0 if decibels is None else 10 ** (decibels / 20)
+    if match := _DECIBELS.fullmatch(value):
+        return float(10 ** (float(match[1]) / 20))
+    if match := _PERCENT.fullmatch(value):
+        number = float(match[1])
+        return max(0.0, 1 + number / 100 if value.strip()[0] in "+-" else number / 100)
+    raise ValueError(f"volume {value!r}: use silent, x-soft..x-loud, decibels (+6dB) or 50%")
+
+
+PROSODY = {"rate": rate_of, "pitch": pitch_of, "volume": volume_of}
 
 
 @dataclass(frozen=True)
@@ -160,6 +213,8 @@ class _Reader:
             self.fail(f"the root element is <speak>, not <{name}>")
         if name not in MARKING | STRUCTURE:
             self.fail(f"<{name}> is not supported (README 'SSML')")
+        if self.open and self.open[-1].element in TEXT_ONLY:
+            self.fail(f"<{self.open[-1].element}> holds text only, not <{name}>")
         kept = self.checked(name, attributes)
         if name == "break":
             self.pauses.append(Pause(self.size(), self.pause_ms(attributes)))
@@ -170,8 +225,11 @@ class _Reader:
     def end(self, name: str) -> None:
         opened = self.open.pop()
         if name in MARKING:
-            if self.size() == opened.start:
+            held = "".join(self.text[opened.start :])
+            if not held.strip():
                 self.fail(f"<{name}> holds no text")
+            if name in TEXT_ONLY and len(held) > MAX_TEXT:
+                self.fail(f"<{name}> holds {len(held)} characters; at most {MAX_TEXT}")
             mark = Mark(opened.start, self.size(), name, opened.attributes)
             self.marks.append((opened.opened, mark))
         elif name in ("p", "s"):
@@ -184,6 +242,8 @@ class _Reader:
         if name == "sub":
             if not attributes.get("alias", "").strip():
                 self.fail("<sub> needs an alias")
+            if len(attributes["alias"]) > MAX_TEXT:
+                self.fail(f"<sub> alias is over {MAX_TEXT} characters")
             return (("alias", attributes["alias"]),)
         if name == "phoneme":
             alphabet = ALPHABETS.get(attributes.get("alphabet", "ipa"))
@@ -191,6 +251,12 @@ class _Reader:
                 self.fail(f"<phoneme> alphabet is ipa or x-espeak, not {attributes['alphabet']!r}")
             if not attributes.get("ph", "").strip():
                 self.fail("<phoneme> needs ph")
+            if (
+                len(attributes["ph"]) > MAX_TEXT
+                or "[" in attributes["ph"]
+                or "]" in attributes["ph"]
+            ):
+                self.fail(f"<phoneme> ph is at most {MAX_TEXT} characters, without [ or ]")
             return (("alphabet", str(alphabet)), ("ph", attributes["ph"]))
         if name == "say-as":
             kind = attributes.get("interpret-as", "")
@@ -202,9 +268,16 @@ class _Reader:
             if not language:
                 self.fail("<lang> needs xml:lang")
             return (("xml:lang", language),)
-        if name in ("prosody", "emphasis"):
-            names = ("rate", "pitch", "volume") if name == "prosody" else ("level",)
-            return tuple((k, attributes[k]) for k in names if k in attributes)
+        if name == "prosody":
+            for key, value_of in PROSODY.items():
+                if key in attributes:
+                    try:
+                        value_of(attributes[key])
+                    except ValueError as e:
+                        self.fail(f"<prosody> {e}")
+            return tuple((k, attributes[k]) for k in PROSODY if k in attributes)
+        if name == "emphasis":
+            return tuple((k, attributes[k]) for k in ("level",) if k in attributes)
         return ()
 
     def pause_ms(self, attributes: dict[str, str]) -> int:
@@ -232,8 +305,32 @@ class _Refused(Exception):
     pass
 
 
+def without_tags(markup: str) -> str:
+    """``markup`` with its tags as spaces: enough to tell the script of its text."""
+    return _TAGS.sub(" ", markup)
+
+
+_TAGS = re.compile(r"<[^<>]*>")
+
+
 def parse(markup: str) -> SsmlText:
-    """``markup`` read (see the module's docstring); raises :class:`SsmlError`."""
+    """``markup`` read (see the module's docstring); raises :class:`SsmlError`.
+
+    A document whose root is not ``<speak>`` (text with a ``<break/>`` in it, as
+    ElevenLabs' users write it) is read as if ``<speak>`` held it; offsets, lines and
+    columns stay those of ``markup``."""
+    head = markup.lstrip()
+    if head.startswith(("<speak", "<?xml", "<!")):
+        return _parse(markup, 0)
+    return _parse(f"{_OPEN}{markup}</speak>", len(_OPEN))
+
+
+_OPEN = "<speak>"
+
+
+def _parse(markup: str, added: int) -> SsmlText:
+    """``markup`` read; its first ``added`` characters (all on line 1) are not the
+    client's."""
     parser = expat.ParserCreate(namespace_separator=None)
     encoded = markup.encode("utf-8")
     starts, offset = [], 0
@@ -250,18 +347,30 @@ def parse(markup: str) -> SsmlText:
     parser.EndElementHandler = reader.end
     parser.CharacterDataHandler = reader.data
     parser.buffer_text = False
+
+    lines = markup[added : len(markup) - (len("</speak>") if added else 0)].split("\n")
+
+    def column(line: int, at: int) -> int:
+        """A column of the client's text (the wrapper's end is read as its line's end)."""
+        at = max(1, at - added) if line == 1 else at
+        return min(at, len(lines[line - 1]) + 1) if line <= len(lines) else at
+
     try:
         parser.Parse(encoded, True)
     except _Refused as refused:
-        line, column = parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
-        raise SsmlError(str(refused), line, column) from None
+        line = parser.CurrentLineNumber
+        raise SsmlError(str(refused), line, column(line, parser.CurrentColumnNumber + 1)) from None
+    except SsmlError as error:
+        raise SsmlError(error.message, error.line, column(error.line, error.column)) from None
     except expat.ExpatError as error:
         message = expat.ErrorString(error.code)
-        raise SsmlError(message, error.lineno, error.offset + 1) from None
+        raise SsmlError(message, error.lineno, column(error.lineno, error.offset + 1)) from None
     text = "".join(reader.text)
+    size = len(markup) - added - (len("</speak>") if added else 0)
+    origin = [min(max(0, at - added), size) for at in reader.origin]
     return SsmlText(
         text,
-        (*reader.origin, len(markup)),
+        (*origin, size),
         tuple(m for _, m in sorted(reader.marks, key=lambda om: (om[1].start, -om[1].end, om[0]))),
         tuple(reader.pauses),
     )

@@ -23,6 +23,7 @@ from deployments.synthesis.engine import (
 )
 from deployments.synthesis.options import ENGINE_OPTIONS, check
 from deployments.synthesis.registry import load_engine
+from deployments.synthesis.shaping import shaped, spoken_params
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
 
 logger = logging.getLogger("deployments")
@@ -186,7 +187,10 @@ class Synthesiser:
         missing = {params.voice for _, params in items if params.voice not in self._voices}
         if missing:
             raise EngineError(f"voices {sorted(missing)} are not loaded")
-        voiced = [(segment, params, self._voices[params.voice]) for segment, params in items]
+        voiced = [
+            (segment, spoken_params(segment, params), self._voices[params.voice])
+            for segment, params in items
+        ]
         results: dict[int, AudioChunk] = {}
         for name in {voice.engine for _, _, voice in voiced}:
             engine = self._engines[name]
@@ -196,7 +200,7 @@ class Synthesiser:
             chunks = engine.synthesize_batch([voiced[i] for i in chosen])
             for i, chunk in zip(chosen, chunks, strict=True):
                 segment, params = items[i]
-                results[i] = aligned(segment, params, [chunk])
+                results[i] = shaped(aligned(segment, params, [chunk]), segment)
         return [results[i] for i in range(len(items))]
 
     def speak(
@@ -210,8 +214,9 @@ class Synthesiser:
         if voice is None:
             raise EngineError(f"voice {params.voice!r} is not loaded")
         engine = self._engines[voice.engine]
-        chunk = aligned(segment, params, list(engine.synthesize(segment, voice, params, cancel)))
-        return replace(chunk, sample_rate=voice.sample_rate)
+        spoken = list(engine.synthesize(segment, voice, spoken_params(segment, params), cancel))
+        chunk = aligned(segment, params, spoken)
+        return shaped(replace(chunk, sample_rate=voice.sample_rate), segment)
 
 
 def aligned(segment: Segment, params: SynthesisParams, chunks: list[AudioChunk]) -> AudioChunk:

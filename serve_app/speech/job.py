@@ -29,6 +29,16 @@ from serve_app.speech.voice_modes import (
 
 
 @dataclass(frozen=True)
+class Input:
+    """A request's text once checked: what the normaliser reads (an SSML document
+    where ``ssml``) and how many characters are billed (the ones a listener hears)."""
+
+    text: str
+    billed: int
+    ssml: bool = False
+
+
+@dataclass(frozen=True)
 class Voicing:
     """Validated choices of voice, language, controls and output format."""
 

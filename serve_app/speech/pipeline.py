@@ -54,7 +54,7 @@ def service_error(exc: BaseException) -> ServiceError:
 
 class Normalisation(Protocol):
     async def normalise(
-        self, text: str, language: str, quality: str, rules: Rules = ()
+        self, text: str, language: str, quality: str, rules: Rules = (), ssml: bool = False
     ) -> NormalisedText: ...
 
 
@@ -66,9 +66,9 @@ class LocalNormalisation:
         self._normaliser.warm_up()
 
     async def normalise(
-        self, text: str, language: str, quality: str, rules: Rules = ()
+        self, text: str, language: str, quality: str, rules: Rules = (), ssml: bool = False
     ) -> NormalisedText:
-        return await normalise_off_loop(self._normaliser, text, language, quality, rules)
+        return await normalise_off_loop(self._normaliser, text, language, quality, rules, ssml)
 
 
 class RemoteNormalisation:
@@ -78,9 +78,11 @@ class RemoteNormalisation:
         self._handle = handle
 
     async def normalise(
-        self, text: str, language: str, quality: str, rules: Rules = ()
+        self, text: str, language: str, quality: str, rules: Rules = (), ssml: bool = False
     ) -> NormalisedText:
-        result: NormalisedText = await self._handle.normalise.remote(text, language, quality, rules)
+        result: NormalisedText = await self._handle.normalise.remote(
+            text, language, quality, rules, ssml
+        )
         return result
 
 
@@ -196,12 +198,12 @@ class Pipeline:
         return cls(LocalNormalisation(), None, [local], local)
 
     async def normalise(
-        self, text: str, language: str, quality: str, rules: Rules = ()
+        self, text: str, language: str, quality: str, rules: Rules = (), ssml: bool = False
     ) -> NormalisedText:
         """``text`` cleaned and segmented for ``language`` and ``quality``, ``rules``
-        applied to it as written."""
+        applied to it as written (an SSML document where ``ssml``)."""
         try:
-            return await self._normalisation.normalise(text, language, quality, rules)
+            return await self._normalisation.normalise(text, language, quality, rules, ssml)
         except Exception as e:
             raise service_error(e) from e
 

@@ -24,8 +24,10 @@ from deployments.messages import (
     OutputParams,
     SynthesisParams,
 )
+from deployments.normaliser import ssml
 from deployments.normaliser.cleaning import clean_text
 from deployments.normaliser.normaliser import off_loop_if_long
+from deployments.normaliser.stretches import base_language
 from deployments.synthesis.voices import VoiceConfig, is_voice_id
 from serve_app.accounts import ApiKey
 from serve_app.http.errors import InvalidRequest, NotFound
@@ -37,6 +39,7 @@ from serve_app.speech.custom_voices import CustomVoice, CustomVoices
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.dictionaries import Dictionaries
 from serve_app.speech.job import (
+    Input,
     SpeechJob,
     Voicing,
     default_rate,
@@ -241,6 +244,33 @@ class SpeechService:
             raise InvalidRequest("empty_input", f"{param} has nothing to speak.", param)
         return text
 
+    async def check_input(self, text: str, text_type: str, param: str = "input") -> Input:
+        """``text`` checked (:meth:`check_text`) and, for ``text_type`` ``ssml``, read as
+        SSML: malformed markup is a 400 that says where, an unknown ``xml:lang`` a 400
+        too. What is billed is the text a listener hears, not the markup."""
+        sent = text
+        text = await self.check_text(text, param)
+        if text_type != "ssml":
+            return Input(text, len(text))
+        try:  # the markup as sent, so that lines and columns are the client's
+            await off_loop_if_long(ssml.parse, unicodedata.normalize("NFC", sent))
+            document = await off_loop_if_long(ssml.parse, text)
+        except ssml.SsmlError as e:
+            raise InvalidRequest("invalid_value", f"{param}: {e}", param) from None
+        catalog = await self._catalog()
+        for mark in document.marks:
+            tag = mark.get("xml:lang")
+            if tag is not None and catalog.policy.canonical(base_language(tag)) != base_language(
+                tag
+            ):
+                raise InvalidRequest(
+                    "unsupported_language", f"{param}: <lang xml:lang=\"{tag}\"> is not a language "
+                    "this service reads.", param,
+                )  # fmt: skip
+        if not document.text.strip():
+            raise InvalidRequest("empty_input", f"{param} has nothing to speak.", param)
+        return Input(text, len(document.text), ssml=True)
+
     async def preview(self, request: NormalizeRequest, project_id: str) -> NormalisedText:
         """What the voice would be given for ``request`` (with the pronunciation
         dictionaries it names, else ``project_id``'s defaults): no voice, no charge, but
@@ -255,16 +285,20 @@ class SpeechService:
                 )
             located = request.pronunciation_dictionaries
             rules = await self.dictionaries.rules_for(project_id, located)
-            text = await self.check_text(request.input)
-            return await self.pipeline.normalise(text, language, request.quality, rules)
+            given = await self.check_input(request.input, request.text_type)
+            return await self.pipeline.normalise(
+                given.text, language, request.quality, rules, given.ssml
+            )
         finally:
             ticket.release()
 
-    async def normalise(self, text: str, voicing: Voicing, param: str = "input") -> NormalisedText:
+    async def normalise(
+        self, text: str, voicing: Voicing, param: str = "input", ssml: bool = False
+    ) -> NormalisedText:
         """``text`` as the voice will be given it, if that is within the spoken limit."""
         params = voicing.params
         normalised = await self.pipeline.normalise(
-            text, params.language, params.quality, voicing.rules
+            text, params.language, params.quality, voicing.rules, ssml
         )
         limit = self._config.max_spoken_chars
         if len(normalised.text) > limit:
@@ -298,13 +332,13 @@ class SpeechService:
                 )
             if alignment:
                 voicing = with_alignment(voicing, voicing.output)
-            text = await self.check_text(request.input)
-            normalised = await self.normalise(text, voicing)
+            given = await self.check_input(request.input, request.text_type)
+            normalised = await self.normalise(given.text, voicing, ssml=given.ssml)
             if not speakable(normalised):
                 raise InvalidRequest(
                     "empty_input", "input has nothing to speak (no letters or digits).", "input"
                 )
-            bill = await self.meter.hold(key, len(text))
+            bill = await self.meter.hold(key, given.billed)
         except BaseException:
             ticket.release()
             raise

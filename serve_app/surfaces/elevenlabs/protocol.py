@@ -75,3 +75,4 @@ class ElevenWsQuery(BaseModel):
     output_format: str | None = None
     language_code: str | None = None
     inactivity_timeout: float = Field(20.0, gt=0, le=180)
+    enable_ssml_parsing: bool = False

@@ -38,6 +38,7 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
             request: Request,
             voice_id: str,
             output_format: str | None = None,
+            enable_ssml_parsing: bool = False,
             key: ApiKey = speech_key,
         ) -> Any:
             eleven = from_elevenlabs(
@@ -48,6 +49,7 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
                 state.compat.elevenlabs,
                 await state.catalog(),
                 state.config.model_id,
+                ssml=enable_ssml_parsing,
             )
             speech = await state.speech.prepare(
                 eleven.request,

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from starlette.responses import Response
 
 from deployments.messages import Alignment
+from deployments.normaliser.ssml import without_tags
 from serve_app.http.errors import InvalidRequest, NotFound, validate
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.job import SpeechJob
@@ -90,14 +91,17 @@ def from_elevenlabs(
     names: ClientNames,
     catalog: Catalog,
     model_id: str,
+    ssml: bool = False,
 ) -> ElevenRequest:
-    """ElevenLabs' request as ours (400/404 with our codes for what is wrong in it)."""
+    """ElevenLabs' request as ours (400/404 with our codes for what is wrong in it);
+    ``ssml``: its text is SSML (``enable_ssml_parsing``, README 'SSML')."""
     eleven = validate(ElevenSpeechRequest, document)
     wire = output_format(output)
     known = eleven.model_id in (None, model_id) or names.names_model(eleven.model_id)
     if not known:
         raise NotFound("model_not_found", f"No model '{eleven.model_id}'.", "model_id")
-    language = client_language(catalog, eleven.language_code, eleven.text, "language_code")
+    sample = without_tags(eleven.text) if ssml else eleven.text
+    language = client_language(catalog, eleven.language_code, sample, "language_code")
     voice = names.voice(voice_id, language, catalog)
     speed = eleven.voice_settings.speed if eleven.voice_settings else None
     fields: dict[str, object] = {
@@ -109,6 +113,7 @@ def from_elevenlabs(
         "sample_rate": wire.sample_rate,
         "speed": speed if speed is not None else 1.0,
         "stream": stream,
+        "text_type": "ssml" if ssml else "text",
     }
     if eleven.pronunciation_dictionary_locators is not None:
         fields["pronunciation_dictionaries"] = eleven.pronunciation_dictionary_locators

@@ -33,7 +33,13 @@ class ElevenWire:
             "response_format": wire.format,
             "sample_rate": wire.sample_rate,
         }
-        return SessionQuery(fields, eleven.inactivity_timeout, wire.format, wire.bitrate_kbps)
+        return SessionQuery(
+            fields,
+            eleven.inactivity_timeout,
+            wire.format,
+            wire.bitrate_kbps,
+            ssml=eleven.enable_ssml_parsing,
+        )
 
     def read_message(self, document: object) -> ClientMessage:
         return parse(ElevenWsMessage, document)

@@ -6,11 +6,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from deployments.messages import NormalisedText
+from deployments.messages import NormalisedText, Prosody
 from serve_app.surfaces.native.protocol import (
     DICTIONARIES_FIELD,
     Dictionaries,
     Quality,
+    TextType,
     UnicodeText,
 )
 
@@ -21,6 +22,7 @@ class NormalizeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     input: UnicodeText
+    text_type: TextType = "text"
     language: str | None = None
     quality: Quality = "balanced"
     pronunciation_dictionaries: Dictionaries = DICTIONARIES_FIELD
@@ -36,11 +38,24 @@ class PhonemeRecord(BaseModel):
     alphabet: str
 
 
+class ProsodyRecord(BaseModel):
+    """How an SSML ``prosody`` element changes a segment: a speed multiplier, a pitch
+    offset (API units), a volume gain."""
+
+    speed: float
+    pitch: float
+    volume: float
+
+
 class SegmentRecord(BaseModel):
     text: str
     start: int
     end: int
     phonemes: list[PhonemeRecord] = []
+    # SSML: silence before and after the segment, its prosody (absent: the request's)
+    pause_before_ms: int = 0
+    pause_after_ms: int = 0
+    prosody: ProsodyRecord | None = None
 
 
 class AppliedRuleRecord(BaseModel):
@@ -77,6 +92,9 @@ class NormalizeResponse(BaseModel):
                     start=s.start,
                     end=s.end,
                     phonemes=[PhonemeRecord(**vars(p)) for p in s.phonemes],
+                    pause_before_ms=s.pause_before_ms,
+                    pause_after_ms=s.pause_after_ms,
+                    prosody=None if s.prosody == Prosody() else ProsodyRecord(**vars(s.prosody)),
                 )
                 for s in result.segments
             ],

@@ -75,6 +75,15 @@ DICTIONARIES_FIELD = Field(
 )
 
 
+TextType = Annotated[
+    Literal["text", "ssml"],
+    Field(
+        description="`ssml`: `input` is an SSML document (README 'SSML'); plain text is "
+        "never read as markup."
+    ),
+]
+
+
 class VoiceOptions(BaseModel):
     """How to speak: the fields a speech request and a WebSocket session share."""
 
@@ -110,6 +119,7 @@ class SpeechRequest(VoiceOptions):
     """Body of POST /v1/audio/speech. Only ``input`` is required; unknown fields are refused."""
 
     input: UnicodeText = Field(description="Text to speak; 1..4096 characters after NFC.")
+    text_type: TextType = "text"
     stream: bool = True
     stream_format: StreamFormat = "audio"
 
@@ -307,6 +317,7 @@ class WsQuery(BaseModel):
     quality: Quality = "balanced"
     model: str = Field(DEFAULT_MODEL_ID, validation_alias=AliasChoices("model", "model_id"))
     inactivity_timeout: float = Field(20.0, gt=0, le=180)
+    text_type: TextType = "text"
 
 
 class WsAudioMessage(BaseModel):

@@ -28,7 +28,8 @@ class NativeWire:
             "quality": ours.quality,
             "sample_rate": ours.sample_rate,
         }
-        return SessionQuery(fields, ours.inactivity_timeout, ours.response_format)
+        ssml = ours.text_type == "ssml"
+        return SessionQuery(fields, ours.inactivity_timeout, ours.response_format, ssml=ssml)
 
     def read_message(self, document: object) -> ClientMessage:
         return parse(WsInputMessage, document)

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from deployments.encoding.encoder import StreamEncoder
 from deployments.messages import AudioChunk, EncodedChunk, SynthesisJob
+from deployments.normaliser.ssml import without_tags
 from serve_app.http.errors import InvalidRequest
 from serve_app.speech.job import Voicing, speakable, with_alignment
 from serve_app.speech.service import SpeechService
@@ -25,6 +26,11 @@ class ContextOwner(Protocol):
 
     @property
     def max_buffered_chars(self) -> int: ...
+
+    @property
+    def ssml(self) -> bool:
+        """Whether the session's texts are SSML."""
+        ...
 
     @property
     def voicing(self) -> Voicing:
@@ -58,7 +64,7 @@ class ContextAudio:
     ) -> None:
         self.id = context_id
         self.stream = stream
-        self.buffer = TextBuffer(schedule)
+        self.buffer = TextBuffer(schedule, markup=session.ssml)
         self._session = session
         self._pieces: asyncio.Queue[Piece | None] = asyncio.Queue()
         # (characters of the context's text spoken by the chunk's end, the chunk)
@@ -105,17 +111,19 @@ class ContextAudio:
         speech = session.speech
         spoken = 0  # characters of this context's cleaned text before the piece
         while (piece := await self._pieces.get()) is not None:
-            text = await speech.check_text(piece.text, "text")
-            voicing = with_alignment(base := await session.voicing_for(text), base.output)
-            normalised = await speech.normalise(text, voicing, "text")
+            given = await speech.check_input(piece.text, "ssml" if session.ssml else "text", "text")
+            text = given.text
+            sample = without_tags(text) if given.ssml else text  # its script tells the language
+            voicing = with_alignment(base := await session.voicing_for(sample), base.output)
+            normalised = await speech.normalise(text, voicing, "text", given.ssml)
             if not speakable(normalised):
                 continue  # punctuation alone: nothing to say, nothing to bill
-            await session.extend_bill(len(text))
-            ends = {segment.index: segment.end for segment in normalised.segments}
+            await session.extend_bill(given.billed)
+            ends = {segment.index: segment.billed_through for segment in normalised.segments}
             job = SynthesisJob(normalised.segments, voicing.params)
             async for chunk in speech.pipeline.synthesize(job):
                 await self._audio.put((spoken + ends[chunk.segment], chunk))
-            spoken += len(text)
+            spoken += given.billed
         await self._audio.put(_DONE)
 
     async def _send(self) -> None:

@@ -117,6 +117,7 @@ class StreamInputSession:
         self._voicing: Voicing | None = None
         self._project_id: str | None = None
         self._format = "pcm"
+        self.ssml = False  # the query says
         self._inactivity_s = 20.0
 
     # -- what a context needs of its session (context.ContextOwner) --
@@ -190,6 +191,7 @@ class StreamInputSession:
         self._inactivity_s = query.inactivity_s
         self._bitrate_kbps = query.bitrate_kbps
         self._format = query.response_format
+        self.ssml = query.ssml
         return dict(query.fields)
 
     async def _authenticate_session(self) -> tuple[ApiKey, ClientMessage | None]:

@@ -32,11 +32,35 @@ class Piece:
     start: int
 
 
+# An SSML tag: closing (1), its name (2), self-closing (3).
+_TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]*)[^<>]*?(/?)>")
+
+
+def inside_markup(text: str) -> bool:
+    """Whether ``text`` ends inside a tag or inside an element (``speak`` aside: a
+    piece of a stream of SSML is read as if ``speak`` held it)."""
+    if text.rfind("<") > text.rfind(">"):
+        return True
+    depth = 0
+    for tag in _TAG.finditer(text):
+        if tag[2] != "speak" and not tag[3]:
+            depth += -1 if tag[1] else 1
+    return depth > 0
+
+
+def without_speak(text: str) -> str:
+    """``text`` without its ``speak`` tags (a stream's pieces are read one by one)."""
+    return re.sub(r"</?speak\b[^<>]*>", " ", text)
+
+
 class TextBuffer:
-    def __init__(self, schedule: tuple[int, ...] = DEFAULT_SCHEDULE) -> None:
+    """``markup``: the text is SSML, cut only where no tag or element is open."""
+
+    def __init__(self, schedule: tuple[int, ...] = DEFAULT_SCHEDULE, markup: bool = False) -> None:
         if not schedule or any(n <= 0 for n in schedule):
             raise ValueError("chunk_length_schedule needs positive lengths")
         self._schedule = schedule
+        self._markup = markup
         self._text = ""
         self._start = 0
         self._pieces = 0
@@ -60,28 +84,41 @@ class TextBuffer:
 
     def try_trigger(self, minimum: int = TRY_TRIGGER_MIN_CHARS) -> Piece | None:
         """What is buffered up to the last complete word, if that is ``minimum`` or more."""
-        cut = self._text.rfind(" ")
-        if cut < minimum:
+        spaces = [m.end() for m in re.finditer(" ", self._text)]
+        cut = self._last_cut(spaces)
+        if cut is None or cut - 1 < minimum:
             return None
-        return self._take(cut + 1)
+        return self._take(cut)
+
+    def _last_cut(self, candidates: list[int]) -> int | None:
+        """The last of ``candidates`` the text may be cut at (outside markup)."""
+        for cut in reversed(candidates):
+            if not self._markup or not inside_markup(self._text[:cut]):
+                return cut
+        return None
 
     def _cut_point(self) -> int | None:
         text = self._text
-        sentence_ends = [m.end() for m in _SENTENCE_END.finditer(text)]
-        if sentence_ends:
-            return sentence_ends[-1]
-        if self._pieces == 0 and (clause := CLAUSE_END.search(text)):
-            return clause.end()
+        sentence_end = self._last_cut([m.end() for m in _SENTENCE_END.finditer(text)])
+        if sentence_end is not None:
+            return sentence_end
+        clause = CLAUSE_END.search(text) if self._pieces == 0 else None
+        if clause is not None and (cut := self._last_cut([clause.end()])) is not None:
+            return cut
         limit = self._schedule[min(self._pieces, len(self._schedule) - 1)]
         if len(text) >= limit:
-            space = text.rfind(" ", 0, limit)
-            return space + 1 if space > 0 else len(text)
+            space = self._last_cut([m.end() for m in re.finditer(" ", text[:limit])])
+            if self._markup:
+                return space
+            return space if space is not None and space > 1 else len(text)
         return None
 
     def _take(self, cut: int) -> Piece | None:
         text, self._text = self._text[:cut], self._text[cut:]
         start = self._start
         self._start += len(text)
+        if self._markup:
+            text = without_speak(text)
         if not text.strip():
             return None
         self._pieces += 1

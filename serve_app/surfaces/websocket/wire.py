@@ -50,6 +50,7 @@ class SessionQuery:
     inactivity_s: float
     response_format: str
     bitrate_kbps: int | None = None
+    ssml: bool = False  # every text is SSML (README 'SSML')
 
 
 class WireProtocol(Protocol):

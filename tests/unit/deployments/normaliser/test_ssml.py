@@ -59,7 +59,10 @@ def test_every_break_form() -> None:
     ("markup", "says", "line"),
     [
         ("<speak>a <b>b</b></speak>", "<b> is not supported", 1),
-        ("<p>a</p>", "root element is <speak>", 1),
+        ("<speak>a</speak><speak>b</speak>", "junk after document element", 1),
+        ('<speak><sub alias="x"><break/>a</sub></speak>', "<sub> holds text only", 1),
+        ('<speak><prosody rate="sluggish">a</prosody></speak>', "<prosody> rate", 1),
+        ("<speak><sub alias='x'> </sub></speak>", "holds no text", 1),
         ("<speak>\n  <sub>x</sub></speak>", "<sub> needs an alias", 2),
         ('<speak><phoneme alphabet="cmu" ph="x">a</phoneme></speak>', "alphabet", 1),
         ('<speak><say-as interpret-as="shout">a</say-as></speak>', "interpret-as", 1),
@@ -67,7 +70,7 @@ def test_every_break_form() -> None:
         ("<speak>a <break>b</break></speak>", "holds no text", 1),
         ("<speak>\n\n<p>a</speak>", "mismatched tag", 3),
         ("<speak>a", "no element found", 1),
-        ("plain text", "syntax error", 1),
+        ("text with a <break>", "mismatched tag", 1),
     ],
 )
 def test_broken_markup_says_what_and_where(markup: str, says: str, line: int) -> None:
@@ -100,6 +103,19 @@ def test_hostile_markup_is_refused_fast(markup: str) -> None:
     with pytest.raises(SsmlError):
         parse(markup)
     assert time.perf_counter() - started < 1.0
+
+
+def test_text_without_speak_is_read_as_if_speak_held_it() -> None:
+    """ElevenLabs' users write ``<break/>`` into plain text: offsets, lines and
+    columns stay those of what was sent."""
+    markup = 'नमस्ते <break time="1s"/>दुनिया'
+    read = parse(markup)
+    assert read.text == "नमस्ते दुनिया" and read.pauses == (Pause(7, 1000),)
+    assert markup[slice(*read.span_in_input(7, 13))] == "दुनिया"
+    assert read.origin[-1] == len(markup)
+    with pytest.raises(SsmlError) as refused:
+        parse("ab <break time='x'/>")
+    assert (refused.value.line, refused.value.column) == (1, 4)
 
 
 def test_a_mark_is_accepted_and_says_nothing() -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import pytest
 
-from deployments.messages import Segment, SynthesisJob, SynthesisParams
+from deployments.messages import Prosody, Segment, SynthesisJob, SynthesisParams
 from deployments.synthesis.runner import (
     BROKEN_AFTER,
     MAX_CHUNK_SECONDS,
@@ -98,3 +101,24 @@ async def test_concurrent_streams_share_forward_passes_in_order() -> None:
     assert await asyncio.gather(*(stream(v) for v in voices)) == [[0, 1]] * 3
     engine = next(e for e in runner.info().engines if e.name == "kokoro")
     assert engine.extra["model_calls"] - calls < 2 * len(voices)
+
+
+async def test_a_segment_s_pauses_and_prosody_are_heard() -> None:
+    """SSML's breaks are silence at the voice's rate around the segment's speech, its
+    prosody the engine's speed and a gain; the word timings move past the pause."""
+    runner = SynthesisRunner({"voice_engines": ["espeak"]})
+    plain = Segment(0, TEXT, 0, len(TEXT))
+    shaped = replace(
+        plain, pause_before_ms=500, pause_after_ms=1000, prosody=Prosody(volume=0.5, speed=0.5)
+    )
+    params = SynthesisParams("hi-espeak-aditi", "hi", with_alignment=True)
+    (said,) = [c async for c in runner.synthesize(SynthesisJob((plain,), params))]
+    (slow,) = [c async for c in runner.synthesize(SynthesisJob((shaped,), params))]
+    rate = said.sample_rate
+    head, tail = rate // 2, rate
+    assert not slow.samples[:head].any() and not slow.samples[-tail:].any()
+    speech = slow.samples[head:-tail]
+    assert speech.size > 1.5 * said.samples.size  # half the speed
+    assert np.abs(speech).max() == pytest.approx(np.abs(said.samples).max() / 2, rel=0.1)
+    assert slow.words[0].start_ms >= 500 and slow.alignment is not None
+    assert slow.alignment.char_start_times_ms[0] >= 500

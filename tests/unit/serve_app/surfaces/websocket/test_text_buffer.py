@@ -52,3 +52,15 @@ def test_try_trigger_and_whitespace_only() -> None:
     assert blank.flush() is None
     with pytest.raises(ValueError):
         TextBuffer(schedule=())
+
+
+def test_ssml_is_never_cut_inside_a_tag_or_an_element() -> None:
+    """A session of SSML: pieces are whole (``speak`` aside), so each reads on its own."""
+    buffer = TextBuffer(schedule=(10,), markup=True)
+    assert feed(buffer, '<speak><prosody rate="slow">पहला वाक्य। दूसरा') == []
+    assert feed(buffer, " वाक्य।</prosody> अब <break time=", '"1s"/> तीसरा। ') == [
+        ' <prosody rate="slow">पहला वाक्य। दूसरा वाक्य।</prosody> अब <break time="1s"/> तीसरा।'
+    ]
+    assert feed(buffer, "<sub alias='x'>a b c d e f</sub>") == []  # past the schedule, whole
+    rest = buffer.flush()
+    assert rest is not None and rest.text == "<sub alias='x'>a b c d e f</sub>"
