@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from deployments.messages import Prosody
+from deployments.messages import NormalisedText, Prosody
 from deployments.normaliser.normaliser import TextNormaliser
 from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.normaliser.ssml import SsmlError, parse
@@ -14,7 +14,9 @@ from deployments.normaliser.stretches import said_as, stretches
 NORMALISER = TextNormaliser()
 
 
-def read(markup: str, language: str = "hi", rules: tuple[PronunciationRule, ...] = ()):  # type: ignore[no-untyped-def]
+def read(
+    markup: str, language: str = "hi", rules: tuple[PronunciationRule, ...] = ()
+) -> NormalisedText:
     return NORMALISER.normalise(markup, language, rules=rules, ssml=True)
 
 

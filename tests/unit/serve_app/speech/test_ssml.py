@@ -138,7 +138,13 @@ def test_a_websocket_of_ssml_hears_breaks_across_its_messages(
         TestClient(create_app(state)) as client,
         client.websocket_connect(url, headers={"Authorization": f"Bearer {DEV_KEY}"}) as ws,
     ):
-        for text in [" ", "<speak>नमस्ते दुनिया। <break ", 'time="1500ms"/> <prosody rate="fast">आज', " मौसम अच्छा है।</prosody></speak>", ""]:  # fmt: skip
+        for text in [
+            " ",
+            "<speak>नमस्ते दुनिया। <break ",
+            'time="1500ms"/> <prosody rate="fast">आज',
+            " मौसम अच्छा है।</prosody></speak>",
+            "",
+        ]:
             ws.send_json({"text": text})
         audio = b""
         while not (message := ws.receive_json()).get("isFinal"):
