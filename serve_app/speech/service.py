@@ -88,7 +88,11 @@ class SpeechService:
         return await self._catalog()
 
     async def choose(
-        self, options: VoiceOptions, stream: bool, project_id: str | None = None
+        self,
+        options: VoiceOptions,
+        stream: bool,
+        project_id: str | None = None,
+        dictionaries_param: str = "pronunciation_dictionaries",
     ) -> Voicing:
         """Check ``options`` against the loaded voices, engines and formats, and build
         the voice a description, a reference or a custom voice of ``project_id`` asks
@@ -173,7 +177,8 @@ class SpeechService:
             volume=options.volume,
             bitrate_kbps=bitrate_kbps(options.response_format, options.quality),
         )
-        rules = await self.dictionaries.rules_for(project_id, options.pronunciation_dictionaries)
+        located = options.pronunciation_dictionaries
+        rules = await self.dictionaries.rules_for(project_id, located, dictionaries_param)
         built = await self._build(options, catalog, voice, params, custom)
         if built is None:
             return Voicing(voice, params, output, rules=rules)
@@ -318,6 +323,7 @@ class SpeechService:
         received_at: float,
         alignment: bool = False,
         bitrate_kbps: int | None = None,
+        dictionaries_param: str = "pronunciation_dictionaries",
     ) -> SpeechJob:
         """Admit ``request`` (503 past capacity), validate it, normalise its text and
         hold its worst-case cost. ``alignment`` asks the engine for character timings;
@@ -325,7 +331,7 @@ class SpeechService:
         :meth:`deliver` settles the job's bill."""
         ticket = self.admission.enter()
         try:
-            voicing = await self.choose(request, request.stream, key.project_id)
+            voicing = await self.choose(request, request.stream, key.project_id, dictionaries_param)
             if bitrate_kbps is not None:
                 voicing = replace(
                     voicing, output=replace(voicing.output, bitrate_kbps=bitrate_kbps)

@@ -15,6 +15,10 @@ class ElevenVoiceSettings(BaseModel):
     speed: float | None = Field(None, ge=0.5, le=2.0)
 
 
+# the field that names pronunciation dictionaries, as their errors name it
+LOCATORS = "pronunciation_dictionary_locators"
+
+
 class ElevenSpeechRequest(BaseModel):
     """ElevenLabs' text-to-speech body: every field it defines, so that a typo is
     still refused."""

@@ -12,7 +12,7 @@ from serve_app.accounts import ApiKey
 from serve_app.http.errors import read_json
 from serve_app.ingress.state import IngressState
 from serve_app.surfaces.elevenlabs.dictionaries import attach_dictionaries
-from serve_app.surfaces.elevenlabs.protocol import ElevenSpeechRequest
+from serve_app.surfaces.elevenlabs.protocol import LOCATORS, ElevenSpeechRequest
 from serve_app.surfaces.elevenlabs.serving import from_elevenlabs, timestamped
 from serve_app.surfaces.elevenlabs.websocket import ELEVEN, ELEVEN_MULTI
 from serve_app.surfaces.framing import AUDIO_RESPONSES, json_body, raw_audio
@@ -58,6 +58,7 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
                 request.state.received_at,
                 alignment=timed,
                 bitrate_kbps=eleven.bitrate_kbps,
+                dictionaries_param=LOCATORS,
             )
             if timed:
                 return await timestamped(state.speech, speech, stream)

@@ -11,7 +11,7 @@ from typing import Any
 from serve_app.http.errors import NotFound
 from serve_app.ingress.state import IngressState
 from serve_app.surfaces.compat import client_language
-from serve_app.surfaces.elevenlabs.protocol import ElevenWsMessage, ElevenWsQuery
+from serve_app.surfaces.elevenlabs.protocol import LOCATORS, ElevenWsMessage, ElevenWsQuery
 from serve_app.surfaces.elevenlabs.serving import output_format
 from serve_app.surfaces.native.protocol import VoiceOptions, WsAudioMessage
 from serve_app.surfaces.websocket.wire import ClientMessage, SessionQuery, parse
@@ -20,6 +20,7 @@ from serve_app.surfaces.websocket.wire import ClientMessage, SessionQuery, parse
 @dataclass(frozen=True)
 class ElevenWire:
     multi: bool = False  # multi-stream-input: contexts
+    dictionaries_param: str = LOCATORS
 
     def read_query(self, query: dict[str, str], voice_id: str, state: IngressState) -> SessionQuery:
         eleven = parse(ElevenWsQuery, query)

@@ -17,6 +17,7 @@ from serve_app.surfaces.websocket.wire import ClientMessage, SessionQuery, parse
 
 class NativeWire:
     multi = False
+    dictionaries_param = "pronunciation_dictionaries"
 
     def read_query(self, query: dict[str, str], voice_id: str, state: IngressState) -> SessionQuery:
         ours = parse(WsQuery, query)

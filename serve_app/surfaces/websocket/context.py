@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from deployments.encoding.encoder import StreamEncoder
 from deployments.messages import AudioChunk, EncodedChunk, SynthesisJob
+from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.normaliser.ssml import without_tags
 from serve_app.http.errors import InvalidRequest
 from serve_app.speech.job import Voicing, speakable, with_alignment
@@ -30,6 +31,11 @@ class ContextOwner(Protocol):
     @property
     def ssml(self) -> bool:
         """Whether the session's texts are SSML."""
+        ...
+
+    @property
+    def rules(self) -> tuple[PronunciationRule, ...]:
+        """The pronunciation rules of the session's dictionaries."""
         ...
 
     @property
@@ -64,7 +70,7 @@ class ContextAudio:
     ) -> None:
         self.id = context_id
         self.stream = stream
-        self.buffer = TextBuffer(schedule, markup=session.ssml)
+        self.buffer = TextBuffer(schedule, markup=session.ssml, rules=session.rules)
         self._session = session
         self._pieces: asyncio.Queue[Piece | None] = asyncio.Queue()
         # (characters of the context's text spoken by the chunk's end, the chunk)

@@ -32,6 +32,7 @@ from pydantic import BaseModel
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from deployments.messages import EncodedChunk
+from deployments.normaliser.pronunciation import PronunciationRule
 from serve_app.accounts import ApiKey
 from serve_app.http.auth import authorization_of
 from serve_app.http.errors import (
@@ -118,6 +119,7 @@ class StreamInputSession:
         self._project_id: str | None = None
         self._format = "pcm"
         self.ssml = False  # the query says
+        self.rules: tuple[PronunciationRule, ...] = ()  # of the dictionaries the session names
         self._inactivity_s = 20.0
 
     # -- what a context needs of its session (context.ContextOwner) --
@@ -222,6 +224,9 @@ class StreamInputSession:
         if located is not None:
             fields["pronunciation_dictionaries"] = located
         self._options = VoiceOptions.model_validate(fields)
+        self.rules = await self._state.speech.dictionaries.rules_for(
+            key.project_id, self._options.pronunciation_dictionaries, self._wire.dictionaries_param
+        )
         if self._wire.voice_known(self._options):
             await self.voicing_for("")  # the voice is known: check it now
         self._delivery = await self._state.speech.hold(key, self._started)
@@ -232,7 +237,9 @@ class StreamInputSession:
         if self._voicing is None:
             assert self._options is not None
             options = await self._wire.options_for(self._options, text, self._voice_id, self._state)
-            voicing = await self._state.speech.choose(options, True, self._project_id)
+            voicing = await self._state.speech.choose(
+                options, True, self._project_id, self._wire.dictionaries_param
+            )
             if self._bitrate_kbps is not None:
                 output = replace(voicing.output, bitrate_kbps=self._bitrate_kbps)
                 voicing = replace(voicing, output=output)

@@ -9,8 +9,10 @@ at the end of input. Cuts fall on whitespace, never inside a word.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.normaliser.segmenter import CLAUSE_END
 
 DEFAULT_SCHEDULE = (120, 160, 250, 290)
@@ -53,14 +55,52 @@ def without_speak(text: str) -> str:
     return re.sub(r"</?speak\b[^<>]*>", " ", text)
 
 
-class TextBuffer:
-    """``markup``: the text is SSML, cut only where no tag or element is open."""
+class RuleGuard:
+    """Where a cut would split what a pronunciation rule matches (``Dr. Iyer``: a
+    sentence seems to end after ``Dr.``), so that a rule matches across a stream's
+    messages. Only rules whose string has a place a cut can fall (a space, a
+    punctuation mark) take part; a match not yet complete waits for its text."""
 
-    def __init__(self, schedule: tuple[int, ...] = DEFAULT_SCHEDULE, markup: bool = False) -> None:
+    def __init__(self, rules: Sequence[PronunciationRule]) -> None:
+        self._rules: list[tuple[str, bool, list[int]]] = []
+        for rule in rules:
+            string = rule.string_to_replace
+            places = [
+                k
+                for k in range(1, len(string))
+                if not (string[k - 1].isalnum() and string[k].isalnum())
+            ]
+            if places:
+                kept = string if rule.case_sensitive else string.lower()
+                self._rules.append((kept, rule.case_sensitive, places))
+
+    def splits(self, text: str, cut: int) -> bool:
+        """Whether cutting ``text`` at ``cut`` may split a rule's match."""
+        for string, case_sensitive, places in self._rules:
+            for k in places:
+                before, after = text[max(0, cut - k) : cut], text[cut : cut + len(string) - k]
+                if not case_sensitive:
+                    before, after = before.lower(), after.lower()
+                if before == string[:k] and string[k:].startswith(after):
+                    return True
+        return False
+
+
+class TextBuffer:
+    """``markup``: the text is SSML, cut only where no tag or element is open;
+    ``rules``: never cut inside what one of them may match."""
+
+    def __init__(
+        self,
+        schedule: tuple[int, ...] = DEFAULT_SCHEDULE,
+        markup: bool = False,
+        rules: Sequence[PronunciationRule] = (),
+    ) -> None:
         if not schedule or any(n <= 0 for n in schedule):
             raise ValueError("chunk_length_schedule needs positive lengths")
         self._schedule = schedule
         self._markup = markup
+        self._guard = RuleGuard(rules) if rules else None
         self._text = ""
         self._start = 0
         self._pieces = 0
@@ -93,8 +133,11 @@ class TextBuffer:
     def _last_cut(self, candidates: list[int]) -> int | None:
         """The last of ``candidates`` the text may be cut at (outside markup)."""
         for cut in reversed(candidates):
-            if not self._markup or not inside_markup(self._text[:cut]):
-                return cut
+            if self._markup and inside_markup(self._text[:cut]):
+                continue
+            if self._guard is not None and self._guard.splits(self._text, cut):
+                continue
+            return cut
         return None
 
     def _cut_point(self) -> int | None:
@@ -108,8 +151,8 @@ class TextBuffer:
         limit = self._schedule[min(self._pieces, len(self._schedule) - 1)]
         if len(text) >= limit:
             space = self._last_cut([m.end() for m in re.finditer(" ", text[:limit])])
-            if self._markup:
-                return space
+            if self._markup or self._guard is not None:
+                return space  # None: wait, whole, for the markup or the match to close
             return space if space is not None and space > 1 else len(text)
         return None
 

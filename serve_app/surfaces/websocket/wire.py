@@ -73,6 +73,11 @@ class WireProtocol(Protocol):
         """The key a first message carries, as an Authorization header value."""
         ...
 
+    @property
+    def dictionaries_param(self) -> str:
+        """The field that names dictionaries, as errors name it."""
+        ...
+
     def dictionaries_of(self, first: ClientMessage) -> list[dict[str, Any]] | None:
         """The pronunciation dictionaries the first message names (None: it names none,
         and the project's defaults apply)."""

@@ -198,3 +198,30 @@ async def test_a_phoneme_rule_reaches_the_default_voice(
     )
     assert said.status_code == plain.status_code == 200
     assert said.content != plain.content
+
+
+def test_a_rule_matches_across_a_websocket_s_messages(state: IngressState) -> None:
+    """``Dr. `` then ``Iyer``: the session's buffer would end a sentence after ``Dr.``;
+    with a rule for ``Dr. Iyer`` it waits, and the alias is heard."""
+    auth = {"Authorization": f"Bearer {DEV_KEY}"}
+    rule = {"type": "alias", "string_to_replace": "Dr. Iyer", "alias": "डॉक्टर वेंकटरमण सुब्रमण्यम अय्यर"}
+    with TestClient(create_app(state)) as client:
+        made = client.post(
+            "/v1/pronunciation-dictionaries/add-from-rules",
+            headers=auth,
+            json={"name": "titles", "rules": [rule]},
+        ).json()
+
+        def session(located: list[dict[str, str]]) -> float:
+            url = f"/v1/audio/speech/stream-input/{ESPEAK}"
+            with client.websocket_connect(url, headers=auth) as ws:
+                ws.send_json({"text": " ", "pronunciation_dictionaries": located})
+                for text in ("मिलिए Dr. ", "Iyer से।", ""):
+                    ws.send_json({"text": text})
+                audio = b""
+                while not (message := ws.receive_json()).get("isFinal"):
+                    assert "error" not in message, message
+                    audio += base64.b64decode(message["audio"])
+            return pcm_seconds(audio, 24000)
+
+        assert session([{"id": made["id"]}]) > session([]) + 0.5

@@ -153,4 +153,4 @@ async def test_locators_on_text_to_speech_are_applied(state: IngressState) -> No
     with pytest.raises(ApiError) as refused:
         await seconds(PronunciationDictionaryVersionLocator(pronunciation_dictionary_id="pd_x"))
     assert refused.value.status_code == 404
-    assert refused.value.body["error"]["param"] == "pronunciation_dictionaries[0]"
+    assert refused.value.body["error"]["param"] == "pronunciation_dictionary_locators[0]"

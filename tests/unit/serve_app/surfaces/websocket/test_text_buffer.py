@@ -1,5 +1,6 @@
 import pytest
 
+from deployments.normaliser.pronunciation import PronunciationRule
 from serve_app.surfaces.websocket.text_buffer import Piece, TextBuffer
 
 
@@ -64,3 +65,20 @@ def test_ssml_is_never_cut_inside_a_tag_or_an_element() -> None:
     assert feed(buffer, "<sub alias='x'>a b c d e f</sub>") == []  # past the schedule, whole
     rest = buffer.flush()
     assert rest is not None and rest.text == "<sub alias='x'>a b c d e f</sub>"
+
+
+def test_a_rule_s_match_is_never_cut() -> None:
+    """``Dr. Iyer`` looks like a sentence end after ``Dr.``: a session whose dictionary
+    has that rule waits for the rest; text that does not go on as the rule does is
+    cut as before."""
+    rules = [
+        PronunciationRule("Dr. Iyer", "alias", alias="डॉक्टर अय्यर"),
+        PronunciationRule("state bank", "alias", alias="स्टेट बैंक", case_sensitive=False),
+    ]
+    buffer = TextBuffer(schedule=(12,), rules=rules)
+    assert feed(buffer, "मिलिए Dr.", " ") == []  # "Iyer" may follow
+    # "Dr. S" is not "Dr. Iyer": cut after "Dr." (the last sentence end, as always)
+    assert feed(buffer, "Iyer से। फिर Dr. S") == ["मिलिए Dr. Iyer से। फिर Dr."]
+    assert feed(buffer, "harma से।") == [" Sharma से।"]
+    assert feed(buffer, "the STATE", " BANK of India") == ["the ", "STATE BANK "]
+    assert feed(TextBuffer(schedule=(12,)), "the STATE BANK of India")[0] == "the STATE "
