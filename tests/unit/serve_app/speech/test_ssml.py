@@ -151,3 +151,27 @@ def test_a_websocket_of_ssml_hears_breaks_across_its_messages(
             assert "error" not in message, message
             audio += base64.b64decode(message["audio"])
     assert longest_silence(audio, 24000) >= 1.45  # (a resampler's edge)
+
+
+async def test_ssml_phonemes_reach_the_default_voice(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    """``<phoneme>`` takes the dictionaries' path: the segment carries the IPA, and the
+    default (Kokoro) voice says it differently from the plain name."""
+    plain = "मेरा नाम राहुल है।"
+    marked = '<speak>मेरा नाम <phoneme alphabet="ipa" ph="ʃjaːm">राहुल</phoneme> है।</speak>'
+    shown = await client.post(
+        "/v1/text/normalize", headers=auth, json={"input": marked, "text_type": "ssml"}
+    )
+    (segment,) = shown.json()["segments"]
+    assert segment["phonemes"] == [{"start": 9, "end": 14, "phonemes": "ʃjaːm", "alphabet": "ipa"}]
+    said = await client.post(
+        "/v1/audio/speech",
+        headers=auth,
+        json={"input": marked, "text_type": "ssml", "stream": False},
+    )
+    unmarked = await client.post(
+        "/v1/audio/speech", headers=auth, json={"input": plain, "stream": False}
+    )
+    assert said.status_code == unmarked.status_code == 200
+    assert said.content != unmarked.content
