@@ -117,7 +117,14 @@ class ContextAudio:
         speech = session.speech
         spoken = 0  # characters of this context's cleaned text before the piece
         while (piece := await self._pieces.get()) is not None:
-            given = await speech.check_input(piece.text, "ssml" if session.ssml else "text", "text")
+            try:
+                given = await speech.check_input(
+                    piece.text, "ssml" if session.ssml else "text", "text"
+                )
+            except InvalidRequest as e:
+                if e.code != "empty_input":
+                    raise
+                continue  # markup alone (a break flushed by itself): nothing to say or bill
             text = given.text
             sample = without_tags(text) if given.ssml else text  # its script tells the language
             voicing = with_alignment(base := await session.voicing_for(sample), base.output)
