@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import io
 import ssl
 import threading
 from collections.abc import Callable, Iterator
@@ -184,6 +185,43 @@ def test_elevenlabs_sdk(service: Service) -> None:
             )
         )
     assert refused.value.status_code == 401
+
+
+def test_elevenlabs_sdk_pronunciation_dictionaries(service: Service) -> None:
+    """The SDK's dictionary calls, unchanged, against the running service: a PLS file in,
+    the same lexicon back, and its alias heard through the whole graph by the default
+    voice ('State Bank of India' is longer to say than 'S B I')."""
+    from elevenlabs.client import ElevenLabs
+    from elevenlabs.types import PronunciationDictionaryVersionLocator
+
+    from deployments.normaliser import pls
+
+    lexicon = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<lexicon version="1.0" '
+        'xmlns="http://www.w3.org/2005/01/pronunciation-lexicon" alphabet="ipa" '
+        'xml:lang="hi-IN"><lexeme><grapheme>SBI</grapheme>'
+        "<alias>स्टेट बैंक ऑफ़ इंडिया</alias></lexeme></lexicon>"
+    ).encode()
+    client = ElevenLabs(api_key=service.key, base_url=service.url)
+    made = client.pronunciation_dictionaries.create_from_file(
+        name="bank", file=("bank.pls", io.BytesIO(lexicon), "application/pls+xml")
+    )
+    back = b"".join(client.pronunciation_dictionaries.download(made.id, made.version_id))
+    assert pls.read(back) == pls.read(lexicon)
+
+    def seconds(*located: PronunciationDictionaryVersionLocator) -> float:
+        pcm = client.text_to_speech.convert(
+            "21m00Tcm4TlvDq8ikWAM",
+            text="मेरा SBI खाता।",
+            output_format="pcm_24000",
+            pronunciation_dictionary_locators=list(located) or None,
+        )
+        return pcm_seconds(b"".join(pcm), 24000)
+
+    located = PronunciationDictionaryVersionLocator(
+        pronunciation_dictionary_id=made.id, version_id=made.version_id
+    )
+    assert seconds(located) > seconds() + 0.5
 
 
 def test_livekit_elevenlabs_tts_over_multi_stream_input(service: Service) -> None:
