@@ -11,7 +11,8 @@ error that names it and where it is.
 Parsed by expat with every way to a DTD closed before it is read: a document type
 declaration, an entity declaration or an external reference is refused (no
 billion laughs, no external entity), as defusedxml does; nesting past
-:data:`MAX_DEPTH` and more than :data:`MAX_ELEMENTS` elements are refused too.
+:data:`MAX_DEPTH`, more than :data:`MAX_ELEMENTS` elements and pauses adding up to
+more than :data:`MAX_TOTAL_PAUSE_MS` are refused too.
 Every error is :class:`SsmlError` with the line and column.
 
 The result is :class:`SsmlText`: the text a listener hears (text nodes in order,
@@ -31,6 +32,9 @@ from xml.parsers import expat
 MAX_DEPTH = 32
 MAX_ELEMENTS = 10_000
 MAX_PAUSE_MS = 10_000
+# every pause of a document together: a few characters of breaks must not ask for
+# more silence than the longest text the service takes would be speech
+MAX_TOTAL_PAUSE_MS = 120_000
 PARAGRAPH_PAUSE_MS = 500
 # break strength -> milliseconds (as the hosted services roughly have them)
 STRENGTHS = {
@@ -178,6 +182,7 @@ class _Reader:
     pauses: list[Pause] = field(default_factory=list)
     open: list[_Open] = field(default_factory=list)
     elements: int = 0
+    paused_ms: int = 0  # every pause so far, together
 
     def fail(self, message: str) -> None:
         raise SsmlError(message, self.parser.CurrentLineNumber, self.parser.CurrentColumnNumber + 1)
@@ -217,7 +222,7 @@ class _Reader:
             self.fail(f"<{self.open[-1].element}> holds text only, not <{name}>")
         kept = self.checked(name, attributes)
         if name == "break":
-            self.pauses.append(Pause(self.size(), self.pause_ms(attributes)))
+            self.pause(self.pause_ms(attributes))
         elif name in ("p", "s"):
             self.separate()
         self.open.append(_Open(name, self.size(), kept, self.elements))
@@ -235,7 +240,16 @@ class _Reader:
         elif name in ("p", "s"):
             self.separate()
             if name == "p":
-                self.pauses.append(Pause(self.size(), PARAGRAPH_PAUSE_MS))
+                self.pause(PARAGRAPH_PAUSE_MS)
+
+    def pause(self, ms: int) -> None:
+        self.pauses.append(Pause(self.size(), ms))
+        self.paused_ms += ms
+        if self.paused_ms > MAX_TOTAL_PAUSE_MS:
+            self.fail(
+                f"breaks and paragraph ends add up to more than {MAX_TOTAL_PAUSE_MS // 1000} s "
+                "of silence"
+            )
 
     def checked(self, name: str, attributes: dict[str, str]) -> tuple[tuple[str, str], ...]:
         """The attributes ``name`` takes, checked; the ones it requires present."""

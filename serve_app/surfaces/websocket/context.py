@@ -126,6 +126,13 @@ class ContextAudio:
                 if e.code != "empty_input" or not session.ssml:
                     raise
                 carried += piece.text
+                if len(carried) > session.max_buffered_chars:
+                    raise InvalidRequest(
+                        "input_too_long",
+                        f"More than {session.max_buffered_chars} characters of markup wait "
+                        "for text to speak.",
+                        "text",
+                    ) from None
                 continue
             carried = ""
             text = given.text

@@ -71,6 +71,9 @@ def test_every_break_form() -> None:
         ("<speak>\n\n<p>a</speak>", "mismatched tag", 3),
         ("<speak>a", "no element found", 1),
         ("text with a <break>", "mismatched tag", 1),
+        # a few characters asking for minutes of silence
+        ("<speak>" + 'a<break time="10s"/>' * 13 + "</speak>", "more than 120 s", 1),
+        ("<speak>" + "<p>a</p>" * 241 + "</speak>", "more than 120 s", 1),
     ],
 )
 def test_broken_markup_says_what_and_where(markup: str, says: str, line: int) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import io
+from pathlib import Path
 
 import httpx
 import numpy as np
@@ -16,7 +17,7 @@ from starlette.testclient import TestClient
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
 from tests.conftest import pcm_seconds
-from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK
+from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK, make_state
 
 PLAIN = "नमस्ते दुनिया। आज मौसम अच्छा है।"
 PAUSED = '<speak>नमस्ते दुनिया।<break time="2s"/>आज मौसम अच्छा है।</speak>'
@@ -160,6 +161,23 @@ def test_a_websocket_of_ssml_hears_breaks_across_its_messages(
             audio += base64.b64decode(message["audio"])
     longest, second = silences(audio, 24000)[:2]
     assert longest >= 2.45 and second >= 1.45  # (a resampler's edge)
+
+
+def test_markup_alone_cannot_pile_up_on_a_websocket(tmp_path: Path) -> None:
+    """Breaks flushed by themselves wait for text to speak, as much of them as the
+    session's buffer holds: past that, input_too_long (each wait is read again with
+    the next piece, so it may not grow without end)."""
+    state = make_state(tmp_path, ws_max_buffered_chars=1_000)
+    url = f"/v1/audio/speech/stream-input/{ESPEAK}?text_type=ssml"
+    with (
+        TestClient(create_app(state)) as client,
+        client.websocket_connect(url, headers={"Authorization": f"Bearer {DEV_KEY}"}) as ws,
+    ):
+        ws.send_json({"text": " "})
+        for _ in range(3):
+            ws.send_json({"text": '<break time="0ms"/>' * 20, "flush": True})
+        error = ws.receive_json()["error"]
+    assert error["code"] == "input_too_long" and error["param"] == "text"
 
 
 async def test_ssml_phonemes_reach_the_default_voice(
