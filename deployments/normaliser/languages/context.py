@@ -10,7 +10,8 @@ from types import MappingProxyType
 from typing import ClassVar
 
 from deployments.normaliser.languages import currencies, dates
-from deployments.normaliser.languages.base import NUMBER, Reader, Rule, alternatives
+from deployments.normaliser.languages.addresses import AddressReader
+from deployments.normaliser.languages.base import NUMBER, Rule, alternatives
 from deployments.normaliser.languages.currencies import Currency, currency_of
 from deployments.normaliser.languages.dates import MONTH_NAMES, month_number
 from deployments.normaliser.languages.units import UNITS, Unit, by_written, found
@@ -23,9 +24,10 @@ AM_PM = r"(?=\s?[AaPp]\.?\s?[Mm]\.?(?![A-Za-z]))"
 NOT_AFTER_A_LETTER = r"(?<![\w\u0900-\u0963\u0971-\u097F])"
 
 
-class ContextReader(Reader):
-    """Rules shared by languages read in full: phone numbers, dates, times, money,
-    ranges, percentages, fractions, units, ordinals, abbreviations.
+class ContextReader(AddressReader):
+    """Rules shared by languages read in full: phone numbers, e-mail and web
+    addresses (:class:`AddressReader`), dates, times, money, ranges, percentages,
+    fractions, units, ordinals, abbreviations.
 
     A language supplies its words (the class attributes and the methods that
     raise ``NotImplementedError``) and may add rules at :meth:`money_rules`,
@@ -34,14 +36,6 @@ class ContextReader(Reader):
 
     plus_word: str | None = "plus"
     amount_scales = ""  # a regex: words after an amount that scale it (लाख, crore)
-    # E-mail and web addresses: what is said for @, the separators, domain suffixes.
-    at_sign = "at"
-    address_separators: ClassVar[dict[str, str]] = {
-        ".": "dot", "+": "plus", "_": "underscore", "-": "dash", "/": "slash"
-    }  # fmt: skip
-    domain_words: ClassVar[dict[str, str]] = {
-        "www": "w w w", "org": "o r g", "gov": "g o v", "edu": "e d u", "io": "i o"
-    }  # fmt: skip
     to: str = "to"
     until = ""  # after a range's second amount, where the language says one
     and_: str = "and"
@@ -107,45 +101,6 @@ class ContextReader(Reader):
     def ratio(self, first: str, second: str, named: bool = False) -> str:
         """``first:second`` as a ratio; ``named``: the word ratio follows it."""
         return f"{self.cardinal(int(first))} {self.ratio_word} {self.cardinal(int(second))}"
-
-    def address_word(self, word: str) -> str:
-        """A word of an e-mail or web address, as the language writes it."""
-        return word
-
-    def address_part(self, text: str) -> str:
-        """``bank.co.in``, ``vivaan62``: separators said (dot), domain suffixes as they
-        are said (in, o r g), digits one by one apart from the letters (विवान छह दो)."""
-        parts = []
-        for part in re.split(r"([.+_-]|\d+)", text):
-            if part in self.address_separators:
-                parts.append(self.address_separators[part])
-            elif part.lower() in self.domain_words:
-                parts.append(self.domain_words[part.lower()])
-            elif part.isdigit():
-                parts.append(self.digits(part))
-            elif part:
-                parts.append(self.address_word(part))
-        return " ".join(parts)
-
-    def address_path(self, path: str) -> str:
-        slash = self.address_separators["/"]
-        return "".join(f" {slash} {self.address_part(p)}".rstrip() for p in path.split("/")[1:])
-
-    def address_rules(self) -> list[Rule]:
-        """E-mail and web addresses, read out as people read them."""
-        return [
-            Rule(
-                re.compile(r"(?<![\w.@])([\w.+-]+)@([\w-]+(?:\.[\w-]+)+)(?![\w@])"),
-                lambda m: f"{self.address_part(m[1])} {self.at_sign} {self.address_part(m[2])}",
-            ),
-            Rule(
-                re.compile(
-                    r"(?<![\w.@/])(?:https?://)?((?:www\.)?[\w-]+(?:\.[\w-]+)*\.(?:com|in|org|net"
-                    r"|gov|co|edu|io|info|app)(?:\.in)?)((?:/[\w.-]*)*)(?![\w@])"
-                ),
-                lambda m: self.address_part(m[1]) + self.address_path(m[2]),
-            ),
-        ]
 
     def code_rules(self) -> list[Rule]:
         """Before anything reads digits as a quantity: addresses, codes after their
