@@ -116,25 +116,8 @@ class ContextAudio:
         session = self._session
         speech = session.speech
         spoken = 0  # characters of this context's cleaned text before the piece
-        carried = ""  # markup alone (a break flushed by itself), heard before the next text
         while (piece := await self._pieces.get()) is not None:
-            try:
-                given = await speech.check_input(
-                    carried + piece.text, "ssml" if session.ssml else "text", "text"
-                )
-            except InvalidRequest as e:
-                if e.code != "empty_input" or not session.ssml:
-                    raise
-                carried += piece.text
-                if len(carried) > session.max_buffered_chars:
-                    raise InvalidRequest(
-                        "input_too_long",
-                        f"More than {session.max_buffered_chars} characters of markup wait "
-                        "for text to speak.",
-                        "text",
-                    ) from None
-                continue
-            carried = ""
+            given = await speech.check_input(piece.text, "ssml" if session.ssml else "text", "text")
             text = given.text
             sample = without_tags(text) if given.ssml else text  # its script tells the language
             voicing = with_alignment(base := await session.voicing_for(sample), base.output)

@@ -112,14 +112,15 @@ class TextBuffer:
         """Append ``text``; return the pieces that are now ready, in order."""
         self._text += text
         pieces = []
-        while (cut := self._cut_point()) is not None:
+        while (cut := self._cut_point()) is not None and not self._waits(cut):
             piece = self._take(cut)
             if piece is not None:
                 pieces.append(piece)
         return pieces
 
     def flush(self) -> Piece | None:
-        """Everything buffered, as one piece (None if it is only whitespace)."""
+        """Everything buffered, as one piece (None if it is only whitespace, or markup
+        alone, which waits for the next text)."""
         return self._take(len(self._text))
 
     def try_trigger(self, minimum: int = TRY_TRIGGER_MIN_CHARS) -> Piece | None:
@@ -156,7 +157,15 @@ class TextBuffer:
             return space if space is not None and space > 1 else len(text)
         return None
 
+    def _waits(self, cut: int) -> bool:
+        """Whether the text up to ``cut`` is markup alone (a ``break`` flushed by
+        itself): it stays, to be heard before the next text, and counts as buffered."""
+        head = self._text[:cut]
+        return self._markup and _TAG.search(head) is not None and not _TAG.sub("", head).strip()
+
     def _take(self, cut: int) -> Piece | None:
+        if self._waits(cut):
+            return None
         text, self._text = self._text[:cut], self._text[cut:]
         start = self._start
         self._start += len(text)

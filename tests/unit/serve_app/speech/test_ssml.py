@@ -164,9 +164,8 @@ def test_a_websocket_of_ssml_hears_breaks_across_its_messages(
 
 
 def test_markup_alone_cannot_pile_up_on_a_websocket(tmp_path: Path) -> None:
-    """Breaks flushed by themselves wait for text to speak, as much of them as the
-    session's buffer holds: past that, input_too_long (each wait is read again with
-    the next piece, so it may not grow without end)."""
+    """Breaks flushed by themselves wait in the session's buffer for text to speak,
+    counted as buffered text: past the buffer's limit, input_too_long."""
     state = make_state(tmp_path, ws_max_buffered_chars=1_000)
     url = f"/v1/audio/speech/stream-input/{ESPEAK}?text_type=ssml"
     with (

@@ -67,6 +67,16 @@ def test_ssml_is_never_cut_inside_a_tag_or_an_element() -> None:
     assert rest is not None and rest.text == "<sub alias='x'>a b c d e f</sub>"
 
 
+def test_ssml_markup_alone_waits_for_the_next_text() -> None:
+    """A ``break`` flushed by itself is no piece (nothing to say): it stays buffered
+    and is heard before the next text."""
+    buffer = TextBuffer(markup=True)
+    assert feed(buffer, "<speak>") == [] and buffer.flush() is None
+    assert feed(buffer, '<break time="2s"/>') == [] and buffer.flush() is None
+    assert len(buffer) == len('<speak><break time="2s"/>')
+    assert feed(buffer, "फिर मिलेंगे। ") == [' <break time="2s"/>फिर मिलेंगे।']
+
+
 def test_a_rule_s_match_is_never_cut() -> None:
     """``Dr. Iyer`` looks like a sentence end after ``Dr.``: a session whose dictionary
     has that rule waits for the rest; text that does not go on as the rule does is
