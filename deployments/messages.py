@@ -87,7 +87,7 @@ class Segment:
     pause_before_ms: int = 0
     pause_after_ms: int = 0
     # characters billed once this segment is spoken, where they are not ``end`` (SSML:
-    # the text a listener hears, not the markup)
+    # the text a listener hears, not the markup; aliases: what they add to it)
     billed_end: int | None = None
 
     @property
@@ -105,6 +105,9 @@ class NormalisedText:
     segments: tuple[Segment, ...]
     # the pronunciation rules that matched the input, where they matched
     applied: tuple[AppliedRule, ...] = ()
+    # characters that aliases (dictionary rules, SSML sub and say-as) add to what is
+    # heard beyond the text they replace: billed too (segments' billed_through count them)
+    expansion: int = 0
 
 
 @dataclass(frozen=True)

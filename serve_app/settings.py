@@ -74,6 +74,18 @@ class IngressConfig(BaseModel):
         "(bursts of twice that); past it the session ends with rate_limited.",
     )
     ws_max_buffered_chars: int = Field(8_192, gt=0)
+    ws_max_contexts: int = Field(
+        8,
+        gt=0,
+        description="Contexts one multi-context WebSocket may have open at once (ElevenLabs "
+        "allows 5); each past the first also takes an admission place, as a request does.",
+    )
+    ws_max_session_s: float = Field(
+        3600.0,
+        gt=0,
+        description="How long a WebSocket session may last: past it no more text is taken, "
+        "what was sent is spoken, and the socket closes (1000).",
+    )
     ws_auth_timeout_s: float = Field(
         5.0,
         gt=0,

@@ -40,6 +40,7 @@ DEVANAGARI = range(0x0900, 0x0980)
 # Normalising costs ~8 us a character here: up to this many it runs on the event
 # loop (under 2 ms, less than a thread hop under load), longer texts on a thread.
 INLINE_NORMALISE_CHARS = 200
+INLINE_RULES = 100
 T = TypeVar("T")
 
 
@@ -131,7 +132,15 @@ class TextNormaliser:
             if spoken:
                 start, end = part.in_document(piece.start, piece.end)
                 pieces.append(_Spoken(spoken, start, end, spans, part.stretch.prosody))
-        segments = _paused(pieces, (document.pauses if ssml else ()), to_input, ssml)
+        expansions = [
+            (start, heard_characters(a.rule.alias) - heard_characters(body[start:end]))
+            for part in read
+            for a in part.applied
+            if a.rule.type == "alias"
+            for start, end in [part.document_span(a.start, a.end)]
+        ]
+        expansions = [(start, extra) for start, extra in expansions if extra > 0]
+        segments = _paused(pieces, (document.pauses if ssml else ()), to_input, ssml, expansions)
         applied = tuple(
             AppliedRule(*to_input(*part.document_span(a.start, a.end)), a.rule)
             for part in read
@@ -148,7 +157,14 @@ class TextNormaliser:
             text=spoken_text,
             segments=tuple(segments),
             applied=applied,
+            expansion=sum(extra for _, extra in expansions),
         )
+
+
+def heard_characters(text: str) -> int:
+    """Letters, marks and digits of ``text``: what an alias is billed by (its spaces
+    and punctuation are not, as a spelt-out word costs what it spells)."""
+    return sum(1 for ch in text if unicodedata.category(ch)[0] in "LMN")
 
 
 def _same(start: int, end: int) -> tuple[int, int]:
@@ -209,10 +225,13 @@ def _paused(
     pauses: tuple[Pause, ...],
     to_input: Callable[[int, int], tuple[int, int]],
     billed_as_heard: bool,
+    expansions: list[tuple[int, int]],
 ) -> list[Segment]:
     """The segments of ``pieces``, offsets in the input, each pause the silence after
     the last segment before it (before the first segment, for a pause that opens);
-    ``billed_as_heard``: billed by offsets in the text heard, not the input's."""
+    ``billed_as_heard``: billed by offsets in the text heard, not the input's;
+    ``expansions``: ``(where, characters)`` an alias adds to what is billed, in the
+    text heard, counted by every segment that ends after it starts."""
     before = [0] * len(pieces)
     after = [0] * len(pieces)
     ends = [p.end for p in pieces]
@@ -225,6 +244,8 @@ def _paused(
     segments = []
     for i, p in enumerate(pieces):
         start, end = to_input(p.start, p.end)
+        extra = sum(added for at, added in expansions if at < p.end)
+        billed = p.end + extra if billed_as_heard or extra else None
         segments.append(
             Segment(
                 i,
@@ -235,7 +256,7 @@ def _paused(
                 p.prosody,
                 pause_before_ms=min(before[i], MAX_PAUSE_MS),
                 pause_after_ms=min(after[i], MAX_PAUSE_MS),
-                billed_end=p.end if billed_as_heard else None,
+                billed_end=billed,
             )
         )
     return segments
@@ -280,5 +301,9 @@ async def normalise_off_loop(
     rules: tuple[PronunciationRule, ...] = (),
     ssml: bool = False,
 ) -> NormalisedText:
-    """``normaliser.normalise``, on a thread when the text is long enough to matter."""
+    """``normaliser.normalise``, on a thread when the text is long enough to matter,
+    or its rules are many (the first use of a large dictionary builds its trie:
+    ~30 ms a thousand rules here)."""
+    if len(rules) > INLINE_RULES:
+        return await asyncio.to_thread(normaliser.normalise, text, language, quality, rules, ssml)
     return await off_loop_if_long(normaliser.normalise, text, language, quality, rules, ssml)

@@ -72,6 +72,18 @@ class Silence(NotSpeech):
     """The signal is silent."""
 
 
+class NotAVoice(NotSpeech):
+    """The signal is sound, but no voice speaking: a steady tone or hum, or a pitch
+    no speaking voice has."""
+
+
+# The median pitch of speaking voices (a deep bass to a small child), and how much
+# louder a recording's loud tenth must be than its quiet tenth: syllables rise and
+# fall by well over this, a tone, a hum or a constant level not at all.
+VOICE_F0_HZ = (50.0, 500.0)
+MIN_LEVEL_SPREAD_DB = 3.0
+
+
 def _frames(signal: np.ndarray, length: int) -> np.ndarray:
     count = 1 + max(0, (signal.size - length) // HOP)
     padded = np.pad(signal, (0, max(0, length - signal.size)))
@@ -173,6 +185,12 @@ def measure(samples: np.ndarray, sample_rate: int) -> SpeechMeasure:
     if voiced.sum() < 30:
         raise NotSpeech("under 0.3 s of voiced speech")
     pitches = f0[voiced]
+    spread = np.percentile(levels[active], 90) - np.percentile(levels[active], 10)
+    if spread < MIN_LEVEL_SPREAD_DB:
+        raise NotAVoice(f"a steady sound (its loudness varies by {spread:.1f} dB), not speech")
+    low, high = VOICE_F0_HZ
+    if not low <= (median := float(np.median(pitches))) <= high:
+        raise NotAVoice(f"its pitch, {median:.0f} Hz, is no speaking voice's")
     speech_s = float(active.sum()) / 100.0
     power = np.mean(10.0 ** (levels[active] / 10.0))
     speaking = frames[:n][active]

@@ -7,9 +7,10 @@ from __future__ import annotations
 import math
 import time
 
-from serve_app.accounts.database import Database, Transaction
+from serve_app.accounts.database import Database, Row, Transaction
 from serve_app.accounts.records import (
     InsufficientFunds,
+    KeyRevoked,
     RateExceeded,
     RateLimit,
     UnknownProject,
@@ -58,10 +59,16 @@ class Ledger:
                 (request_id, project_id, amount, self.owner, now, now),
             )
 
-    def extend_hold(self, request_id: str, extra: int) -> None:
+    def extend_hold(self, request_id: str, extra: int, key_id: str | None = None) -> None:
         """Grow an open hold by ``extra`` (a stream whose text arrives as it goes);
-        raises :class:`InsufficientFunds` if the available balance cannot cover it."""
+        raises :class:`InsufficientFunds` if the available balance cannot cover it,
+        :class:`KeyRevoked` if ``key_id`` (the key the stream was opened with) has
+        been revoked since."""
         with self._db.transaction() as tx:
+            if key_id is not None:
+                key = tx.one("SELECT revoked_at FROM api_keys WHERE id = ?", (key_id,))
+                if key is None or key[0] is not None:
+                    raise KeyRevoked(key_id)
             hold = self._open_hold(tx, request_id)
             if hold is None:
                 raise LookupError(f"no open hold {request_id}")
@@ -195,6 +202,27 @@ class Ledger:
             # Counts of past minutes are never read again.
             tx.execute("DELETE FROM request_counts WHERE minute < ?", (int(now // 60) - 1,))
 
+    def settle_orphans(self, live: frozenset[str], older_than_s: float) -> int:
+        """Settle this process's open holds that no request of it owns any more
+        (``live``: the hold ids its requests still own) and that are older than
+        ``older_than_s`` (a hold being written as ``live`` was read is new), each
+        for the progress it last recorded. Returns how many were settled."""
+        cutoff = time.time() - older_than_s
+        with self._db.transaction() as tx:
+            rows = tx.all(
+                "SELECT request_id, characters, audio_ms, cost FROM holds"
+                " WHERE state = 'open' AND owner = ? AND created_at < ?",
+                (self.owner, cutoff),
+            )
+        return self._settle_each([row for row in rows if row[0] not in live])
+
+    def _settle_each(self, holds: list[Row]) -> int:
+        settled = 0
+        for request_id, characters, audio_ms, cost in holds:
+            with self._db.transaction() as tx:
+                settled += self._settle(tx, request_id, int(characters), int(audio_ms), int(cost))
+        return settled
+
     def recover(self, lease_s: float) -> int:
         """Settle open holds whose owner has not heartbeaten for ``lease_s`` seconds,
         each for the progress it last recorded. Returns how many were settled."""
@@ -207,10 +235,7 @@ class Ledger:
                 " AND (o.heartbeat_at IS NULL OR o.heartbeat_at < ?)",
                 (self.owner, cutoff),
             )
-        settled = 0
-        for request_id, characters, audio_ms, cost in stale:
-            with self._db.transaction() as tx:
-                settled += self._settle(tx, request_id, int(characters), int(audio_ms), int(cost))
+        settled = self._settle_each(stale)
         with self._db.transaction() as tx:
             tx.execute(
                 "DELETE FROM owners WHERE heartbeat_at < ? AND id NOT IN"

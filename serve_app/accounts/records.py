@@ -35,6 +35,10 @@ class UnknownProject(LookupError):
     pass
 
 
+class KeyRevoked(Exception):
+    """The key a hold is being extended for has been revoked since it was shown."""
+
+
 @dataclass(frozen=True)
 class ApiKey:
     """An authenticated key: which project it spends for and what it may do."""

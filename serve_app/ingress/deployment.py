@@ -11,6 +11,7 @@ from ray import serve
 from deployments.flow_control import warn_without_flow_control
 from deployments.loopback import keep_replica_server_on_loopback
 from deployments.synthesis.runner import SynthesisRunner
+from serve_app.http.ws_frames import bound_websocket_messages
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
 from serve_app.settings import IngressConfig
@@ -45,6 +46,8 @@ class IngressReplica:
         IngressConfig fields; those left out come from ``TTS_*`` variables."""
         warn_without_flow_control()
         config = IngressConfig.from_env(**(settings or {}))
+        # before Serve starts this replica's own server (direct ingress)
+        bound_websocket_messages(config.ws_max_message_bytes)
         local = stages.get("local_voices")
         self._local = SynthesisRunner(local) if local is not None else None
         self._state = IngressState(

@@ -140,15 +140,20 @@ class IngressState:
         return await self.store.call(self.store.usage, project_id)
 
     async def maintain_ledger(self) -> None:
-        """Runs for the replica's life: heartbeat this replica's holds, and settle
-        the open holds of replicas that stopped heartbeating (crashed processes)."""
-        interval = self.config.hold_lease_s / 3
+        """Runs for the replica's life: heartbeat this replica's holds, settle the
+        open holds of replicas that stopped heartbeating (crashed processes), and
+        those of this replica that no request owns any more (a request cancelled at
+        the wrong moment, a settlement that failed)."""
+        lease = self.config.hold_lease_s
         while True:
             try:
                 await self.store.call(self.store.heartbeat)
-                recovered = await self.store.call(self.store.recover, self.config.hold_lease_s)
+                recovered = await self.store.call(self.store.recover, lease)
                 if recovered:
                     logger.warning("settled %d holds left by stopped replicas", recovered)
+                orphans = await self.store.call(self.store.settle_orphans, self.meter.live, lease)
+                if orphans:
+                    logger.warning("settled %d holds that no request owned", orphans)
             except Exception:
                 logger.exception("ledger maintenance failed; retrying")
-            await asyncio.sleep(interval)
+            await asyncio.sleep(lease / 3)

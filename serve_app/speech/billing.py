@@ -13,8 +13,15 @@ import uuid
 from dataclasses import dataclass, field
 
 from deployments.messages import EncodedChunk
-from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds, RateExceeded, RateLimit
-from serve_app.http.errors import InsufficientBalance, RateLimited
+from serve_app.accounts import (
+    AccountStore,
+    ApiKey,
+    InsufficientFunds,
+    KeyRevoked,
+    RateExceeded,
+    RateLimit,
+)
+from serve_app.http.errors import AuthenticationFailed, InsufficientBalance, RateLimited
 from serve_app.settings import IngressConfig
 from serve_app.surfaces.native.protocol import RequestUsage
 
@@ -30,6 +37,7 @@ class Bill:
     its delivered audio has spoken, and the bill is their sum."""
 
     hold_id: str
+    key_id: str | None = None  # the key it spends for, checked again as it grows
     chunks: int = 0
     samples: int = 0
     sample_rate: int = 1
@@ -59,6 +67,17 @@ class Meter:
     def __init__(self, store: AccountStore, config: IngressConfig) -> None:
         self._store = store
         self._config = config
+        # holds of this process's requests that have not settled: from before their
+        # ledger write starts until their settlement is written (see :meth:`live`)
+        self._live: set[str] = set()
+        self._releasing: set[asyncio.Task[object]] = set()
+
+    @property
+    def live(self) -> frozenset[str]:
+        """The hold ids of this process's requests that are still running. An open
+        hold of this process that is not among them (and not new) has lost its
+        request: the ledger's sweep settles it (:meth:`Ledger.settle_orphans`)."""
+        return frozenset(self._live)
 
     def cost(self, characters: int, delivered: bool) -> int:
         """Price of ``characters`` spoken; the per-request price only if audio was delivered."""
@@ -75,12 +94,22 @@ class Meter:
     async def hold(self, key: ApiKey, characters: int) -> Bill:
         """A new bill with a hold for speaking ``characters``, counted against the key's
         rate; 402 if the balance is short, 429 past the rate."""
-        bill = Bill(hold_id=uuid.uuid4().hex, checkpoint_at=time.monotonic())
+        bill = Bill(uuid.uuid4().hex, key.key_id, checkpoint_at=time.monotonic())
         worst_case = self.cost(characters, delivered=True)
         per_minute = self._config.rate_limit_per_minute
         rate = RateLimit(key.key_id, per_minute) if per_minute else None
+        self._live.add(bill.hold_id)
+        write = asyncio.ensure_future(
+            self._store.call(self._store.hold, key.project_id, bill.hold_id, worst_case, rate)
+        )
+        write.add_done_callback(functools.partial(self._after_hold, bill.hold_id))
         try:
-            await self._store.call(self._store.hold, key.project_id, bill.hold_id, worst_case, rate)
+            # A request cancelled now (its client hung up) leaves the write running:
+            # it may commit. Its bill is gone, so the hold is released when it is done.
+            await asyncio.shield(write)
+        except asyncio.CancelledError:
+            write.add_done_callback(functools.partial(self._release_orphan, bill.hold_id))
+            raise
         except InsufficientFunds as e:
             raise _refusal(worst_case, e.available) from None
         except RateExceeded as e:
@@ -91,13 +120,37 @@ class Meter:
             ) from None
         return bill
 
+    def _after_hold(self, hold_id: str, write: asyncio.Future[None]) -> None:
+        if write.cancelled() or write.exception() is not None:
+            self._live.discard(hold_id)  # no hold was written
+
+    def _release_orphan(self, hold_id: str, write: asyncio.Future[None]) -> None:
+        """Release the hold a cancelled request's write placed (if it did)."""
+        if write.cancelled() or write.exception() is not None:
+            return
+        release = asyncio.ensure_future(self._store.call(self._store.release, hold_id))
+        self._releasing.add(release)
+        release.add_done_callback(functools.partial(self._released, hold_id))
+
+    def _released(self, hold_id: str, release: asyncio.Future[object]) -> None:
+        self._releasing.discard(release)
+        self._live.discard(hold_id)  # if this failed, the ledger's sweep releases it
+        if not release.cancelled() and release.exception() is not None:
+            logger.error("releasing the orphaned hold %s failed; the sweep will", hold_id)
+
     async def extend(self, bill: Bill, characters: int) -> None:
-        """Grow the hold by the price of ``characters`` more; 402 if the balance is short."""
+        """Grow the hold by the price of ``characters`` more; 402 if the balance is short,
+        401 if the bill's key has been revoked meanwhile (a session ends at its next
+        text, not when it chooses to)."""
         extra = characters * self._config.price_per_character_deci_micros
         try:
-            await self._store.call(self._store.extend_hold, bill.hold_id, extra)
+            await self._store.call(self._store.extend_hold, bill.hold_id, extra, bill.key_id)
         except InsufficientFunds as e:
             raise _refusal(extra, e.available) from None
+        except KeyRevoked:
+            raise AuthenticationFailed(
+                "invalid_api_key", "The API key was revoked while this session was open."
+            ) from None
 
     async def delivered(self, bill: Bill, chunk: EncodedChunk, stream: int = 0) -> None:
         """Count ``chunk`` (of ``stream``, for a bill of several) as received by the
@@ -146,7 +199,9 @@ class Meter:
             )
         else:
             call = functools.partial(self._store.release, bill.hold_id)
-        await asyncio.shield(self._store.call(call))
+        settled = asyncio.ensure_future(self._store.call(call))
+        settled.add_done_callback(lambda _: self._live.discard(bill.hold_id))
+        await asyncio.shield(settled)
         return usage
 
 

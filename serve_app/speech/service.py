@@ -344,7 +344,7 @@ class SpeechService:
                 raise InvalidRequest(
                     "empty_input", "input has nothing to speak (no letters or digits).", "input"
                 )
-            bill = await self.meter.hold(key, given.billed)
+            bill = await self.meter.hold(key, given.billed + normalised.expansion)
         except BaseException:
             ticket.release()
             raise

@@ -19,7 +19,13 @@ import soundfile
 
 from deployments.messages import SynthesisParams, VoiceDesign
 from deployments.synthesis.voices import VoiceConfig
-from deployments.voice_design.analysis import NotSpeech, Silence, SpeechMeasure, measure
+from deployments.voice_design.analysis import (
+    NotAVoice,
+    NotSpeech,
+    Silence,
+    SpeechMeasure,
+    measure,
+)
 from deployments.voice_design.description import Report, parse
 from deployments.voice_design.matching import Candidate, Match, from_description, from_reference
 from serve_app.http.errors import InvalidRequest
@@ -49,6 +55,9 @@ def header_value(report: Report) -> str:
     return "; ".join(f"{key}={value}" for key, value in report.items())
 
 
+MIN_REFERENCE_RATE = 8000
+
+
 def _reference_error(code: str, message: str) -> InvalidRequest:
     return InvalidRequest(code, message, "reference_audio")
 
@@ -76,6 +85,12 @@ def decode_reference(data: str) -> tuple[np.ndarray, int]:
         raise _reference_error(
             "reference_audio_invalid", "reference_audio must be a base64 WAV file (RIFF)."
         ) from None
+    if rate < MIN_REFERENCE_RATE:
+        raise _reference_error(
+            "reference_audio_invalid",
+            f"reference_audio is sampled at {rate} Hz; a voice needs at least "
+            f"{MIN_REFERENCE_RATE} Hz (telephone audio).",
+        )
     seconds = samples.shape[0] / rate
     low, high = REFERENCE_SECONDS
     if seconds < low:
@@ -97,7 +112,13 @@ def analyse_reference(data: str) -> SpeechMeasure:
     try:
         return measure(samples, rate)
     except NotSpeech as e:
-        code = "reference_audio_silent" if isinstance(e, Silence) else "reference_audio_too_short"
+        code = (
+            "reference_audio_silent"
+            if isinstance(e, Silence)
+            else "reference_audio_not_speech"
+            if isinstance(e, NotAVoice)
+            else "reference_audio_too_short"
+        )
         raise _reference_error(
             code, f"reference_audio has no speech to match ({e}): record a voice speaking."
         ) from None

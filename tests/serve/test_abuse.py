@@ -8,8 +8,11 @@ import contextlib
 import json
 import socket
 import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import httpx
+import psutil
 import pytest
 import websockets
 
@@ -24,6 +27,7 @@ from tests.serve.conftest import (
 pytestmark = pytest.mark.serve
 
 HUGE = b"9" * 5_000
+T = TypeVar("T")
 
 
 @pytest.mark.parametrize(
@@ -147,3 +151,40 @@ def test_idle_sockets_without_a_key_do_not_turn_paying_requests_away(
     outcomes = asyncio.run(idle())
     assert {code for code, _ in outcomes} == {1008}
     assert {error for _, error in outcomes} == {"rate_limited", "missing_api_key"}
+
+
+def ingress_memory(app: str = "speech") -> int:
+    """Resident bytes of ``app``'s ingress replicas, together."""
+    total = 0
+    for process in psutil.process_iter(["cmdline", "memory_info"]):
+        if any(f"ServeReplica:{app}:Ingress" in part for part in process.info["cmdline"] or ()):
+            total += process.info["memory_info"].rss
+    assert total, "no ingress replica found"
+    return total
+
+
+def test_keyless_sockets_cannot_inflate_messages_in_the_ingress(service: Service) -> None:
+    """20 sockets, no key, each sending a 16 MB message that deflate would carry in
+    ~16 KB: none is negotiated, each is refused by its header (1009) unread, and the
+    ingress replicas grow by a few MiB at most."""
+    url = service.url.replace("http://", "ws://") + "/v1/audio/speech/stream-input/default"
+    bomb = json.dumps({"text": " " * 16_000_000})
+
+    async def send_bomb() -> int | None:
+        async with websockets.connect(url, max_size=None, compression="deflate") as ws:
+            assert ws.response is not None
+            assert "Sec-WebSocket-Extensions" not in ws.response.headers
+            with contextlib.suppress(websockets.ConnectionClosed):
+                await ws.send(bomb)
+                await ws.recv()
+        return ws.close_code
+
+    before = ingress_memory()
+    codes = asyncio.run(asyncio.wait_for(_together(send_bomb, 20), 60))
+    grown = ingress_memory() - before
+    assert set(codes) == {1009}
+    assert grown < 20 * (1 << 20), f"the ingress grew by {grown / (1 << 20):.0f} MiB"
+
+
+async def _together(job: Callable[[], Awaitable[T]], times: int) -> list[T]:
+    return list(await asyncio.gather(*(job() for _ in range(times))))

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import random
+import socket
 import sqlite3
+import struct
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -85,3 +89,33 @@ def test_a_reader_that_reads_nothing_holds_synthesis_back_and_is_let_go(
     assert spoken <= 12, spoken  # of forty (measured: 7, what the buffers hold)
     assert state == "settled" and 0 < audio_ms < 30_000
     assert not received.endswith(b"0\r\n\r\n")  # cut off, not a complete response
+
+
+def test_hang_ups_at_random_moments_leave_no_hold_open(service: Service) -> None:
+    """200 requests, each reset by its client (SO_LINGER 0) 0-50 ms after it is sent:
+    some while the hold is being written. Once they are gone, no hold is open."""
+    host, port = service.url.removeprefix("http://").split(":")
+    body = json.dumps({"input": "नमस्ते, आज का मौसम अच्छा है।", "voice": "hi-espeak-aditi"})
+    request = (
+        f"POST /v1/audio/speech HTTP/1.1\r\nHost: {host}\r\n"
+        f"Authorization: {service.auth['Authorization']}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body.encode())}\r\n\r\n{body}"
+    ).encode()
+    rng = random.Random(40)
+    started = time.time()
+
+    def hang_up(delay_s: float) -> None:
+        with socket.create_connection((host, int(port))) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.sendall(request)
+            time.sleep(delay_s)
+
+    with ThreadPoolExecutor(20) as clients:
+        list(clients.map(hang_up, [rng.uniform(0, 0.05) for _ in range(200)]))
+    with contextlib.closing(sqlite3.connect(service.ledger, timeout=10)) as db:
+        made = db.execute("SELECT COUNT(*) FROM holds WHERE created_at > ?", (started,))
+        assert made.fetchone()[0] > 0  # some got as far as their hold
+    deadline = time.monotonic() + 20
+    while open_holds(service):
+        assert time.monotonic() < deadline, f"{open_holds(service)} holds are still open"
+        time.sleep(0.5)

@@ -12,6 +12,7 @@ from deployments.messages import AudioChunk, EncodedChunk, SynthesisJob
 from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.normaliser.ssml import without_tags
 from serve_app.http.errors import InvalidRequest
+from serve_app.speech.admission import Ticket
 from serve_app.speech.job import Voicing, speakable, with_alignment
 from serve_app.speech.service import SpeechService
 from serve_app.surfaces.websocket.text_buffer import Piece, TextBuffer
@@ -76,6 +77,7 @@ class ContextAudio:
         # (characters of the context's text spoken by the chunk's end, the chunk)
         self._audio: asyncio.Queue[tuple[int, AudioChunk] | None] = asyncio.Queue(maxsize=8)
         self.task: asyncio.Task[None] | None = None
+        self.ticket: Ticket | None = None  # its own admission place, if it has one
         self.ended = False
 
     async def add(self, text: str, flush: bool, trigger: bool) -> None:
@@ -83,6 +85,8 @@ class ContextAudio:
             raise InvalidRequest(
                 "invalid_value", f"Context '{self.id}' is closed; open a new one.", "context_id"
             )
+        if not len(self.buffer) and not text.strip():
+            text = ""  # space before any text (the protocol's opening " "): not billed
         ready: list[Piece | None] = list(self.buffer.add(text))
         if flush:
             ready.append(self.buffer.flush())
@@ -124,12 +128,13 @@ class ContextAudio:
             normalised = await speech.normalise(text, voicing, "text", given.ssml)
             if not speakable(normalised):
                 continue  # punctuation alone: nothing to say, nothing to bill
-            await session.extend_bill(given.billed)
+            billed = given.billed + normalised.expansion  # aliases are billed as heard
+            await session.extend_bill(billed)
             ends = {segment.index: segment.billed_through for segment in normalised.segments}
             job = SynthesisJob(normalised.segments, voicing.params)
             async for chunk in speech.pipeline.synthesize(job):
                 await self._audio.put((spoken + ends[chunk.segment], chunk))
-            spoken += given.billed
+            spoken += billed
         await self._audio.put(_DONE)
 
     async def _send(self) -> None:

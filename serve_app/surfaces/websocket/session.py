@@ -171,6 +171,8 @@ class StreamInputSession:
             for context in self._contexts.values():
                 if context.task is not None:
                     context.task.cancel()
+                if context.ticket is not None:  # a task cancelled unstarted never frees it
+                    context.ticket.release()
             if ticket is not None:
                 ticket.release()
             if self._delivery is not None:
@@ -264,9 +266,20 @@ class StreamInputSession:
     def _context(self, context_id: str, message: ClientMessage) -> ContextAudio:
         context = self._contexts.get(context_id)
         if context is None:
+            limit = self._state.config.ws_max_contexts
+            if len(self._contexts) >= limit:
+                raise RateLimited(
+                    "rate_limited",
+                    f"A session may have {limit} contexts open at once; close one "
+                    "(close_context) before opening another.",
+                )
+            # the session's admission place covers one context; each other one takes
+            # a place of its own, as a request would (503 past the replica's capacity)
+            ticket = self._state.admission.enter() if self._contexts else None
             config = message.generation_config
             schedule = tuple(config.chunk_length_schedule) if config else DEFAULT_SCHEDULE
             context = ContextAudio(self, context_id, schedule, next(self._streams))
+            context.ticket = ticket
             self._contexts[context_id] = context
             context.task = asyncio.create_task(self._run_context(context))
         return context
@@ -282,11 +295,18 @@ class StreamInputSession:
             raise
         except BaseException as e:
             await self._failures.put(e)
+        finally:
+            if context.ticket is not None:
+                context.ticket.release()
 
     async def _receive(self, first: ClientMessage) -> None:
         message: ClientMessage | None = first
         multi = self._wire.multi
+        ends_at = time.monotonic() + self._state.config.ws_max_session_s
         while message is not None:
+            if time.monotonic() >= ends_at:
+                self._close_reason = "maximum session length"
+                break
             context_id = getattr(message, "context_id", None) or DEFAULT_CONTEXT
             if getattr(message, "close_socket", False):
                 self._close_reason = "close_socket"
@@ -302,13 +322,15 @@ class StreamInputSession:
             elif message.text is not None:
                 context = self._context(context_id, message)
                 await context.add(message.text, message.flush, message.try_trigger_generation)
-            message = await self._next_message()
+            message = await self._next_message(ends_at=ends_at)
             if message is not None and not multi and self._has_settings(message):
                 raise InvalidRequest(
                     "invalid_value", "Settings and the key belong in the first message only."
                 )
-        if message is None:
-            self._close_reason = "inactivity timeout"
+        if message is None and not self._close_reason:
+            self._close_reason = (
+                "maximum session length" if time.monotonic() >= ends_at else "inactivity timeout"
+            )
         open_contexts = list(self._contexts.values())
         for context in open_contexts:
             await context.end()
@@ -337,11 +359,17 @@ class StreamInputSession:
         async with self._send_lock:  # contexts send from their own tasks
             await self._ws.send_text(json.dumps(payload, separators=(",", ":")))
 
-    async def _next_message(self, timeout_s: float | None = None) -> ClientMessage | None:
+    async def _next_message(
+        self, timeout_s: float | None = None, ends_at: float | None = None
+    ) -> ClientMessage | None:
         """The next client frame, parsed; None if the client stayed silent too long
-        (``timeout_s``, else the session's inactivity timeout)."""
+        (``timeout_s``, else the session's inactivity timeout) or the session's time
+        (``ends_at``, on the monotonic clock) is up."""
+        wait_s = timeout_s or self._inactivity_s
+        if ends_at is not None:
+            wait_s = max(0.0, min(wait_s, ends_at - time.monotonic()))
         try:
-            async with asyncio.timeout(timeout_s or self._inactivity_s):
+            async with asyncio.timeout(wait_s):
                 frame = await self._ws.receive()
         except TimeoutError:
             return None

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
+from deployments.normaliser.normaliser import heard_characters
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
 from tests.conftest import pcm_seconds
@@ -62,7 +63,7 @@ async def test_a_named_dictionary_changes_what_the_voice_is_given(
     assert said["segments"][0]["start"] == 0 and said["segments"][-1]["end"] == len(TEXT)
 
 
-async def test_speech_says_the_alias_and_bills_the_text_as_sent(
+async def test_speech_says_the_alias_and_bills_what_it_adds_to_the_text_as_sent(
     client: httpx.AsyncClient, auth: dict[str, str]
 ) -> None:
     made = await dictionary(client, auth, BRANDS)
@@ -78,7 +79,13 @@ async def test_speech_says_the_alias_and_bills_the_text_as_sent(
     assert said.status_code == plain.status_code == 200
     # "State Bank of India" takes longer to say than "S B I"
     assert pcm_seconds(said.content, 24000) > pcm_seconds(plain.content, 24000) + 0.5
-    assert after["characters"] - before["characters"] == len(TEXT)
+    # the text as sent, and the letters each alias says beyond the word it replaces
+    added = sum(
+        heard_characters(rule["alias"]) - heard_characters(word)
+        for rule, word in zip(BRANDS, ("SBI", "Zomato"), strict=True)
+    )
+    assert added > 0
+    assert after["characters"] - before["characters"] == len(TEXT) + added
 
 
 async def test_a_version_named_is_heard_as_it_was(
@@ -225,3 +232,28 @@ def test_a_rule_matches_across_a_websocket_s_messages(state: IngressState) -> No
             return pcm_seconds(audio, 24000)
 
         assert session([{"id": made["id"]}]) > session([]) + 0.5
+
+
+async def test_an_alias_cannot_speak_more_than_is_billed(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    """A one-letter rule whose alias is 150 letters long, used forty times: the
+    request is billed for at least every letter, mark and digit the voice is given."""
+    alias = " ".join(["नमस्ते"] * 25)
+    made = await dictionary(
+        client, auth, [{"type": "alias", "string_to_replace": "Q", "alias": alias}]
+    )
+    text = "Q " * 40
+    located = {"pronunciation_dictionaries": [{"id": made["id"]}]}
+    shown = await normalize(client, auth, input=text, **located)
+    heard = heard_characters(shown.json()["text"])
+    assert heard >= 40 * heard_characters(alias)
+    before = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]
+    said = await client.post(
+        "/v1/audio/speech",
+        headers=auth,
+        json={"input": text, "voice": ESPEAK, "stream": False, **located},
+    )
+    after = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]
+    assert said.status_code == 200, said.text
+    assert after["characters"] - before["characters"] >= heard

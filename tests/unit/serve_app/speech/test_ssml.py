@@ -14,6 +14,7 @@ import pytest
 import soundfile
 from starlette.testclient import TestClient
 
+from deployments.normaliser.normaliser import heard_characters
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
 from tests.conftest import pcm_seconds
@@ -201,3 +202,16 @@ async def test_ssml_phonemes_reach_the_default_voice(
     )
     assert said.status_code == unmarked.status_code == 200
     assert said.content != unmarked.content
+
+
+async def test_a_long_sub_alias_is_billed_as_heard(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    """<sub alias="(a long text)">क</sub> three times: billed for what is said."""
+    alias = " ".join(["नमस्ते"] * 25)
+    markup = "<speak>" + f'<sub alias="{alias}">क</sub> ' * 3 + "</speak>"
+    before = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]["characters"]
+    said = await speak(client, auth, input=markup, text_type="ssml", voice=ESPEAK, stream=False)
+    after = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]["characters"]
+    assert said.status_code == 200, said.text
+    assert after - before >= 3 * heard_characters(alias)

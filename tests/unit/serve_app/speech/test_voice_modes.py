@@ -48,6 +48,12 @@ def design(response: httpx.Response) -> dict[str, str]:
     return dict(item.split("=", 1) for item in header.split("; "))
 
 
+# a 1 kHz square wave, three seconds at 16 kHz: a steady tone
+SQUARE_1KHZ = (0.5 * np.sign(np.sin(2 * np.pi * 1000 * np.arange(48000) / 16000))).astype(
+    np.float32
+)
+
+
 def wav_b64(samples: np.ndarray, rate: int) -> str:
     out = io.BytesIO()
     soundfile.write(out, samples, rate, format="WAV", subtype="PCM_16")
@@ -126,6 +132,10 @@ async def test_a_reference_on_espeak_chooses_its_voice_and_pitch(
         (wav_b64(np.zeros(48000, np.float32), 24000), "reference_audio_silent"),
         (wav_b64(speech_like(150.0, 21.0, rate=8000), 8000), "reference_audio_too_long"),
         ("A" * 900_004, "reference_audio_too_large"),
+        (wav_b64(np.full(48000, 0.5, np.float32), 16000), "reference_audio_not_speech"),
+        (wav_b64(SQUARE_1KHZ, 16000), "reference_audio_not_speech"),
+        (wav_b64(speech_like(530.0, 3.0, rate=16000), 16000), "reference_audio_not_speech"),
+        (wav_b64(speech_like(1.0, 3.0, rate=100), 100), "reference_audio_invalid"),
     ],
 )
 async def test_bad_reference_audio_gets_a_clear_code(
