@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from serve_app.http.errors import install_error_handlers
+from serve_app.http.http10 import Http10Middleware
 from serve_app.http.middleware import ReaderPaceMiddleware, RequestContextMiddleware
 from serve_app.http.origins import allow_origins
 from serve_app.ingress.state import IngressState
@@ -46,6 +47,7 @@ def create_app(state: IngressState) -> FastAPI:
         send_timeout_s=state.config.send_timeout_s,
         send_buffer_bytes=state.config.send_buffer_bytes,
     )
+    app.add_middleware(Http10Middleware)
     app.add_middleware(RequestContextMiddleware, max_body_bytes=state.config.max_body_bytes)
     playground.attach_router(app)
     native.attach_router(app, state)

@@ -13,7 +13,9 @@ is given (:func:`harden`), then runs the real binary:
   request is answered 429, past twice that the connection is refused, so one
   address cannot take the ``maxconn`` that real clients need;
 - ``X-Forwarded-For`` set to the client's address (never what the client sent),
-  which the ingress uses for its per-address limits;
+  which the ingress uses for its per-address limits, and ``X-Client-HTTP-Version``
+  to the client's HTTP version (an HTTP/1.0 client gets whole bodies,
+  ``serve_app.http.http10``);
 - every answer of HAProxy's own (too many connections, no replica to take the
   request, ...) in the API's JSON error shape. Errors HAProxy finds before it has
   a whole request (headers over its 16 KB buffer, malformed HTTP, headers not
@@ -21,7 +23,12 @@ is given (:func:`harden`), then runs the real binary:
   HAProxy 2.8 can send only its built-in HTML page or nothing: those connections
   are closed without an answer;
 - its stats page and Prometheus exporter bound to 127.0.0.1 (Ray's template binds
-  them to every interface).
+  them to every interface); its admin socket mode 600 (Ray's: 666), and every file
+  of it, the per-request metrics socket included, in a directory of this run only
+  its user may enter (Ray's default is a shared one under the system temp
+  directory), removed when it stops and, if it was killed, at the next start;
+- a method the API has no use for (``FOO /v1/audio/speech``) answered 405 in JSON
+  by HAProxy (uvicorn would answer it with a line of text).
 
 Only the standard library here: the wrapper runs this module at every reload.
 """
@@ -44,6 +51,10 @@ ENV_PREFIX = "TTS_PROXY_"
 
 
 LIMITS_FILE = "limits.json"
+STATE_PREFIX = "tts-haproxy-"
+OWNER_FILE = "owner.pid"  # the process that made the directory (make run, a test tier)
+# What the API's routes are served with; HAProxy answers any other method itself.
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
 # HAProxy's own answers and the error each is given (HAProxy's errorfile codes);
@@ -94,11 +105,14 @@ def use_haproxy(limits: ProxyLimits | None = None) -> str | None:
     if binary is None:
         return None
     os.environ["RAY_SERVE_ENABLE_HA_PROXY"] = "1"
-    state = tempfile.mkdtemp(prefix="tts-haproxy-")
+    remove_stale_states()
+    state = tempfile.mkdtemp(prefix=STATE_PREFIX)
+    (Path(state) / OWNER_FILE).write_text(str(os.getpid()))
     os.environ.setdefault("RAY_SERVE_HAPROXY_CONFIG_FILE_LOC", f"{state}/haproxy.cfg")
     os.environ.setdefault("RAY_SERVE_HAPROXY_SOCKET_PATH", f"{state}/admin.sock")
     os.environ.setdefault("RAY_SERVE_HAPROXY_SERVER_STATE_BASE", state)
     os.environ.setdefault("RAY_SERVE_HAPROXY_SERVER_STATE_FILE", f"{state}/server-state")
+    os.environ.setdefault("RAY_SERVE_HAPROXY_METRICS_SOCKET_PATH", f"{state}/metrics.sock")
     os.environ.setdefault("RAY_SERVE_HAPROXY_STATS_PORT", str(free_port()))
     os.environ.setdefault("RAY_SERVE_HAPROXY_METRICS_PORT", str(free_port()))
     ports = tuple(os.environ[f"RAY_SERVE_HAPROXY_{kind}_PORT"] for kind in ("STATS", "METRICS"))
@@ -107,6 +121,31 @@ def use_haproxy(limits: ProxyLimits | None = None) -> str | None:
         state, binary, ports, limits or ProxyLimits.from_env()
     )
     return state
+
+
+def remove_stale_states() -> int:
+    """Remove the state directories of earlier runs that were killed before they
+    could clean up: the process that made one is gone, and no process (HAProxy)
+    uses its files. How many were removed."""
+    import psutil
+
+    def owner_alive(path: Path) -> bool:
+        try:
+            return psutil.pid_exists(int((path / OWNER_FILE).read_text()))
+        except (OSError, ValueError):
+            return False
+
+    stale = {
+        str(path)
+        for path in Path(tempfile.gettempdir()).glob(STATE_PREFIX + "*")
+        if path.is_dir() and path.stat().st_uid == os.getuid() and not owner_alive(path)
+    }
+    for process in psutil.process_iter(["cmdline"]):
+        for part in process.info["cmdline"] or ():
+            stale = {path for path in stale if path not in part}
+    for path in stale:
+        shutil.rmtree(path, ignore_errors=True)
+    return len(stale)
 
 
 def haproxy_binary() -> str | None:
@@ -163,6 +202,8 @@ def harden(config: str, state: str, ports: tuple[str, ...], limits: ProxyLimits)
             line = f"{bind[1]}127.0.0.1:{bind[2]}{bind[3] or ''}"
         if section == "global" and stripped.startswith(("tune.sndbuf.", "tune.rcvbuf.")):
             continue  # ours below
+        if section == "global" and stripped.startswith("stats socket "):
+            line = re.sub(r"\bmode\s+\d+", "mode 600", line)
         if section == "defaults" and re.match(
             r"(timeout (client|http-request|http-keep-alive|tunnel)|errorfile)\s", stripped
         ):
@@ -206,6 +247,8 @@ def _frontend(limits: ProxyLimits) -> list[str]:
         f"tcp-request connection reject if {{ sc0_conn_cur gt {2 * most} }}",
         f"http-request deny deny_status 429 if {{ sc0_conn_cur gt {most} }}",
         "http-request set-header X-Forwarded-For %[src]",
+        "http-request set-header X-Client-HTTP-Version %[req.ver]",
+        f"http-request deny deny_status 405 unless {{ method {' '.join(METHODS)} }}",
     ]
     return [f"    {line}  # hardened" for line in lines]
 

@@ -165,8 +165,8 @@ def ingress_memory(app: str = "speech") -> int:
 
 def test_keyless_sockets_cannot_inflate_messages_in_the_ingress(service: Service) -> None:
     """20 sockets, no key, each sending a 16 MB message that deflate would carry in
-    ~16 KB: none is negotiated, each is refused by its header (1009) unread, and the
-    ingress replicas grow by a few MiB at most."""
+    ~16 KB: deflate is not negotiated, each message is refused by its header unread,
+    and the ingress replicas grow by a few MiB at most."""
     url = service.url.replace("http://", "ws://") + "/v1/audio/speech/stream-input/default"
     bomb = json.dumps({"text": " " * 16_000_000})
 
@@ -182,9 +182,33 @@ def test_keyless_sockets_cannot_inflate_messages_in_the_ingress(service: Service
     before = ingress_memory()
     codes = asyncio.run(asyncio.wait_for(_together(send_bomb, 20), 60))
     grown = ingress_memory() - before
-    assert set(codes) == {1009}
     assert grown < 20 * (1 << 20), f"the ingress grew by {grown / (1 << 20):.0f} MiB"
+    # refused by the frame's header (1009); the close frame may be lost when the server
+    # closes with the rest of the message unread (1006, the connection reset)
+    assert 1009 in codes and set(codes) <= {1009, 1006}
 
 
 async def _together(job: Callable[[], Awaitable[T]], times: int) -> list[T]:
     return list(await asyncio.gather(*(job() for _ in range(times))))
+
+
+def test_an_http_1_0_stream_is_not_chunked(service: Service) -> None:
+    """HTTP/1.0 has no chunked coding (RFC 9112): the stream's end is the connection's."""
+    body = json.dumps({"input": "नमस्ते, आज का मौसम अच्छा है।", "voice": "hi-espeak-aditi"})
+    request = (
+        "POST /v1/audio/speech HTTP/1.0\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Authorization: {service.auth['Authorization']}\r\n"
+        f"Content-Length: {len(body.encode())}\r\n\r\n{body}"
+    ).encode()
+    answer, _ = raw_exchange(service, request, 30)
+    head, _, audio = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.") and b" 200 " in head.split(b"\r\n")[0], head
+    assert b"chunked" not in head.lower(), head
+    assert len(audio) > 24_000 and len(audio) % 2 == 0  # 16-bit PCM, nothing else
+
+
+def test_an_unknown_method_is_answered_in_json(service: Service) -> None:
+    answer, _ = raw_exchange(service, b"FOO /v1/audio/speech HTTP/1.1\r\nHost: x\r\n\r\n", 10)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 405"), head
+    assert json.loads(body)["error"]["code"] == "method_not_allowed"

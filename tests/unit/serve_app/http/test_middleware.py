@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -85,3 +86,29 @@ async def test_a_websocket_that_reads_nothing_is_disconnected_and_billed_what_it
                 messages.append(json.loads(message))
     assert state == "settled" and 0 < audio_ms < 20_000
     assert not any(message.get("isFinal") for message in messages)
+
+
+@pytest.mark.parametrize("behind_proxy", [False, True])
+def test_an_http_1_0_client_gets_the_stream_whole_with_its_length(
+    served: tuple[int, Path], behind_proxy: bool
+) -> None:
+    """Directly (the request's own version) or behind HAProxy (which speaks HTTP/1.1 to
+    the ingress and names the client's version): no chunked coding for HTTP/1.0."""
+    port, _ = served
+    body = json.dumps({"input": "नमस्ते, आज का मौसम अच्छा है।", "voice": "hi-espeak-aditi"})
+    version, named = ("1.1", "X-Client-HTTP-Version: 1.0\r\n") if behind_proxy else ("1.0", "")
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(
+            (
+                f"POST /v1/audio/speech HTTP/{version}\r\nHost: x\r\n{named}"
+                f"Authorization: Bearer {DEV_KEY}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body.encode())}\r\nConnection: close\r\n\r\n{body}"
+            ).encode()
+        )
+        answer = read_to_end(sock)
+    head, _, audio = answer.partition(b"\r\n\r\n")
+    headers = dict(
+        line.split(": ", 1) for line in head.decode().lower().split("\r\n")[1:] if ": " in line
+    )
+    assert head.split(b" ")[1] == b"200" and "transfer-encoding" not in headers, head
+    assert int(headers["content-length"]) == len(audio) > 24_000

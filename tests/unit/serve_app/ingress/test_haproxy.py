@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,10 +16,13 @@ import pytest
 from serve_app.ingress.haproxy import (
     ANSWERS,
     CLOSED,
+    OWNER_FILE,
+    STATE_PREFIX,
     ProxyLimits,
     haproxy_binary,
     haproxy_wrapper,
     harden,
+    remove_stale_states,
     stop_haproxy,
     use_haproxy,
     write_error_files,
@@ -30,6 +34,7 @@ HAPROXY_VARIABLES = [
     "RAY_SERVE_HAPROXY_SOCKET_PATH",
     "RAY_SERVE_HAPROXY_SERVER_STATE_BASE",
     "RAY_SERVE_HAPROXY_SERVER_STATE_FILE",
+    "RAY_SERVE_HAPROXY_METRICS_SOCKET_PATH",
     "RAY_SERVE_HAPROXY_STATS_PORT",
     "RAY_SERVE_HAPROXY_METRICS_PORT",
     "RAY_SERVE_HAPROXY_BINARY_PATH",
@@ -54,6 +59,9 @@ def test_two_runs_get_their_own_haproxy_files_and_ports() -> None:
     assert os.environ["RAY_SERVE_ENABLE_HA_PROXY"] == "1"
     assert first_env["RAY_SERVE_HAPROXY_CONFIG_FILE_LOC"].startswith(first)
     assert os.environ["RAY_SERVE_HAPROXY_CONFIG_FILE_LOC"].startswith(second)
+    # every file of it in the run's own directory, which only its user may enter
+    assert all(first_env[name].startswith(first) for name in HAPROXY_VARIABLES if "PATH" in name)
+    assert Path(first).stat().st_mode & 0o077 == 0
     assert first_env["RAY_SERVE_HAPROXY_STATS_PORT"] != first_env["RAY_SERVE_HAPROXY_METRICS_PORT"]
     for state in (first, second):
         stop_haproxy(state)
@@ -77,6 +85,27 @@ def test_stopping_ends_the_process_that_uses_the_run_directory(tmp_path: Path) -
         for p in (process, bystander):
             p.kill()
             p.wait()
+
+
+def test_a_killed_run_s_directory_is_removed_at_the_next_start() -> None:
+    """A run that was killed left its directory: the next start removes it, but not
+    the directory of a run whose HAProxy still runs, nor one whose maker is alive."""
+    killed = Path(tempfile.mkdtemp(prefix=STATE_PREFIX))
+    (killed / OWNER_FILE).write_text("999999999")
+    running = Path(tempfile.mkdtemp(prefix=STATE_PREFIX))
+    starting = Path(tempfile.mkdtemp(prefix=STATE_PREFIX))
+    (starting / OWNER_FILE).write_text(str(os.getpid()))
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)", str(running / "haproxy.cfg")]
+    )
+    try:
+        assert remove_stale_states() >= 1
+        assert not killed.exists() and running.exists() and starting.exists()
+    finally:
+        process.kill()
+        process.wait()
+        stop_haproxy(str(running))
+        stop_haproxy(str(starting))
 
 
 def ray_config(state: Path) -> str:
@@ -116,13 +145,18 @@ def test_the_hardened_config_is_valid_and_has_every_limit(tmp_path: Path) -> Non
         "tune.sndbuf.client 131072",
         "tune.rcvbuf.server 131072",
         "http-request set-header X-Forwarded-For %[src]",
+        "http-request set-header X-Client-HTTP-Version %[req.ver]",
         "http-request deny deny_status 429 if { sc0_conn_cur gt 512 }",
+        "http-request deny deny_status 405 unless"
+        " { method GET HEAD POST PUT PATCH DELETE OPTIONS }",
         "tcp-request connection reject if { sc0_conn_cur gt 1024 }",
         *(f"errorfile {status} {tmp_path}/{status}.http" for status in ANSWERS),
         *(f"errorfile {status} {tmp_path}/closed.http" for status in CLOSED),
     ):
         assert lines.count(expected) == 1, expected
     assert "timeout client 3600s" not in lines
+    sockets = [line for line in lines if line.startswith("stats socket ")]
+    assert sockets and all(" mode 600 " in line for line in sockets)
     assert not re.search(r"return status [45]\d\d content-type text/plain", hardened)
     assert not any(line.startswith("bind") and (":8404" in line or ":9101" in line)
                    and "127.0.0.1" not in line for line in lines)  # fmt: skip
