@@ -13,11 +13,17 @@ import signal
 import threading
 
 from serve_app.accounts import AccountStore, ensure_dev_project, new_key
+from serve_app.http.sockets import free_port, port_is_free
 from serve_app.ingress.haproxy import stop_haproxy, use_haproxy
 from serve_app.ingress.placement import Placement
 from serve_app.settings import IngressConfig
 
 MAX_DEFAULT_REPLICAS = 4
+DEFAULT_METRICS_PORT = 8080
+
+
+class PortTaken(RuntimeError):
+    """A port asked for by name is held by another process."""
 
 
 def main() -> None:
@@ -54,8 +60,10 @@ def main() -> None:
     parser.add_argument(
         "--metrics-port",
         type=int,
-        default=int(os.environ.get("METRICS_PORT", "8080")),
-        help="Prometheus metrics (Ray's, Serve's and ours) at http://127.0.0.1:PORT/metrics",
+        default=int(os.environ["METRICS_PORT"]) if os.environ.get("METRICS_PORT") else None,
+        help="Prometheus metrics (Ray's, Serve's and ours) at http://127.0.0.1:PORT/metrics "
+        f"(METRICS_PORT; default {DEFAULT_METRICS_PORT}, or a free port while another "
+        "instance holds it)",
     )
     parser.add_argument(
         "--proxy",
@@ -67,6 +75,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.replicas < 1:
         parser.error("--replicas (TTS_INGRESS_REPLICAS) must be at least 1")
+    try:
+        args.metrics_port = metrics_port(args.metrics_port)
+    except PortTaken as e:
+        parser.error(str(e))
 
     local_serve_environment()
     haproxy = use_haproxy() if args.proxy == "haproxy" else None
@@ -123,6 +135,29 @@ def add_dev_key(config: IngressConfig, key: str) -> str:
     finally:
         store.close()
     return key
+
+
+def metrics_port(asked: int | None) -> int:
+    """The port for Ray's metrics: ``asked`` (``--metrics-port``/``METRICS_PORT``), which
+    must be free (Ray's dashboard agent cannot start without it, and the node then
+    times out after a minute with no word of why); else the default, or a free port
+    where another instance (``make run`` on another ``PORT``) holds the default."""
+    if asked is not None:
+        if not port_is_free(asked):
+            raise PortTaken(
+                f"metrics port {asked} (--metrics-port / METRICS_PORT) is in use: "
+                "choose another, or leave METRICS_PORT unset to get a free one"
+            )
+        return asked
+    if port_is_free(DEFAULT_METRICS_PORT):
+        return DEFAULT_METRICS_PORT
+    port = free_port()
+    print(
+        f"Metrics port {DEFAULT_METRICS_PORT} is in use (another instance?): "
+        f"metrics on {port} instead (set METRICS_PORT to choose)",
+        flush=True,
+    )
+    return port
 
 
 def start_ray(num_cpus: float | None, metrics_port: int, log_to_driver: bool = True) -> None:

@@ -67,3 +67,15 @@ def free_port() -> int:
             if port not in _HANDED_OUT:
                 _HANDED_OUT.add(port)
                 return port
+
+
+def port_is_free(port: int) -> bool:
+    """Whether nothing listens on TCP ``port`` (on any address: a server that binds every
+    interface and one on the loopback block each other)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("0.0.0.0", port))
+        except OSError:
+            return False
+    return True

@@ -33,7 +33,7 @@ keep_replica_server_on_loopback()
 
 
 class IngressReplica:
-    def __init__(
+    async def __init__(  # type: ignore[misc]  # Serve awaits an async constructor
         self,
         stages: dict[str, Any],
         settings: dict[str, Any] | None = None,
@@ -57,6 +57,8 @@ class IngressReplica:
             stages["placement"],
             _running_replicas,
         )
+        # Serve marks the replica running, and routes to it, only when this returns.
+        await self._state.warm_up()
         # What is loaded by now (Ray, FastAPI, the voices) lives as long as the
         # replica: keep it out of the garbage collector's full passes, which
         # otherwise walk it again and again under load (py-spy at 64 streams:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import secrets
+import time
 from collections.abc import Callable, Mapping
 
 import psutil
@@ -11,7 +14,7 @@ import psutil
 from deployments.normaliser.policy import LanguagePolicy
 from serve_app.accounts import AccountStore, Usage, ensure_dev_project
 from serve_app.http.auth import Authenticator, authorization_of
-from serve_app.http.errors import NotFound
+from serve_app.http.errors import NotFound, ServiceError
 from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission, PerAddress
 from serve_app.speech.billing import Meter
@@ -25,6 +28,9 @@ from serve_app.surfaces.compat import CompatConfig
 from serve_app.surfaces.native.protocol import ReplicaStatus, VoiceList, VoiceRecord
 
 logger = logging.getLogger("serve_app")
+
+# A warm-up waits this long for the stages behind the ingress to start.
+WARM_UP_TIMEOUT_S = 120.0
 
 
 class IngressState:
@@ -68,6 +74,29 @@ class IngressState:
         )
         self._catalog: Catalog | None = None
         self._catalog_lock = asyncio.Lock()
+        self.warmed_up_s: float | None = None
+
+    async def warm_up(self, timeout_s: float = WARM_UP_TIMEOUT_S) -> float | None:
+        """Serve one request's path before this replica takes any (``make run`` prints
+        its ready line, and Serve routes to a replica, only once every replica's
+        ``__init__`` is done): the catalog from the Synthesiser, a key looked up in
+        the ledger, and :meth:`SpeechService.warm_up`. Returns the seconds it took, or
+        None if it failed or ran out of time (logged: the replica still starts, and a
+        request that meets the same failure says so)."""
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(timeout_s):
+                await self.catalog()
+                # a key that is not there: the ledger's read path, answered 401
+                with contextlib.suppress(ServiceError):
+                    await self.auth.authorise(f"Bearer sk-warm-up-{secrets.token_hex(8)}", None)
+                await self.speech.warm_up()
+        except Exception:
+            logger.warning("warming up the ingress failed; starting cold", exc_info=True)
+            return None
+        self.warmed_up_s = round(time.perf_counter() - started, 3)
+        logger.info("ingress warmed up in %.2f s", self.warmed_up_s)
+        return self.warmed_up_s
 
     async def catalog(self) -> Catalog:
         """The catalog, built from the engines on first use and then kept."""
@@ -104,6 +133,7 @@ class IngressState:
             open_fds=process.num_fds(),
             threads=process.num_threads(),
             active_requests=self.admission.active,
+            warm_up_s=self.warmed_up_s,
         )
 
     async def optional_project(self, headers: Mapping[str, str]) -> str | None:

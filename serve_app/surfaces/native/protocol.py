@@ -201,6 +201,11 @@ class ReplicaStatus(BaseModel):
     open_fds: int
     threads: int
     active_requests: int
+    warm_up_s: float | None = Field(
+        default=None,
+        description="Seconds this replica spent serving its warm-up request before it "
+        "took any (None: not warmed up, or the warm-up failed).",
+    )
 
 
 class Readiness(BaseModel):
