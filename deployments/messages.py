@@ -89,6 +89,10 @@ class Segment:
     # characters billed once this segment is spoken, where they are not ``end`` (SSML:
     # the text a listener hears, not the markup; aliases: what they add to it)
     billed_end: int | None = None
+    # cut from the segment after it only for a sooner first audio (a first sentence's
+    # first clause): a Synthesiser speaks the two as one unless it has room to spend
+    # a model call on the cut (deployments.synthesis.runner, ``joined``)
+    joins_next: bool = False
 
     @property
     def billed_through(self) -> int:

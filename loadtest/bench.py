@@ -38,7 +38,8 @@ from pathlib import Path
 
 import httpx
 
-from loadtest.report import machine, neural_table, rate_table, table
+from loadtest import cpu
+from loadtest.report import cpu_table, machine, neural_table, rate_table, table
 from loadtest.traffic import (
     KEY,
     LevelResult,
@@ -99,6 +100,30 @@ class Plan:
     duration: float
 
 
+def measured_level(url: str, plan: Plan, streams: int) -> LevelResult:
+    """One closed-loop level, with the CPU each process spent on it and, where the
+    server says (/ready), how the Synthesiser spoke first clauses meanwhile."""
+    clauses = first_clauses(url)
+    used = cpu.snapshot()
+    result = asyncio.run(run_level(url, plan.request, streams, plan.duration))
+    result.cpu_ms = cpu.per_request_ms(used, cpu.snapshot(), len(result.ttfa_ms))
+    after = first_clauses(url)
+    if clauses is not None and after is not None:
+        result.first_clauses = (after[0] - clauses[0], after[1] - clauses[1])
+    return result
+
+
+def first_clauses(url: str) -> tuple[int, int] | None:
+    """Kokoro's first clauses spoken alone and joined so far, from /ready (None where
+    the server has no such report: the baselines)."""
+    try:
+        ready = httpx.get(url + "/ready", headers={"Authorization": f"Bearer {KEY}"}, timeout=10)
+        stats = next(e for e in ready.json()["engines"] if e["name"] == "kokoro")["stats"]
+        return int(stats["first_clauses_alone"]), int(stats["first_clauses_joined"])
+    except (httpx.HTTPError, ValueError, KeyError, StopIteration, TypeError):
+        return None
+
+
 def measure(
     url: str | None, command: list[str], env: dict[str, str], plans: list[Plan]
 ) -> list[tuple[list[LevelResult], list[LevelResult]]]:
@@ -120,9 +145,7 @@ def measure(
         wait_ready(url)
         results = []
         for plan in plans:
-            levels = [
-                asyncio.run(run_level(url, plan.request, n, plan.duration)) for n in plan.levels
-            ]
+            levels = [measured_level(url, plan, n) for n in plan.levels]
             rates = [asyncio.run(run_rate(url, plan.request, r, plan.duration)) for r in plan.rates]
             results.append((levels, rates))
         return results
@@ -247,6 +270,8 @@ def main() -> None:
             )
             print("Concurrent streams, each sending its next request when one ends:\n")
             print(neural_table(ours[0], theirs[0]))
+            print("\nCPU ms per request, by process (loadtest/cpu.py):\n")
+            print(cpu_table(ours[0], theirs[0]))
             continue
         print(f"\n## eSpeak ({ESPEAK_VOICE}), {plan.request.text!r}, raw PCM\n")
         print(

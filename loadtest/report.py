@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 
+from loadtest.cpu import STAGES
 from loadtest.traffic import LevelResult, percentile, requests_per_s, throughput
 
 
@@ -62,19 +63,43 @@ def rate_table(results: list[LevelResult], baseline: list[LevelResult]) -> str:
 
 
 def neural_table(results: list[LevelResult], baseline: list[LevelResult]) -> str:
+    """Per level: first audio, audio seconds and requests per wall second, each against
+    the baseline's, and how the Synthesiser spoke first clauses (alone: a call of
+    their own for a sooner first audio; joined: with their sentence, under load)."""
     lines = [
         "| streams | requests | TTFA p50 ms | TTFA p95 ms | audio s / wall s | requests / s "
-        "| errors | baseline TTFA p50 / p95 ms | baseline audio s / wall s "
-        "| baseline requests / s | p50 / p95 / throughput vs baseline |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| errors | first clauses alone / joined | baseline TTFA p50 / p95 ms "
+        "| baseline audio s / wall s | baseline requests / s "
+        "| vs baseline: p50 / p95 / audio s / requests |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r, b in zip(results, baseline, strict=True):
         p50, p95 = percentile(r.ttfa_ms, 0.5), percentile(r.ttfa_ms, 0.95)
         b50, b95 = percentile(b.ttfa_ms, 0.5), percentile(b.ttfa_ms, 0.95)
+        clauses = "{} / {}".format(*r.first_clauses) if r.first_clauses else "-"
         lines.append(
             f"| {r.streams} | {len(r.ttfa_ms)} | {p50:.0f} | {p95:.0f} | {throughput(r):.2f} "
-            f"| {requests_per_s(r):.2f} | {r.errors + b.errors} | {b50:.0f} / {b95:.0f} "
-            f"| {throughput(b):.2f} | {requests_per_s(b):.2f} "
-            f"| {p50 / b50:.2f} / {p95 / b95:.2f} / {throughput(r) / throughput(b):.2f} |"
+            f"| {requests_per_s(r):.2f} | {r.errors + b.errors} | {clauses} "
+            f"| {b50:.0f} / {b95:.0f} | {throughput(b):.2f} | {requests_per_s(b):.2f} "
+            f"| {p50 / b50:.2f} / {p95 / b95:.2f} / {throughput(r) / throughput(b):.2f} "
+            f"/ {requests_per_s(r) / requests_per_s(b):.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def cpu_table(results: list[LevelResult], baseline: list[LevelResult]) -> str:
+    """CPU ms per request of each stage of the service (and Ray's own processes)
+    against the baseline server's, per level."""
+    lines = [
+        "| streams | " + " | ".join(STAGES) + " | service | baseline server | bench client |",
+        "|---:|" + "---:|" * (len(STAGES) + 3),
+    ]
+    for r, b in zip(results, baseline, strict=True):
+        stages = [r.cpu_ms.get(stage, 0.0) for stage in STAGES]
+        lines.append(
+            f"| {r.streams} | "
+            + " | ".join(f"{ms:.0f}" for ms in stages)
+            + f" | {sum(stages):.0f} | {b.cpu_ms.get('baseline server', 0.0):.0f} "
+            f"| {r.cpu_ms.get('bench client', 0.0):.0f} |"
         )
     return "\n".join(lines)

@@ -21,6 +21,10 @@ class LevelResult:
     audio_s: float = 0.0
     errors: int = 0
     wall_s: float = 0.0
+    # CPU ms per request by part of the service (loadtest.cpu), where measured
+    cpu_ms: dict[str, float] = field(default_factory=dict)
+    # the Synthesiser's first clauses spoken alone and with their sentence
+    first_clauses: tuple[int, int] | None = None
 
 
 def percentile(values: list[float], q: float) -> float:

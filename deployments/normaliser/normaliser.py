@@ -131,7 +131,9 @@ class TextNormaliser:
             spoken, spans = with_phonemes(spelt(words, part), part.marked, read_match)
             if spoken:
                 start, end = part.in_document(piece.start, piece.end)
-                pieces.append(_Spoken(spoken, start, end, spans, part.stretch.prosody))
+                pieces.append(
+                    _Spoken(spoken, start, end, spans, part.stretch.prosody, piece.joins_next)
+                )
         expansions = [
             (start, heard_characters(a.rule.alias) - heard_characters(body[start:end]))
             for part in read
@@ -218,6 +220,7 @@ class _Spoken:
     end: int
     phonemes: tuple[PhonemeSpan, ...]
     prosody: Prosody
+    joins_next: bool = False
 
 
 def _paused(
@@ -257,6 +260,7 @@ def _paused(
                 pause_before_ms=min(before[i], MAX_PAUSE_MS),
                 pause_after_ms=min(after[i], MAX_PAUSE_MS),
                 billed_end=billed,
+                joins_next=p.joins_next and i + 1 < len(pieces),
             )
         )
     return segments

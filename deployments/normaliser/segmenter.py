@@ -8,7 +8,7 @@ the first audio leaves early; how short depends on the quality profile.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from deployments.messages import Segment
 
@@ -98,22 +98,28 @@ def _cap_length(text: str, start: int, end: int, max_chars: int) -> list[tuple[i
 
 def segment(text: str, profile: SegmentationProfile) -> tuple[Segment, ...]:
     """Cut ``text`` into segments whose offsets index ``text``; whitespace is dropped."""
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int, bool]] = []  # start, end, cut only for first audio
     cut_first = profile.first_clause_min
     for s, e in _spans(text, _SENTENCE_END, 0, len(text)):
         if not spans and cut_first is not None and e - s > cut_first:
             clauses = _spans(text, CLAUSE_END, s, e)
             if len(clauses) > 1:
-                spans.append(clauses[0])
+                spans.append((*clauses[0], True))
                 s = clauses[0][1]
-        spans.append((s, e))
+        spans.append((s, e, False))
     segments: list[Segment] = []
-    for s, e in spans:
+    for s, e, cut in spans:
         stripped = _strip(text, s, e)
         if stripped is None:
             continue
-        for ps, pe in _cap_length(text, *stripped, profile.max_chars):
-            piece = _strip(text, ps, pe)
-            if piece is not None:
-                segments.append(Segment(len(segments), text[piece[0] : piece[1]], *piece))
+        pieces = [
+            piece
+            for ps, pe in _cap_length(text, *stripped, profile.max_chars)
+            if (piece := _strip(text, ps, pe)) is not None
+        ]
+        for k, (ps, pe) in enumerate(pieces):
+            joins = cut and k == len(pieces) - 1
+            segments.append(Segment(len(segments), text[ps:pe], ps, pe, joins_next=joins))
+    if segments and segments[-1].joins_next:  # nothing after it to join
+        segments[-1] = replace(segments[-1], joins_next=False)
     return tuple(segments)

@@ -61,6 +61,11 @@ class Batcher(Generic[I, O]):
                 self._timer = loop.call_later(self._wait_s, self._start)
         return await future
 
+    @property
+    def first_waiting(self) -> int:
+        """First segments (``first=True``) waiting for a forward pass."""
+        return sum(1 for w in self._waiting if w.priority == FIRST and not w.future.done())
+
     def _start(self) -> None:
         if self._timer is not None:
             self._timer.cancel()

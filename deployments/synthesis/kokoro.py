@@ -8,11 +8,12 @@ between pieces. Each piece's audio is trimmed and limited, and its words timed
 from the frames the model gave their phonemes (:mod:`kokoro_pieces`).
 
 Two backends (:mod:`kokoro_backends`): the int8 ONNX export, one text per call,
-where concurrency is several calls on one session from ``parallel_calls``
-threads (one on CPU, where one call already uses every core given to ONNX
-Runtime); and the model in torch with float weights converted from the same
-export (:mod:`kokoro_torch`), where the engine batches: the segments of
-concurrent streams are spoken in one forward pass (:class:`BatchingKokoroEngine`).
+where concurrency is several calls at once: on CPU a call that runs alone takes
+a session with every core's threads and calls beside others take one-core
+sessions (``parallel_calls`` of them, default one per core); and the model in
+torch with float weights converted from the same export (:mod:`kokoro_torch`),
+where the engine batches: the segments of concurrent streams are spoken in one
+forward pass (:class:`BatchingKokoroEngine`).
 
 Voice ``params``: ``style`` (the voice's name in kokoro-js, e.g. ``hf_alpha``),
 ``phonemes`` (eSpeak voice for its language: ``hi``, ``en-us``, ``en-gb``),
@@ -106,6 +107,7 @@ class KokoroEngine:
         self._blended: dict[tuple[tuple[str, float], ...], tuple[np.ndarray, float]] = {}
         self._blend_lock = threading.Lock()
         self._languages: set[str] = set()
+        self._warm = False
         self._calls = 0
         self._texts = 0
         self._model_s = 0.0
@@ -127,9 +129,11 @@ class KokoroEngine:
             engine_class: type[KokoroEngine] = BatchingKokoroEngine
             parallel = 1  # one forward pass at a time: concurrency is the batch
         else:
-            model = load_onnx(opts, threads)
+            onnx = load_onnx(opts, threads)
+            model = onnx
             engine_class = KokoroEngine
-            parallel = 1 if model.device == "cpu" else 4
+            # CPU: a call on each narrow session, the wide one when a call runs alone
+            parallel = max(1, len(onnx.sessions()) - 1) if onnx.device == "cpu" else 4
         return engine_class(
             model,
             threads,
@@ -145,9 +149,10 @@ class KokoroEngine:
         self._styles[voice.id] = load_style(params.style, self._voices_dir)
         self._params[voice.id] = params
         self._languages.update(voice.languages)
-        if self._calls == 0:  # the first run of a session is several times slower
+        if not self._warm:  # the first run of a session is several times slower
             tokens = self._phonemizer.tokens("ɹˈɛdi.")
-            self._run([([0, *tokens, 0], self._styles[voice.id][len(tokens) - 1], 1.0)])
+            self._model.warm_up([([0, *tokens, 0], self._styles[voice.id][len(tokens) - 1], 1.0)])
+            self._warm = True
         profile = self._measure(voice, params)
         if profile is not None:
             self._profiles[voice.id] = profile

@@ -54,17 +54,66 @@ class KokoroBackend(Protocol):
         """Each item's audio and durations; raises on a failed model call."""
         ...
 
+    def warm_up(self, items: list[Item]) -> None:
+        """Run ``items`` once wherever a call may run (a first run is several times
+        slower than later ones)."""
+        ...
+
 
 class OnnxKokoro:
-    def __init__(self, session: Any, device: str, name: str = "onnx") -> None:
+    """The export on ONNX Runtime: a ``session`` with every core's threads, and on a
+    CPU of several cores ``narrow`` sessions of one core's threads each. A call that
+    finds no other running takes the wide one (the fastest single call: a stream's
+    first audio); calls that run beside others take a narrow one each, since on
+    2 cores two one-thread sessions side by side speak ~1.2x the calls per second
+    of one two-thread session (whose threads wait for each other at every parallel
+    section), though each call is ~1.6x slower (README, Performance)."""
+
+    def __init__(
+        self, session: Any, device: str, name: str = "onnx", narrow: tuple[Any, ...] = ()
+    ) -> None:
         self._session = session
+        self._free = list(narrow)  # the narrow sessions no call is using
+        self._narrow = len(narrow)
+        self._running = 0
+        self._choosing = threading.Lock()
         self.device = device
         self.name = name
         names = [output.name for output in session.get_outputs()]
         self._outputs = names[:1] + [n for n in names if n == ONNX_DURATIONS]
         self.timed = len(self._outputs) == 2
 
+    def sessions(self) -> tuple[Any, ...]:
+        """Every session, the wide one first (for a warm-up of each)."""
+        with self._choosing:
+            return (self._session, *self._free)
+
+    def _take(self) -> tuple[Any, bool]:
+        """The session for a call starting now, and whether it is a narrow one."""
+        with self._choosing:
+            self._running += 1
+            if self._running > 1 and self._free:
+                return self._free.pop(), True
+            return self._session, False
+
+    def _give_back(self, session: Any, narrow: bool) -> None:
+        with self._choosing:
+            self._running -= 1
+            if narrow:
+                self._free.append(session)
+
+    def warm_up(self, items: list[Item]) -> None:
+        for session in self.sessions():
+            self._run_on(session, items)
+
     def run(self, items: list[Item]) -> list[Voiced]:
+        session, narrow = self._take()
+        try:
+            return self._run_on(session, items)
+        finally:
+            self._give_back(session, narrow)
+
+    def _run_on(self, session: Any, items: list[Item]) -> list[Voiced]:
         out = []
         for tokens, style, speed in items:
             feed = {
@@ -72,7 +121,7 @@ class OnnxKokoro:
                 "style": style.reshape(1, -1).astype(np.float32),
                 "speed": np.array([speed], dtype=np.float32),
             }
-            audio, *durations = self._session.run(self._outputs, feed)
+            audio, *durations = session.run(self._outputs, feed)
             out.append(
                 Voiced(
                     np.asarray(audio, dtype=np.float32).reshape(-1),
@@ -105,6 +154,9 @@ class TorchKokoro:
         state = load_checkpoint(weights) if weights.suffix in (".pth", ".pt") else load(weights)
         model = KokoroModel.from_state(state).to(device=device, dtype=getattr(torch, dtype))
         return cls(model, device)
+
+    def warm_up(self, items: list[Item]) -> None:
+        self.run(items)
 
     def run(self, items: list[Item]) -> list[Voiced]:
         import torch
@@ -145,19 +197,38 @@ def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
                 "(install onnxruntime-gpu); running on CPU"
             )
             device = "cpu"
-    session_options = onnxruntime.SessionOptions()
-    session_options.intra_op_num_threads = threads
-    session_options.inter_op_num_threads = 1
-    try:
-        session = onnxruntime.InferenceSession(
-            model, sess_options=session_options, providers=providers
-        )
-    except Exception as e:
-        raise EngineError(f"ONNX Runtime could not load the Kokoro model: {e}") from e
-    if device == "cuda" and "CUDAExecutionProvider" not in session.get_providers():
+
+    calls = narrow_sessions(opts.parallel_calls, threads) if device == "cpu" else 0
+
+    def session(threads: int) -> Any:
+        session_options = onnxruntime.SessionOptions()
+        session_options.intra_op_num_threads = threads
+        session_options.inter_op_num_threads = 1
+        try:
+            return onnxruntime.InferenceSession(
+                model, sess_options=session_options, providers=providers
+            )
+        except Exception as e:
+            raise EngineError(f"ONNX Runtime could not load the Kokoro model: {e}") from e
+
+    wide = session(threads)
+    if device == "cuda" and "CUDAExecutionProvider" not in wide.get_providers():
         logger.warning("kokoro: the CUDA provider did not start; running on CPU")
         device = "cpu"
-    return OnnxKokoro(session, device, opts.backend if opts.backend != "auto" else "onnx")
+    # on CPU, a narrow session per call that may run beside another (parallel_calls)
+    narrow = tuple(session(max(1, threads // calls)) for _ in range(calls))
+    name = opts.backend if opts.backend != "auto" else "onnx"
+    return OnnxKokoro(wide, device, name, narrow)
+
+
+MAX_NARROW_SESSIONS = 4  # each holds its own copy of the model (~100 MiB)
+
+
+def narrow_sessions(parallel_calls: int | None, threads: int) -> int:
+    """How many narrow sessions the CPU backend keeps: ``parallel_calls`` where the
+    engine options say, else one per thread given (at most 4); none on one core."""
+    calls = parallel_calls if parallel_calls is not None else min(threads, MAX_NARROW_SESSIONS)
+    return calls if calls > 1 else 0
 
 
 def with_durations(model: bytes) -> bytes:

@@ -13,7 +13,9 @@ that Serve replaces the replica (a lost GPU, a corrupted session).
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import AsyncGenerator, Awaitable
+from dataclasses import replace
 from typing import Any
 
 from deployments.messages import AudioChunk, Segment, SynthesisJob, SynthesisParams
@@ -44,6 +46,8 @@ class SynthesisRunner:
             for info in self._synthesiser.info().engines
         }
         self._failures: dict[str, tuple[int, str]] = {}  # engine: (calls failed in a row, last)
+        # (engine, "alone" or "joined"): how each first clause was spoken
+        self._first_clauses: Counter[tuple[str, str]] = Counter()
         # one batcher per engine: one forward pass at a time each, first segments first
         self._batchers: dict[str, Batcher[tuple[Segment, SynthesisParams], AudioChunk]] = {
             info.name: Batcher(
@@ -66,7 +70,7 @@ class SynthesisRunner:
         batched = self._synthesiser.batches(job.params.voice)
         scheduler = self._schedulers.get(engine)
         try:
-            for i, segment in enumerate(job.segments):
+            for i, segment in enumerate(self._planned(job.segments, engine, batched)):
                 if batched:
                     batch = self._batchers[engine].submit((segment, job.params), first=i == 0)
                     chunk = await self._tracked(engine, batch)
@@ -80,6 +84,35 @@ class SynthesisRunner:
                     yield part
         finally:
             cancel.cancel()
+
+    def _planned(self, segments: tuple[Segment, ...], engine: str, batched: bool) -> list[Segment]:
+        """``segments`` as they are spoken: a first clause cut for a sooner first audio
+        (``Segment.joins_next``) is spoken alone only while no other stream waits for
+        its own first audio on this engine; otherwise, and anywhere past the first
+        segment, with the rest of its sentence, so no model call is spent twice
+        under load (each call renders its own silences and reads its text afresh)."""
+        planned: list[Segment] = []
+        pending = list(segments)
+        while pending:
+            segment = pending.pop(0)
+            together = joined(segment, pending[0]) if segment.joins_next and pending else None
+            if together is not None:
+                alone = not planned and self._room(engine, batched)
+                if not planned:
+                    self._first_clauses[engine, "alone" if alone else "joined"] += 1
+                if not alone:
+                    segment = together
+                    pending.pop(0)
+            planned.append(segment)
+        return planned
+
+    def _room(self, engine: str, batched: bool) -> bool:
+        """Whether ``engine`` has room for latency work: no stream's first segment is
+        waiting for it (a new stream's would start at once, behind running calls)."""
+        if batched:
+            return self._batchers[engine].first_waiting == 0
+        scheduler = self._schedulers.get(engine)
+        return scheduler is None or scheduler.first_waiting == 0
 
     async def _tracked(self, engine: str, call: Awaitable[AudioChunk]) -> AudioChunk:
         """``call``'s chunk, its success or failure counted for :meth:`check_health`."""
@@ -111,8 +144,43 @@ class SynthesisRunner:
         return self._synthesiser.speaks(voice_id)
 
     def info(self) -> SynthesiserInfo:
-        """The loaded engines (languages, rates, devices, modes, LoRAs) and voices."""
-        return self._synthesiser.info()
+        """The loaded engines (languages, rates, devices, modes, LoRAs) and voices, and
+        how many first clauses were spoken alone and with their sentence."""
+        info = self._synthesiser.info()
+        engines = tuple(
+            replace(
+                e,
+                extra={
+                    **e.extra,
+                    "first_clauses_alone": self._first_clauses[e.name, "alone"],
+                    "first_clauses_joined": self._first_clauses[e.name, "joined"],
+                },
+            )
+            for e in info.engines
+        )
+        return replace(info, engines=engines)
+
+
+def joined(first: Segment, second: Segment) -> Segment | None:
+    """``first`` and ``second`` spoken as one segment, a space between their texts, under
+    ``second``'s index (its audio completes what ``second`` bills); None where they
+    may not be (a pause or a change of prosody between them)."""
+    if first.prosody != second.prosody or first.pause_after_ms or second.pause_before_ms:
+        return None
+    shift = len(first.text) + 1
+    return Segment(
+        second.index,
+        f"{first.text} {second.text}",
+        first.start,
+        second.end,
+        first.phonemes
+        + tuple(replace(p, start=p.start + shift, end=p.end + shift) for p in second.phonemes),
+        first.prosody,
+        pause_before_ms=first.pause_before_ms,
+        pause_after_ms=second.pause_after_ms,
+        billed_end=second.billed_end,
+        joins_next=second.joins_next,
+    )
 
 
 def split(chunk: AudioChunk, max_seconds: float) -> list[AudioChunk]:

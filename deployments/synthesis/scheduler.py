@@ -40,6 +40,8 @@ class SegmentScheduler:
             raise ValueError("a scheduler needs at least one worker")
         self._queue: queue.PriorityQueue[_Job] = queue.PriorityQueue()
         self._seq = itertools.count()
+        self._first_waiting = 0  # first segments queued, not yet on a worker
+        self._count_lock = threading.Lock()
         self._threads = [
             threading.Thread(target=self._work, name=f"synth-{i}", daemon=True)
             for i in range(workers)
@@ -52,12 +54,24 @@ class SegmentScheduler:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         priority = FIRST if first else LATER
+        if first:
+            with self._count_lock:
+                self._first_waiting += 1
         self._queue.put(_Job(priority, next(self._seq), call, loop, future))
         return await future
+
+    @property
+    def first_waiting(self) -> int:
+        """Streams waiting for their first audio: first segments queued behind the
+        running calls (the Synthesiser's signal that a new stream would wait too)."""
+        return self._first_waiting
 
     def _work(self) -> None:
         while True:
             job = self._queue.get()
+            if job.priority == FIRST:
+                with self._count_lock:
+                    self._first_waiting -= 1
             if job.future.cancelled():
                 continue  # its stream went away while it waited
             try:

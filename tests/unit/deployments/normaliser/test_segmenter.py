@@ -52,3 +52,21 @@ def test_normaliser_reports_representation() -> None:
     assert representation("namaste duniya", "hi") == "latin"
     assert representation("ভারত", "bn") == "native"
     assert TextNormaliser().normalise(" \u200b ", "hi").segments == ()
+
+
+def test_a_first_clause_cut_for_first_audio_says_it_joins_the_next() -> None:
+    """The cut is a latency choice the Synthesiser may undo: only the clause says so."""
+    segments = segment(LONG_FIRST, PROFILES["balanced"])
+    assert [s.joins_next for s in segments] == [True] + [False] * (len(segments) - 1)
+    assert not any(s.joins_next for s in segment(LONG_FIRST, PROFILES["high"]))
+    # a clause with nothing after it is a whole segment
+    assert [s.joins_next for s in segment("छोटा,   ", PROFILES["fast"])] == [False]
+
+
+def test_the_normaliser_keeps_the_mark_on_the_first_clause() -> None:
+    said = TextNormaliser().normalise("नमस्ते, आज मौसम बहुत अच्छा है। कल बारिश होगी।", "hi", "balanced")
+    assert [(s.text, s.joins_next) for s in said.segments] == [
+        ("नमस्ते,", True),
+        ("आज मौसम बहुत अच्छा है।", False),
+        ("कल बारिश होगी।", False),
+    ]

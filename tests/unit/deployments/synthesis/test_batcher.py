@@ -68,3 +68,25 @@ async def test_first_segments_go_ahead_of_later_ones_while_a_batch_runs() -> Non
     release.set()
     await asyncio.gather(running, *later, *new)
     assert seen == [["a1"], ["b1", "c1"], ["a2", "a3"]]
+
+
+async def test_it_counts_the_first_items_waiting_for_a_pass() -> None:
+    gate = asyncio.Event()
+
+    async def held(items: list[int]) -> list[int]:
+        await gate.wait()
+        return items
+
+    batcher: Batcher[int, int] = Batcher(held, max_size=1, wait_s=0.0)
+    running = asyncio.create_task(batcher.submit(0))
+    await asyncio.sleep(0.01)
+    assert batcher.first_waiting == 0  # in the running pass
+    waiting = [
+        asyncio.create_task(batcher.submit(i, first=first))
+        for i, first in ((1, True), (2, False), (3, True))
+    ]
+    await asyncio.sleep(0.01)
+    assert batcher.first_waiting == 2
+    gate.set()
+    assert await asyncio.gather(running, *waiting) == [0, 1, 2, 3]
+    assert batcher.first_waiting == 0

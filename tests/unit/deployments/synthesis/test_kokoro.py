@@ -273,3 +273,43 @@ def test_a_rule_s_ipa_reaches_the_model_for_its_words(engine) -> None:
     assert not np.array_equal(np.concatenate([c.samples for c in chunks]), alone)
     assert [text[w.start : w.end] for c in chunks for w in c.words] == text[:-1].split()
     assert engine._phonemizer.given("t͡ʃaɪ", "hi") == "ʧI"  # ties dropped, joined symbols
+
+
+def test_calls_beside_others_take_one_core_sessions() -> None:
+    """On 2 cores: a call alone takes the two-thread session, calls beside it a
+    one-thread session each, never two calls on one; they all speak alike."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from deployments.synthesis.kokoro_torch.spectral import mel_distance
+
+    engine = load_engine("kokoro", {"threads": 2})
+    engine.add_voice(VOICES["hf_alpha"])
+    model = engine._model
+    wide, *narrow = model.sessions()
+    assert len(narrow) == 2 and engine.info().concurrency == 2
+    taken = [model._take() for _ in range(4)]
+    assert taken[0] == (wide, False)
+    assert {id(s) for s, is_narrow in taken[1:3] if is_narrow} == {id(s) for s in narrow}
+    assert taken[3] == (wide, False)  # more calls than one-core sessions: the wide one
+    for session, is_narrow in taken:
+        model._give_back(session, is_narrow)
+    alone = speak(engine, "hf_alpha", "नमस्ते, आज मौसम बहुत अच्छा है।", "hi")
+    with ThreadPoolExecutor(3) as pool:
+        side_by_side = list(
+            pool.map(
+                lambda _: speak(engine, "hf_alpha", "नमस्ते, आज मौसम बहुत अच्छा है।", "hi"), range(3)
+            )
+        )
+    for audio in side_by_side:
+        assert abs(audio.size - alone.size) <= SAMPLE_RATE // 100
+        assert mel_distance(audio, alone) < 0.5
+
+
+def test_one_core_sessions_follow_the_cores_and_the_option() -> None:
+    from deployments.synthesis.kokoro_backends import narrow_sessions
+
+    assert narrow_sessions(None, 1) == 0  # one core: the one session
+    assert narrow_sessions(None, 2) == 2
+    assert narrow_sessions(None, 16) == 4  # each holds its own copy of the model
+    assert narrow_sessions(1, 8) == 0  # parallel_calls: 1, one call at a time
+    assert narrow_sessions(3, 2) == 3

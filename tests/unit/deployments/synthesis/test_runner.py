@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from deployments.messages import Prosody, Segment, SynthesisJob, SynthesisParams
+from deployments.messages import PhonemeSpan, Prosody, Segment, SynthesisJob, SynthesisParams
 from deployments.synthesis.runner import (
     BROKEN_AFTER,
     MAX_CHUNK_SECONDS,
     EngineBroken,
     SynthesisRunner,
+    joined,
 )
 
 TEXT = "नमस्ते दुनिया।"
@@ -75,7 +78,6 @@ async def test_concurrent_streams_share_forward_passes_in_order() -> None:
     """Kokoro on torch batches: three streams of two segments each take fewer forward
     passes than segments, each stream's audio in its own order, timed and aligned."""
     pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
-    import asyncio
 
     runner = SynthesisRunner(
         {
@@ -122,3 +124,59 @@ async def test_a_segment_s_pauses_and_prosody_are_heard() -> None:
     assert np.abs(speech).max() == pytest.approx(np.abs(said.samples).max() / 2, rel=0.1)
     assert slow.words[0].start_ms >= 500 and slow.alignment is not None
     assert slow.alignment.char_start_times_ms[0] >= 500
+
+
+CLAUSE, REST = "नमस्ते,", "आज मौसम बहुत अच्छा है।"
+SENTENCE = f"{CLAUSE} {REST}"
+
+
+def clause_job(voice: str = "hi-espeak-aditi") -> SynthesisJob:
+    """The normaliser's cut of one sentence: its first clause, marked, then the rest."""
+    segments = (
+        Segment(0, CLAUSE, 0, len(CLAUSE), joins_next=True),
+        Segment(1, REST, len(CLAUSE) + 1, len(SENTENCE)),
+    )
+    return SynthesisJob(segments, SynthesisParams(voice, "hi", with_alignment=True))
+
+
+def test_a_clause_joins_its_sentence_as_one_segment() -> None:
+    first, rest = clause_job().segments
+    spans = (PhonemeSpan(0, 2, "aːdʒ", "ipa"),)
+    together = joined(first, replace(rest, phonemes=spans, pause_after_ms=300))
+    assert together is not None
+    assert (together.index, together.text) == (1, SENTENCE)
+    assert (together.start, together.end, together.billed_through) == (
+        0,
+        len(SENTENCE),
+        len(SENTENCE),
+    )
+    assert SENTENCE[together.phonemes[0].start : together.phonemes[0].end] == "आज"
+    assert together.pause_after_ms == 300 and not together.joins_next
+    # a break or a change of voice between them is kept: not joined
+    assert joined(replace(first, pause_after_ms=200), rest) is None
+    assert joined(first, replace(rest, prosody=Prosody(speed=1.5))) is None
+
+
+async def test_a_first_clause_is_spoken_alone_only_while_no_stream_waits() -> None:
+    """Idle: the clause alone, its audio first (segment 0), then the rest. Busy (a
+    first segment queued behind a running call): the sentence in one call, under the
+    rest's index, aligned over the whole sentence. /ready's stats count both."""
+    runner = SynthesisRunner({"voice_engines": ["espeak"]})
+
+    async def segments_heard() -> list[tuple[int, str]]:
+        chunks = [chunk async for chunk in runner.synthesize(clause_job())]
+        return [(c.segment, "".join(c.alignment.chars) if c.alignment else "") for c in chunks]
+
+    assert await segments_heard() == [(0, CLAUSE), (1, REST)]
+    scheduler = runner._schedulers["espeak"]
+    gate = threading.Event()
+    busy = [asyncio.create_task(scheduler.run(gate.wait, first=True)) for _ in range(2)]
+    await asyncio.sleep(0.05)  # one on the worker, one waiting for its first audio
+    assert scheduler.first_waiting == 1
+    heard = asyncio.create_task(segments_heard())
+    await asyncio.sleep(0.05)
+    gate.set()
+    assert await heard == [(1, SENTENCE)]
+    await asyncio.gather(*busy)
+    stats = next(e for e in runner.info().engines if e.name == "espeak").extra
+    assert (stats["first_clauses_alone"], stats["first_clauses_joined"]) == (1, 1)

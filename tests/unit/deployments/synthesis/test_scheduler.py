@@ -47,3 +47,19 @@ async def test_errors_reach_the_caller_and_cancelled_jobs_are_skipped() -> None:
     assert ran == []
     with pytest.raises(ValueError):
         SegmentScheduler(workers=0)
+
+
+async def test_it_counts_the_first_segments_waiting_for_a_worker() -> None:
+    """The Synthesiser's signal for latency work: streams waiting for first audio."""
+    scheduler = SegmentScheduler(workers=1)
+    gate = threading.Event()
+    running = asyncio.create_task(scheduler.run(gate.wait, first=True))
+    await asyncio.sleep(0.05)
+    assert scheduler.first_waiting == 0  # the one on the worker is not waiting
+    later = asyncio.create_task(scheduler.run(lambda: None, first=False))
+    firsts = [asyncio.create_task(scheduler.run(lambda: None, first=True)) for _ in range(2)]
+    await asyncio.sleep(0.01)
+    assert scheduler.first_waiting == 2
+    gate.set()
+    await asyncio.gather(running, later, *firsts)
+    assert scheduler.first_waiting == 0
