@@ -204,6 +204,9 @@ def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
         session_options = onnxruntime.SessionOptions()
         session_options.intra_op_num_threads = threads
         session_options.inter_op_num_threads = 1
+        # threads spin while a call runs (each parallel section starts at once), not
+        # after it: idle spinning would take the cores from the other processes
+        session_options.add_session_config_entry("session.force_spinning_stop", "1")
         try:
             return onnxruntime.InferenceSession(
                 model, sess_options=session_options, providers=providers
