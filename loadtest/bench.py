@@ -4,7 +4,7 @@ Starts the service as ``make run`` does (``python -m serve_app.run``) on a free
 port and measures two voices, each against the plain way to serve its engine,
 per request the time to the first audio byte and to the last, raw PCM:
 
-- neural: the default voice (Kokoro-82M) at 1, 2, 4 and 8 concurrent streams,
+- neural: the default voice (Kokoro-82M) at 1, 4 and 8 concurrent streams,
   against a single-process server that speaks each request sentence by sentence
   with one ONNX session (``loadtest/kokoro_baseline.py``);
 - eSpeak (``hi-espeak-aditi``) at 1, 4, 16 and 64 streams, against a
@@ -18,7 +18,7 @@ sends eSpeak requests at fixed rates instead (open loop, ``--rates``), as
 independent callers do: first-audio times at a given load, below and past
 saturation. Prints Markdown tables with the machine they ran on.
 
-    python -m loadtest.bench [--duration 10] [--neural-levels 1,2,4,8]
+    python -m loadtest.bench [--duration 10] [--neural-levels 1,4,8]
                              [--levels 1,4,16,64] [--rates 20,40,80,120]
 """
 
@@ -205,7 +205,7 @@ def numbers(values: str) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--duration", type=float, default=10.0, help="seconds per level")
-    parser.add_argument("--neural-levels", default="1,2,4,8", help="default voice: streams")
+    parser.add_argument("--neural-levels", default="1,4,8", help="default voice: streams")
     parser.add_argument("--neural-text", default=NEURAL_HINDI)
     parser.add_argument("--levels", default="1,4,16,64", help="eSpeak: streams (closed loop)")
     parser.add_argument("--rates", default="20,40,80,120", help="eSpeak: requests/s (open loop)")
