@@ -24,6 +24,7 @@ from serve_app.speech.dictionaries import Dictionaries
 from serve_app.speech.metrics import Metrics, NullMetrics
 from serve_app.speech.pipeline import Pipeline
 from serve_app.speech.service import SpeechService
+from serve_app.speech.warm_up import speak_unbilled
 from serve_app.surfaces.compat import CompatConfig
 from serve_app.surfaces.native.protocol import ReplicaStatus, VoiceList, VoiceRecord
 
@@ -80,7 +81,7 @@ class IngressState:
         """Serve one request's path before this replica takes any (``make run`` prints
         its ready line, and Serve routes to a replica, only once every replica's
         ``__init__`` is done): the catalog from the Synthesiser, a key looked up in
-        the ledger, and :meth:`SpeechService.warm_up`. Returns the seconds it took, or
+        the ledger, and :func:`speak_unbilled`. Returns the seconds it took, or
         None if it failed or ran out of time (logged: the replica still starts, and a
         request that meets the same failure says so)."""
         started = time.perf_counter()
@@ -90,7 +91,7 @@ class IngressState:
                 # a key that is not there: the ledger's read path, answered 401
                 with contextlib.suppress(ServiceError):
                     await self.auth.authorise(f"Bearer sk-warm-up-{secrets.token_hex(8)}", None)
-                await self.speech.warm_up()
+                await speak_unbilled(self.speech)
         except Exception:
             logger.warning("warming up the ingress failed; starting cold", exc_info=True)
             return None

@@ -20,10 +20,8 @@ from deployments.encoding.writers import (
     bitrate_kbps,
 )
 from deployments.messages import (
-    EncodeJob,
     NormalisedText,
     OutputParams,
-    SynthesisJob,
     SynthesisParams,
 )
 from deployments.normaliser import ssml
@@ -60,11 +58,6 @@ from serve_app.speech.voice_modes import (
 )
 from serve_app.surfaces.native.normalize import NormalizeRequest
 from serve_app.surfaces.native.protocol import SpeechRequest, VoiceOptions
-
-# What a replica speaks before it takes requests: the README's first request.
-WARM_UP_REQUEST = SpeechRequest.model_validate(
-    {"input": "नमस्ते, आप कैसे हैं?", "response_format": "mp3"}
-)
 
 
 class SpeechService:
@@ -356,24 +349,6 @@ class SpeechService:
             ticket.release()
             raise
         return SpeechJob(request_id, voicing, normalised, bill, received_at, ticket)
-
-    async def warm_up(self, request: SpeechRequest = WARM_UP_REQUEST) -> None:
-        """Speak ``request`` through every stage a client's request crosses (voice
-        choice, text check, the normaliser, the encoder and the Synthesiser behind
-        its handle), unbilled and unadmitted, and drop the audio: each stage's first
-        call (its handle's connection, its lazy loads, the encoder's first MP3) is
-        then paid before any client comes. Where the request's voice is not loaded
-        (an application of eSpeak voices alone), the first voice that is."""
-        catalog = await self._catalog()
-        loaded = catalog.public_voices()
-        if catalog.voice(request.voice) is None and loaded:
-            request = request.model_copy(update={"voice": loaded[0].id})
-        voicing = await self.choose(request, request.stream)
-        given = await self.check_input(request.input, request.text_type)
-        normalised = await self.normalise(given.text, voicing, ssml=given.ssml)
-        job = EncodeJob(SynthesisJob(normalised.segments, voicing.params), voicing.output)
-        async for _ in self.pipeline.encode(job):  # to its end: the stream closes itself
-            pass
 
     async def deliver(self, speech: SpeechJob, transport: str) -> Delivery:
         """The job's audio on its way, its first chunk already in hand; the delivery

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import AsyncIterator
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 
 from deployments.synthesis.runner import SynthesisRunner
 from serve_app.ingress.api import create_app
@@ -55,3 +59,19 @@ async def client(state: IngressState) -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture
 def auth() -> dict[str, str]:
     return {"Authorization": f"Bearer {DEV_KEY}"}
+
+
+@contextlib.contextmanager
+def serving(config: uvicorn.Config) -> Iterator[None]:
+    """``config``'s server on a thread of its own, started, for the ``with`` block."""
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -6,8 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +16,7 @@ from websockets.asyncio.client import connect
 from serve_app.http.sockets import free_port
 from serve_app.ingress.api import create_app
 from tests.conftest import closed_hold, post_and_stop_reading, read_to_end, small_socket
-from tests.unit.serve_app.conftest import DEV_KEY, make_state
+from tests.unit.serve_app.conftest import DEV_KEY, make_state, serving
 
 SEND_TIMEOUT_S = 1.5
 # 74 s of audio from eSpeak (~1000x real time, all of it at once if nothing holds it
@@ -34,15 +32,8 @@ def served(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     state = make_state(tmp_path, send_timeout_s=SEND_TIMEOUT_S)
     port = free_port()
     config = uvicorn.Config(create_app(state), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield port, tmp_path / "ledger.sqlite3"
-    server.should_exit = True
-    thread.join(10)
+    with serving(config):
+        yield port, tmp_path / "ledger.sqlite3"
 
 
 def test_a_reader_that_reads_nothing_is_disconnected_and_billed_what_it_took(

@@ -8,8 +8,6 @@ import json
 import os
 import socket
 import struct
-import threading
-import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from serve_app.http.sockets import free_port
 from serve_app.http.ws_frames import OVER_LIMIT, bound_websocket_messages
 from serve_app.ingress.api import create_app
-from tests.unit.serve_app.conftest import make_state
+from tests.unit.serve_app.conftest import make_state, serving
 
 LIMIT = 4096
 PATH = "/v1/audio/speech/stream-input/hi-espeak-aditi"
@@ -39,15 +37,8 @@ def port(tmp_path: Path) -> Iterator[int]:
         config = uvicorn.Config(create_app(state), host="127.0.0.1", port=port, log_level="error")
     finally:
         uvicorn.Config = unbounded  # type: ignore[misc]
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield port
-    server.should_exit = True
-    thread.join(10)
+    with serving(config):
+        yield port
 
 
 def test_bounding_twice_keeps_one_bound() -> None:

@@ -37,15 +37,15 @@ async def test_a_warm_up_speaks_through_every_stage_and_bills_nothing(
 async def test_a_warm_up_that_fails_or_hangs_lets_the_replica_start(
     state: IngressState,
 ) -> None:
-    async def hangs() -> None:
+    async def hangs(*args: object, **kwargs: object) -> None:
         await asyncio.sleep(60)
 
-    state.speech.warm_up = hangs  # type: ignore[method-assign,assignment]
+    state.speech.choose = hangs  # type: ignore[method-assign,assignment]
     assert await state.warm_up(timeout_s=0.2) is None
     assert state.replica_status().warm_up_s is None
 
-    async def fails() -> None:
+    async def fails(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the Synthesiser is gone")
 
-    state.speech.warm_up = fails  # type: ignore[method-assign,assignment]
+    state.speech.choose = fails  # type: ignore[method-assign,assignment]
     assert await state.warm_up() is None
