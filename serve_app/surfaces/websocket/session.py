@@ -56,6 +56,7 @@ from serve_app.surfaces.native.protocol import (
     WsFinalMessage,
 )
 from serve_app.surfaces.websocket.context import ContextAudio, all_or_none
+from serve_app.surfaces.websocket.message_rate import MessageRate
 from serve_app.surfaces.websocket.text_buffer import DEFAULT_SCHEDULE
 from serve_app.surfaces.websocket.wire import ClientMessage, WireProtocol
 
@@ -64,32 +65,8 @@ logger = logging.getLogger("serve_app")
 
 M = TypeVar("M", bound=BaseModel)
 
-
 POLICY_VIOLATION = 1008
-
-
 SERVER_ERROR = 1011
-
-
-class MessageRate:
-    """A token bucket: ``per_s`` messages a second on average, ``2 * per_s`` at once."""
-
-    def __init__(self, per_s: float) -> None:
-        self._per_s = per_s
-        self._burst = 2 * per_s
-        self._tokens = self._burst
-        self._at = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self._tokens = min(self._burst, self._tokens + (now - self._at) * self._per_s)
-        self._at = now
-        if self._tokens < 1:
-            return False
-        self._tokens -= 1
-        return True
-
-
 DEFAULT_CONTEXT = ""
 
 
