@@ -10,7 +10,8 @@ from serve_app.surfaces.websocket.message_rate import MessageRate
 def test_a_burst_of_twice_the_rate_then_the_rate() -> None:
     rate = MessageRate(per_s=50)
     assert all(rate.take() for _ in range(100))  # the burst
+    emptied = time.monotonic()
     assert not rate.take()
-    time.sleep(0.1)  # ~5 messages' worth
-    taken = sum(rate.take() for _ in range(20))
-    assert 3 <= taken <= 8
+    time.sleep(0.1)  # ~5 messages' worth, more on a busy machine
+    taken = sum(rate.take() for _ in range(100))
+    assert 4 <= taken <= (time.monotonic() - emptied) * 50 + 1
