@@ -48,7 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
         os.sched_setaffinity(0, cores[index % workers :: workers])
 
 
-# The response headers SPEC.md requires on every audio response.
+# The response headers the API promises on every audio response.
 SPEC_HEADERS = (
     "x-request-id",
     "x-service-language",

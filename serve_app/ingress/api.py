@@ -37,7 +37,7 @@ def create_app(state: IngressState) -> FastAPI:
         lifespan=lifespan,
         title="Speech synthesis service",
         version="1",
-        description="Text in, speech out: buffered, chunked, SSE. See SPEC.md.",
+        description="Text in, speech out: buffered, chunked, SSE. The README says more.",
         responses=ERRORS,
     )
     install_error_handlers(app, state.metrics.rejected)

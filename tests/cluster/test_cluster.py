@@ -190,7 +190,7 @@ def test_a_lost_synthesis_node_ends_its_streams_in_band_and_the_service_recovers
         recovered_s = time.monotonic() - stopped
         ended = [s.result(timeout=240) for s in streams]
     outcomes = sorted(s.ended for s in ended)
-    # The API's in-band error (API.md section 2) for the streams whose Synthesiser was
+    # The API's in-band error for the streams whose Synthesiser was
     # on the lost node; the rest finish.
     assert all(o in ("done", "not_ready", "internal_error") for o in outcomes), ended
     # The router spreads concurrent streams over the replicas: some were on the node.

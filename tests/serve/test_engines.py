@@ -40,7 +40,7 @@ def test_a_saved_vits_checkpoint_is_served_with_batching(service: Service) -> No
     ]
     responses = speak_together(service.url, service.auth, bodies)
     assert all(r.status_code == 200 for r in responses), responses[0].text
-    # pcm: 24 kHz unless asked (API.md), the 16 kHz checkpoint resampled
+    # pcm: 24 kHz unless asked, the 16 kHz checkpoint resampled
     assert all(r.headers["x-service-sample-rate"] == "24000" for r in responses)
     assert all(pcm_seconds(r.content, 24000) > 0 for r in responses)
     # Each ingress replica batches what reaches it; /ready answers from one replica

@@ -1,1 +1,1 @@
-"""Our own API, SPEC.md and API.md."""
+"""Our own API: speech, voices, models, capabilities, usage, readiness."""

@@ -1,4 +1,4 @@
-"""SPEC.md's SSE events for a streamed speech request."""
+"""The SSE events of a streamed speech request."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from serve_app.surfaces.native.protocol import AudioDelta, AudioDone, RequestUsa
 
 
 class SpecEvents:
-    """SPEC.md's SSE events: ``audio.delta`` (index, base64 delta, ttfa_ms first),
+    """The SSE events: ``audio.delta`` (index, base64 delta, ttfa_ms first),
     ``audio.done`` (chunks, usage), ``error``."""
 
     def delta(self, index: int, audio: str, ttfa_ms: float | None) -> bytes:

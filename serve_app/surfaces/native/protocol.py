@@ -236,7 +236,7 @@ class UsageResponse(BaseModel):
 
     @classmethod
     def of(cls, usage: Usage) -> UsageResponse:
-        """SPEC.md's usage object for a project's ledger totals."""
+        """The API's usage object for a project's ledger totals."""
         return cls(
             balance_deci_micros=usage.balance,
             usage=UsageTotals(

@@ -1,4 +1,4 @@
-"""Our own API (SPEC.md, API.md): health, readiness, models, capabilities, voices,
+"""Our own API: health, readiness, models, capabilities, voices,
 usage, speech (which also answers OpenAI's speech requests), normalisation and the
 stream-input WebSocket. Routes parse and delegate; the logic lives in the speech room."""
 
@@ -43,7 +43,7 @@ from serve_app.surfaces.websocket.session import StreamInputSession
 SPEECH_BODY = {
     "requestBody": {
         "required": True,
-        "description": "SPEC.md's request; or OpenAI's, when `model` is an OpenAI model id "
+        "description": "Our speech request; or OpenAI's, when `model` is an OpenAI model id "
         "(tts-1, tts-1-hd, gpt-4o-mini-tts, ...), answered as OpenAI answers.",
         "content": {
             "application/json": {
@@ -87,7 +87,7 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
 
     @app.get("/v1/voices", response_model_exclude_none=True)
     async def voices(request: Request) -> VoiceList:
-        """Public voices; with a key, its project's own voices too (SPEC.md: public)."""
+        """Public voices; with a key, its project's own voices too."""
         return await state.voice_list(await state.optional_project(request.headers))
 
     @app.post(
@@ -121,7 +121,7 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
         responses=AUDIO_RESPONSES,
     )
     async def create_speech(request: Request, key: ApiKey = speech_key) -> Any:
-        """SPEC.md's speech request; a request naming an OpenAI model is read and
+        """Our speech request; a request naming an OpenAI model is read and
         answered as OpenAI's (surfaces/openai)."""
         document = read_json(await request.body())
         headers: dict[str, str] = {}
@@ -144,7 +144,7 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
 
     @app.post("/v1/text/normalize", openapi_extra=json_body(NormalizeRequest))
     async def normalize(request: Request, key: ApiKey = speech_key) -> NormalizeResponse:
-        """What a voice will be given for a text: our addition to SPEC.md, free of charge."""
+        """What a voice will be given for a text: our own addition, free of charge."""
         body = parse_body(NormalizeRequest, await request.body())
         return NormalizeResponse.of(await state.speech.preview(body, key.project_id))
 

@@ -1,4 +1,4 @@
-"""Our stream-input WebSocket (API.md section 7) as a wire protocol of the shared
+"""Our stream-input WebSocket as a wire protocol of the shared
 session: our query (``response_format``, ``quality``, ...), our frames."""
 
 from __future__ import annotations

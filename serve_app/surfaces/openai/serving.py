@@ -3,7 +3,7 @@
 One rule decides: a request whose ``model`` is an OpenAI model id (``tts-1``,
 ``gpt-4o-mini-tts``, ... in ``configs/compat.yaml``) is an OpenAI request. It is
 read with OpenAI's fields and defaults and answered as OpenAI answers; any other
-request is SPEC.md's, unchanged. An OpenAI request becomes our own
+request is our own, unchanged. An OpenAI request becomes our own
 :class:`SpeechRequest` here, so the same pipeline speaks both:
 
 - ``voice``: OpenAI's names (``alloy``, ``ash``, ...) or ``{"id": ...}``, mapped to
@@ -20,7 +20,7 @@ request is SPEC.md's, unchanged. An OpenAI request becomes our own
   whose engine cannot, it is accepted and not applied, and the response says so
   (``x-service-instructions: ignored``).
 - ``stream_format: "sse"`` gets OpenAI's events (``speech.audio.delta``,
-  ``speech.audio.done``), not SPEC.md's.
+  ``speech.audio.done``), not ours.
 """
 
 from __future__ import annotations

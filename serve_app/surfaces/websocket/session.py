@@ -1,6 +1,6 @@
 """Text in as it is written, audio out, over a WebSocket: three protocols, one session.
 
-- ours, ``/v1/audio/speech/stream-input/{voice_id}`` (API.md section 7), in the
+- ours, ``/v1/audio/speech/stream-input/{voice_id}``, in the
   message shapes of ElevenLabs' ``stream-input``;
 - ElevenLabs' ``/v1/text-to-speech/{voice_id}/stream-input``: the same, with its
   query (``output_format``, ``model_id``, ``language_code``) and names;

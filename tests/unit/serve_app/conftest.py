@@ -28,7 +28,7 @@ ESPEAK = "hi-espeak-aditi"
 
 
 async def speak(client: httpx.AsyncClient, auth: dict[str, str], **body: object) -> httpx.Response:
-    """SPEC.md's speech request for ``HI`` with ``body``'s fields."""
+    """Our speech request for ``HI`` with ``body``'s fields."""
     return await client.post("/v1/audio/speech", headers=auth, json={"input": HI, **body})
 
 

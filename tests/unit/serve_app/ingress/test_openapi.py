@@ -1,6 +1,6 @@
 """Schemathesis against the service's own OpenAPI document: generated requests, valid
 and not, to every HTTP operation. No 5xx, every response as documented (status,
-content type, body schema), and the key required wherever SPEC.md requires it.
+content type, body schema), and the key required wherever the API requires it.
 
 The app runs in this process with eSpeak voices only (one of them ``default``) and
 short inputs, so that hundreds of requests that do reach synthesis stay fast.
@@ -64,7 +64,7 @@ def test_every_operation_answers_as_documented(case: schemathesis.Case) -> None:
 
 
 def test_every_operation_but_the_public_ones_wants_a_key() -> None:
-    """Straight from the document: each operation without a key is 401 (API.md), and the
+    """Straight from the document: each operation without a key is 401, and the
     document says so (bearer security) for exactly those."""
     app = espeak_app()
     client = TestClient(app)

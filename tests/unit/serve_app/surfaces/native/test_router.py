@@ -48,7 +48,7 @@ async def test_defaults_stream_raw_pcm_with_every_header(
 async def test_pcm_is_24_khz_whatever_the_voice_unless_asked(
     client: httpx.AsyncClient, auth: dict[str, str]
 ) -> None:
-    """API.md: sample_rate defaults to 24000 for pcm, the voice's own rate otherwise."""
+    """sample_rate defaults to 24000 for pcm, the voice's own rate otherwise."""
     pcm = await speak(client, auth, voice=ESPEAK)
     assert pcm.headers["content-type"] == "audio/L16;rate=24000;channels=1"
     assert pcm.headers["x-service-sample-rate"] == "24000"

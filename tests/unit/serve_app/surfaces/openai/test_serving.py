@@ -158,7 +158,7 @@ async def test_errors_are_the_sdk_s_own(state: IngressState, sdk: openai.AsyncOp
 
 
 async def test_our_own_requests_are_unchanged(sdk: openai.AsyncOpenAI) -> None:
-    """A request that names our model keeps SPEC.md's defaults: raw pcm at the voice's
+    """A request that names our model keeps our own defaults: raw pcm at the voice's
     rate, our SSE events."""
     response = await sdk.audio.speech.create(model="service-v1", voice="default", input=HI)
     assert response.response.headers["content-type"] == "audio/L16;rate=24000;channels=1"
