@@ -133,7 +133,7 @@ class KokoroEngine:
             model = onnx
             engine_class = KokoroEngine
             # CPU: a call on each narrow session, the wide one when a call runs alone
-            parallel = max(1, len(onnx.sessions()) - 1) if onnx.device == "cpu" else 4
+            parallel = max(1, onnx.narrow) if onnx.device == "cpu" else 4
         return engine_class(
             model,
             threads,

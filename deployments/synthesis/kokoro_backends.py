@@ -74,7 +74,7 @@ class OnnxKokoro:
     ) -> None:
         self._session = session
         self._free = list(narrow)  # the narrow sessions no call is using
-        self._narrow = len(narrow)
+        self.narrow = len(narrow)
         self._running = 0
         self._choosing = threading.Lock()
         self.device = device

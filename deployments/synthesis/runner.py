@@ -168,18 +168,13 @@ def joined(first: Segment, second: Segment) -> Segment | None:
     if first.prosody != second.prosody or first.pause_after_ms or second.pause_before_ms:
         return None
     shift = len(first.text) + 1
-    return Segment(
-        second.index,
-        f"{first.text} {second.text}",
-        first.start,
-        second.end,
-        first.phonemes
+    return replace(
+        second,
+        text=f"{first.text} {second.text}",
+        start=first.start,
+        phonemes=first.phonemes
         + tuple(replace(p, start=p.start + shift, end=p.end + shift) for p in second.phonemes),
-        first.prosody,
         pause_before_ms=first.pause_before_ms,
-        pause_after_ms=second.pause_after_ms,
-        billed_end=second.billed_end,
-        joins_next=second.joins_next,
     )
 
 
