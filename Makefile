@@ -61,7 +61,9 @@ browser:
 
 # The unit tier (no Ray) on every core at once (pytest-xdist, each worker kept to
 # its own core), then the serve tier: one Ray and one Serve application that its
-# tests share, so it runs alone.
+# tests share, so it runs alone; then the cluster tier, its own Ray cluster of four
+# nodes and PostgreSQL (a process holds one Ray at a time: a pytest run of its own),
+# taken down by its fixture however the tier ends.
 # Each tier prints its twenty slowest tests: where the time goes, in every CI log.
 # Lint and the browser's packages run beside the unit tier (mypy keeps one core
 # busy for ~40 s; apt mostly waits on the network and the disk): measured, ~30 s
@@ -69,6 +71,7 @@ browser:
 test: install
 	$(MAKE) --no-print-directory -j3 -Otarget lint browser test-fast
 	$(PY) -m pytest --durations=20 tests/serve tests/gpu
+	$(PY) -m pytest --durations=10 tests/cluster
 
 # The inner loop: the unit tier only, no lint, no Ray (about a third of make test).
 test-fast: install
