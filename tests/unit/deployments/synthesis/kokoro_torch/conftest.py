@@ -24,9 +24,16 @@ from deployments.synthesis.kokoro_torch.model import KokoroModel  # noqa: E402
 from deployments.synthesis.kokoro_torch.weights import Conversion, convert_onnx  # noqa: E402
 
 HINDI_VOICES = ("hf_alpha", "hf_beta", "hm_omega", "hm_psi")
-# the cores this process may use (one per worker under pytest-xdist)
-CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 Speak = Callable[[str, str, str], tuple[list[int], np.ndarray]]
+
+
+def cores() -> int:
+    """The cores this process may use: one per worker under pytest-xdist, once the
+    worker has been given its core (read at import, before that, it was every core:
+    two threads on one core, which made torch's calls here 10-50x slower)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 @pytest.fixture(scope="session")
@@ -41,7 +48,7 @@ def conversion(model_bytes: bytes) -> Conversion:
 
 @pytest.fixture(scope="session")
 def model(conversion: Conversion) -> KokoroModel:
-    torch.set_num_threads(CORES)
+    torch.set_num_threads(cores())
     return KokoroModel.from_state(conversion.state)
 
 
@@ -51,7 +58,7 @@ def export(model_bytes: bytes) -> Any:
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = CORES
+    options.intra_op_num_threads = cores()
     return onnxruntime.InferenceSession(with_durations(model_bytes), options)
 
 
