@@ -1,5 +1,5 @@
 """Kokoro's backends on this machine, in one run: the int8 ONNX export, the same graph
-with float operators, and the model in torch (float32; on CUDA also bfloat16), one
+with float operators, and the model in torch (float32 and bfloat16), one
 text per call and in batches.
 
     python -m loadtest.kokoro_backends [--device cuda] [--batches 1 4 16]
@@ -45,8 +45,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     backends = [("onnx", "float32"), ("onnx-float", "float32"), ("torch", "float32")]
-    if args.device == "cuda":
-        backends.append(("torch", "bfloat16"))
+    backends.append(("torch", "bfloat16"))
     print(f"Kokoro backends on {machine(args.device)}")
     print(f"{'backend':<18}{'batch':>6}{'ms/call':>10}{'audio s':>9}{'x real time':>13}")
     for backend, dtype in backends:

@@ -152,7 +152,7 @@ class TorchKokoro:
         if device == "cpu":
             torch.set_num_threads(threads)
         state = load_checkpoint(weights) if weights.suffix in (".pth", ".pt") else load(weights)
-        model = KokoroModel.from_state(state).to(device=device, dtype=getattr(torch, dtype))
+        model = KokoroModel.from_state(state).to(device).in_precision(getattr(torch, dtype))
         return cls(model, device)
 
     def warm_up(self, items: list[Item]) -> None:
@@ -266,7 +266,12 @@ def load_torch(opts: KokoroOptions, threads: int) -> TorchKokoro:
     if device == "cuda" and not torch.cuda.is_available():
         logger.warning("kokoro: CUDA asked for, but torch sees no GPU; running on CPU")
         device = "cpu"
-    dtype = opts.dtype if device == "cuda" else "float32"
+    dtype = opts.dtype
+    if device == "cpu" and dtype == "float16":
+        # torch has no fast float16 convolutions on the CPU (its reference loops: ~40x
+        # slower than float32); bfloat16 has them where the CPU does
+        logger.warning("kokoro: float16 is for GPUs; running in float32 on the CPU")
+        dtype = "float32"
     try:
         return TorchKokoro.load(weights, device, dtype, threads)
     except Exception as e:

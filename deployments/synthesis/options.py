@@ -35,7 +35,9 @@ class KokoroOptions(_Strict):
         "auto: torch on CUDA, onnx on CPU (the fastest there).",
     )
     dtype: Literal["float32", "float16", "bfloat16"] = Field(
-        default="float32", description="The torch backend's precision (half only on CUDA)."
+        default="float32",
+        description="The torch backend's decoder precision (the text side stays float32). "
+        "float16 is for GPUs (on a CPU it runs as float32); bfloat16 runs on both.",
     )
     weights: str | None = Field(
         default=None,

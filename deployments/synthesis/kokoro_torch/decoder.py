@@ -6,6 +6,13 @@ hop 5), driven by a harmonic source built from the F0 curve.
 The source is deterministic (no random initial phases, no additive noise), as in
 the ONNX export the service ships, so torch and ONNX can be compared sample for
 sample and a batched item equals the item alone.
+
+In a half-precision model (bfloat16 or float16) the spectral parts stay in float32:
+the harmonic source, the STFT of it and the inverse STFT with its exponential.
+FFTs have no half-precision kernels on the CPU, and on CUDA only for power-of-two
+sizes (the STFT here is 20 points); the exponential of a log-magnitude overflows
+float16 above ~11; and the source's phase needs the precision anyway. The layers
+between them run in the model's dtype.
 """
 
 from __future__ import annotations
@@ -80,7 +87,8 @@ class SourceModule(nn.Module):
         self.l_linear = nn.Linear(HARMONICS, 1)
 
     def forward(self, f0: torch.Tensor) -> torch.Tensor:
-        """[batch, samples] of source for ``f0`` [batch, frames] (Hz, 0 on padding)."""
+        """[batch, samples] of float32 source for ``f0`` [batch, frames] (Hz, 0 on
+        padding), whatever the model's dtype."""
         # in float64: the running phase reaches ~1e5 radians in a long sentence, where
         # float32 keeps three decimals and an item's source would depend on its batch
         harmonics = torch.arange(1, HARMONICS + 1, device=f0.device, dtype=torch.float64)
@@ -91,8 +99,9 @@ class SourceModule(nn.Module):
         phase = torch.cumsum(rad, dim=-1) * (2 * math.pi * SOURCE_UPSAMPLE)
         phase = F.interpolate(phase, scale_factor=float(SOURCE_UPSAMPLE), mode="linear")
         voiced = (f0 > VOICED_HZ).repeat_interleave(SOURCE_UPSAMPLE, dim=-1)
-        sines = (torch.sin(phase) * SINE_AMP).to(f0.dtype) * voiced[:, None, :]
-        return torch.tanh(self.l_linear(sines.transpose(1, 2))).squeeze(-1)
+        sines = (torch.sin(phase) * SINE_AMP).float() * voiced[:, None, :]
+        weight, bias = self.l_linear.weight.float(), self.l_linear.bias.float()
+        return torch.tanh(F.linear(sines.transpose(1, 2), weight, bias)).squeeze(-1)
 
 
 class Generator(nn.Module):
@@ -131,11 +140,12 @@ class Generator(nn.Module):
         """[batch, samples] of audio from features ``x`` [batch, 512, frames] and ``f0``
         [batch, frames] (both at the F0 curve's rate, ``mask`` marking each item's)."""
         frames = mask.sum(-1).squeeze(1).long()
+        window = self.window.float()
         source = self.m_source(f0)
         spectrum = torch.stft(
-            source, N_FFT, HOP, N_FFT, window=self.window, center=True, return_complex=True
+            source, N_FFT, HOP, N_FFT, window=window, center=True, return_complex=True
         )
-        harmonic = torch.cat([spectrum.abs(), spectrum.angle()], dim=1)
+        harmonic = torch.cat([spectrum.abs(), spectrum.angle()], dim=1).to(x.dtype)
         harmonic = harmonic * length_mask(
             frames * (SOURCE_UPSAMPLE // HOP) + 1, harmonic.shape[-1], x.dtype
         )
@@ -152,13 +162,11 @@ class Generator(nn.Module):
             x = (x + src) * m
             blocks = self.resblocks[i * kernels : (i + 1) * kernels]
             x = sum((block(x, style, m) for block in blocks), torch.zeros_like(x)) / kernels
-        x = self.conv_post(F.leaky_relu(x)) * m
+        x = (self.conv_post(F.leaky_relu(x)) * m).float()
         bins = N_FFT // 2 + 1
-        spec = torch.exp(x[:, :bins]) * m
+        spec = torch.exp(x[:, :bins]) * m.float()
         phase = torch.sin(x[:, bins:])
-        return torch.istft(
-            torch.polar(spec, phase), N_FFT, HOP, N_FFT, window=self.window, center=True
-        )
+        return torch.istft(torch.polar(spec, phase), N_FFT, HOP, N_FFT, window=window, center=True)
 
 
 class Decoder(nn.Module):
@@ -177,6 +185,10 @@ class Decoder(nn.Module):
         self.N_conv = nn.Conv1d(1, 1, 3, 2, padding=1)
         self.asr_res = nn.Sequential(nn.Conv1d(hidden, 64, 1))
         self.generator = Generator()
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.F0_conv.weight.dtype
 
     def forward(
         self,

@@ -77,13 +77,17 @@ class AdaIN1d(nn.Module):
         self.fc = nn.Linear(style_dim, channels * 2)
 
     def forward(self, x: torch.Tensor, style: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        frames = mask.sum(-1, keepdim=True)
-        mean = (x * mask).sum(-1, keepdim=True) / frames
-        centred = (x - mean) * mask
+        # statistics in float32 whatever the model's dtype: summed over thousands of
+        # samples, squares overflow float16 and lose their digits in bfloat16
+        full, mask32 = x.float(), mask.float()
+        frames = mask32.sum(-1, keepdim=True)
+        mean = (full * mask32).sum(-1, keepdim=True) / frames
+        centred = (full - mean) * mask32
         var = centred.square().sum(-1, keepdim=True) / frames
-        gamma, beta = self.fc(style).unsqueeze(-1).chunk(2, dim=1)
-        out: torch.Tensor = ((1 + gamma) * centred * torch.rsqrt(var + self.eps) + beta) * mask
-        return out
+        gamma, beta = self.fc(style).float().unsqueeze(-1).chunk(2, dim=1)
+        out = ((1 + gamma) * centred * torch.rsqrt(var + self.eps) + beta) * mask32
+        normed: torch.Tensor = out.to(x.dtype)
+        return normed
 
 
 class AdainResBlk1d(nn.Module):

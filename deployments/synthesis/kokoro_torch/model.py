@@ -58,6 +58,17 @@ class KokoroModel(nn.Module):
 
         return cls.from_state(load(path))
 
+    def in_precision(self, dtype: torch.dtype) -> KokoroModel:
+        """This model with its decoder in ``dtype`` (float16 or bfloat16 on a GPU).
+
+        The decoder is nearly all of the compute (it runs at audio rates); the text
+        side (ALBERT, the text encoder and the prosody predictors, over tokens and
+        frames) stays in float32, so durations, and with them word timings, are
+        exactly those of float32. Inside the decoder the spectral parts and the
+        instance norms' statistics stay in float32 too (see :mod:`.decoder`)."""
+        self.decoder.to(dtype)
+        return self
+
     @property
     def device(self) -> torch.device:
         return self.bert_encoder.weight.device
@@ -109,7 +120,10 @@ class KokoroModel(nn.Module):
         en = d.transpose(1, 2) @ alignment
         f0, energy = self.predictor.pitch_energy(en, prosody_style, frames, frame_mask)
         asr = self.text_encoder(ids, lengths, mask) @ alignment
-        audio = self.decoder(asr, f0, energy, decoder_style, frame_mask).float()
+        half = self.decoder.dtype
+        audio = self.decoder(
+            asr.to(half), f0.to(half), energy.to(half), decoder_style.to(half), frame_mask.to(half)
+        ).float()
         return [
             Spoken(
                 audio[i, : int(frames[i]) * SAMPLES_PER_FRAME],

@@ -1,0 +1,101 @@
+"""The model in half precision (what a GPU serves) against float32, on the CPU: a dtype
+error in the decoder shows here, not on the first GPU. FFTs have no half-precision
+kernels on the CPU, so these also prove the spectral parts stay in float32."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+import torch
+
+from deployments.synthesis.kokoro_torch.model import KokoroModel
+from deployments.synthesis.kokoro_torch.spectral import mel_distance
+from deployments.synthesis.kokoro_torch.weights import Conversion
+
+# Each half type's decoder against float32 with equal durations (measured on the CPU:
+# bfloat16 1.0-1.6 dB, its 8-bit mantissa; float16 0.4-0.6 dB). For scale: the int8
+# export against float32 is ~1.5 dB, one voice against another ~7 dB.
+MAX_HALF_DISTANCE_DB = {"bfloat16": 2.0, "float16": 1.0}
+# The whole model cast to bfloat16 (text side included): durations may move by a frame.
+MAX_CAST_DISTANCE_DB = 2.5
+
+
+def _half(conversion: Conversion, dtype: str) -> KokoroModel:
+    return KokoroModel.from_state(conversion.state).in_precision(getattr(torch, dtype))
+
+
+def test_bfloat16_keeps_the_durations_and_the_sound_of_float32(
+    conversion: Conversion,
+    model: KokoroModel,
+    tokens: Callable[[str, str], list[int]],
+    style_row: Callable[[str, list[int]], np.ndarray],
+) -> None:
+    half = _half(conversion, "bfloat16")
+    for phonemes, text, voice in [
+        ("hi", "नमस्ते, आप कैसे हैं?", "hf_alpha"),
+        ("en-us", "Press one for English.", "af_heart"),
+    ]:
+        ids = tokens(text, phonemes)
+        row = torch.from_numpy(style_row(voice, ids)[None])
+        full = model([ids], row, torch.ones(1))[0]
+        low = half([ids], row, torch.ones(1))[0]
+        # the text side runs in float32: durations (and word timings) are float32's
+        assert torch.equal(low.durations, full.durations), text
+        assert low.audio.dtype == torch.float32
+        assert low.audio.numel() == full.audio.numel()
+        distance = mel_distance(full.audio.numpy(), low.audio.numpy())
+        assert distance <= MAX_HALF_DISTANCE_DB["bfloat16"], (text, distance)
+
+
+def test_float16_sounds_as_float32(
+    conversion: Conversion,
+    model: KokoroModel,
+    tokens: Callable[[str, str], list[int]],
+    style_row: Callable[[str, list[int]], np.ndarray],
+) -> None:
+    # float16 convolutions run torch's reference loops on the CPU (~40x float32's
+    # time), so this speaks a short word with its frames cut to a quarter: enough for
+    # every layer, the instance norms' sums and the exponential before the inverse STFT
+    # (each overflowed float16 until kept in float32)
+    half = _half(conversion, "float16")
+    ids = tokens("नमस्ते", "hi")
+    row = torch.from_numpy(style_row("hm_omega", ids)[None])
+    predicted = model([ids], row, torch.ones(1))[0].durations
+    short = [max(1, int(d) // 4) for d in predicted]
+    full = model([ids], row, torch.ones(1), durations=[short])[0]
+    low = half([ids], row, torch.ones(1), durations=[short])[0]
+    assert torch.equal(low.predicted, full.predicted)
+    assert bool(torch.isfinite(low.audio).all())
+    assert low.audio.numel() == full.audio.numel() == sum(short) * 600
+    distance = mel_distance(full.audio.numpy(), low.audio.numpy())
+    assert distance <= MAX_HALF_DISTANCE_DB["float16"], distance
+
+
+def test_a_model_cast_whole_to_bfloat16_speaks(
+    conversion: Conversion,
+    model: KokoroModel,
+    tokens: Callable[[str, str], list[int]],
+    style_row: Callable[[str, list[int]], np.ndarray],
+) -> None:
+    # ``.to(torch.bfloat16)`` as a user would write it: the spectral parts still run in
+    # float32 inside it
+    cast = KokoroModel.from_state(conversion.state).to(torch.bfloat16)
+    ids = tokens("मेरा नाम राहुल है।", "hi")
+    row = torch.from_numpy(style_row("hf_beta", ids)[None])
+    full = model([ids], row, torch.ones(1))[0]
+    low = cast([ids], row, torch.ones(1), durations=[full.durations.tolist()])[0]
+    assert (low.predicted - full.predicted).abs().max() <= 1
+    distance = mel_distance(full.audio.numpy(), low.audio.numpy())
+    assert distance <= MAX_CAST_DISTANCE_DB, distance
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_in_precision_leaves_the_text_side_in_float32(conversion: Conversion, dtype: str) -> None:
+    half = _half(conversion, dtype)
+    assert half.dtype == torch.float32 and half.decoder.dtype == getattr(torch, dtype)
+    text_side = {p.dtype for n, p in half.named_parameters() if not n.startswith("decoder.")}
+    decoder = {p.dtype for n, p in half.named_parameters() if n.startswith("decoder.")}
+    assert text_side == {torch.float32}
+    assert decoder == {getattr(torch, dtype)}
