@@ -19,7 +19,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: install browser run test test-fast lint unit serve-tests cluster-tests fuzz bench clean \
-	cluster-up cluster-down cluster-status cluster-load
+	cluster-up cluster-down cluster-status cluster-load gpu-kit gpu-rehearsal
 
 # uv resolves and installs the whole project in seconds where pip takes minutes, and
 # compiles it to bytecode on every core at once (~30 s here; pip compiles one module
@@ -112,6 +112,16 @@ ifdef GPU
 else
 	$(PY) -m loadtest.bench $(BENCH_ARGS)
 endif
+
+# A lent GPU machine (README, "Performance on a GPU"): gpu-kit packs what it lacks in
+# pieces under 48 MiB (.gpu-kit/1, .gpu-kit/2: one carried per call), and
+# loadtest/device_run.sh runs the GPU tier and tables there in one command.
+# gpu-rehearsal runs that same sequence on this machine's CPU first.
+gpu-kit: install
+	$(PY) -m loadtest.device_kit pack --out .gpu-kit
+
+gpu-rehearsal: install
+	$(PY) -m loadtest.device_kit rehearse --work var/gpu-rehearsal
 
 # Not part of `make test`: a long property-based fuzz run of the text normaliser.
 fuzz: install

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The GPU run, in one command on a lent machine (README, "Performance on a GPU"):
+#
+#   bash loadtest/device_run.sh KIT OUT [cuda|cpu]
+#
+# KIT holds the pieces `make gpu-kit` packed (each carried in its own call), OUT is
+# where the tables and logs go. Steps, each bounded so the whole ends within 8 minutes:
+# assemble the kit (wheels, voices, torch weights), tests/gpu, the backends table,
+# then the batching Synthesiser against batch-1 at 1..256 streams. With `cpu` (the
+# rehearsal: `make gpu-rehearsal`) the same steps run on this machine's CPU, smaller.
+# Exits non-zero if any step failed; the later steps run regardless.
+set -u
+kit=$1
+out=$2
+device=${3:-cuda}
+python=${PYTHON:-python3}
+export PYTHONUNBUFFERED=1 RAY_USAGE_STATS_ENABLED=0
+mkdir -p "$out"
+site=$(mktemp -d)/site
+failed=0
+
+step() {  # step NAME LIMIT_S COMMAND...: its output to OUT/NAME.txt, its end to summary.txt
+  local name=$1 limit=$2 started rc
+  shift 2
+  started=$(date +%s)
+  echo "== $name (at most ${limit} s): $*"
+  timeout --kill-after=10 "$limit" "$@" >"$out/$name.txt" 2>&1
+  rc=$?
+  echo "$name: exit $rc after $(($(date +%s) - started)) s" | tee -a "$out/summary.txt"
+  tail -n 30 "$out/$name.txt"
+  [ "$rc" -eq 0 ] || failed=1
+  return "$rc"
+}
+
+{
+  date -u +"%Y-%m-%d %H:%M UTC"
+  echo "device $device, $(nproc) cores, $("$python" --version 2>&1)"
+  command -v nvidia-smi >/dev/null &&
+    nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+} >"$out/summary.txt"
+cat "$out/summary.txt"
+
+step kit 60 "$python" -m loadtest.device_kit assemble --kit "$kit" --site "$site" || exit 1
+export PYTHONPATH="$site:$PWD"
+
+if [ "$device" = cuda ]; then
+  step gpu-tests 120 "$python" -m pytest -p no:cacheprovider -q -s tests/gpu
+  step backends 60 "$python" -m loadtest.kokoro_backends --device cuda --batches 1 8 32 64
+  step streams 220 "$python" -m loadtest.kokoro_streams --device cuda --seconds 12
+else
+  step gpu-tests 120 "$python" -m pytest -p no:cacheprovider -q -s tests/gpu
+  step backends 120 "$python" -m loadtest.kokoro_backends --device cpu --batches 1 4 --rounds 1
+  step streams 120 "$python" -m loadtest.kokoro_streams --device cpu --streams 1 2 --seconds 5
+fi
+exit "$failed"
