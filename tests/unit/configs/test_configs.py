@@ -118,9 +118,8 @@ def test_the_kuberay_rayservice_embeds_the_gpu_config() -> None:
 
 def test_the_kuberay_pod_templates_validate_against_the_kubernetes_schema() -> None:
     """Every pod KubeRay makes (head and each worker group) from a template that is a
-    valid Kubernetes PodTemplateSpec, strictly: no misspelt or unknown field. (The
-    RayService CRD's own schema ships in no package; its Serve config is checked
-    above against Ray's.)"""
+    valid Kubernetes PodTemplateSpec, strictly: no misspelt or unknown field (the
+    whole resource against KubeRay's RayService schema: test_kuberay_schema.py)."""
     import kubernetes_validate
 
     service = yaml.safe_load((ROOT / "configs" / "rayservice.yaml").read_text())
