@@ -102,6 +102,13 @@ class IngressConfig(BaseModel):
     hold_lease_s: float = Field(
         30.0, gt=0, description="A replica silent this long has its open holds settled."
     )
+    first_audio_wait_s: float = Field(
+        60.0,
+        gt=0,
+        description="How long a request waits for its first audio from the Synthesiser "
+        "deployment, a replica starting from zero included (a GPU config lets it scale to "
+        "zero when idle); past it: 503 overloaded with Retry-After, nothing billed.",
+    )
     send_timeout_s: float = Field(
         30.0,
         gt=0,

@@ -87,10 +87,13 @@ class SynthesiserConfig(BaseModel):
 
 @dataclass(frozen=True)
 class SynthesiserInfo:
-    """What a Synthesiser has loaded: its engines and the voices ready to speak."""
+    """What a Synthesiser has loaded: its engines and the voices ready to speak.
+    ``scaled_to_zero``: engines of a deployment that has no replica now (what its last
+    replica had loaded; the next request starts one)."""
 
     engines: tuple[EngineInfo, ...]
     voices: tuple[VoiceConfig, ...]
+    scaled_to_zero: tuple[str, ...] = ()
 
 
 class Synthesiser:

@@ -83,6 +83,8 @@ def _status(cluster: LocalCluster, args: argparse.Namespace) -> int:
         return 1
     print(f"{cluster.alive_nodes()} of {len(LAYOUT)} nodes alive; serving at {state.url}")
     print(_replicas_line(cluster.replicas()))
+    used, total = cluster.gpus()
+    print(f"GPUs in use {used:g} of {total:g} (the Synthesiser's; none when it is scaled to zero)")
     return 0
 
 

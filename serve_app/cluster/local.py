@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -275,6 +276,16 @@ class LocalCluster:
             for name, d in app.get("deployments", {}).items()
         }
 
+    def gpus(self) -> tuple[float, float]:
+        """GPUs in use and in all, as ``ray status`` shows them (the synthesis nodes'
+        are labels here: Ray schedules on the count it is told)."""
+        state = self._require()
+        ray = str(Path(sys.executable).parent / "ray")
+        shown = _run(
+            [ray, "status", f"--address=127.0.0.1:{state.gcs_port}"], self.env(), timeout=60
+        )
+        return gpu_usage(shown)
+
     def wait_until_running(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         status = "NOT_STARTED"
@@ -349,6 +360,12 @@ def _run(command: list[str], env: dict[str, str], *, check: bool = True, timeout
     if check and done.returncode != 0:
         raise ClusterError(f"{' '.join(command[:2])} failed:\n{done.stderr[-2000:]}")
     return done.stdout
+
+
+def gpu_usage(status: str) -> tuple[float, float]:
+    """(in use, in all) from ``ray status``'s usage line ``0.5/2.0 GPU``; (0, 0) if none."""
+    found = re.search(r"([\d.]+)/([\d.]+) GPU\b", status)
+    return (float(found[1]), float(found[2])) if found else (0.0, 0.0)
 
 
 def start_postgres(pgdata: Path) -> str:

@@ -52,7 +52,7 @@ class IngressReplica:
         self._local = SynthesisRunner(local) if local is not None else None
         self._state = IngressState(
             config,
-            _pipeline(stages, self._local),
+            _pipeline(stages, self._local, config.first_audio_wait_s),
             ServeMetrics(),
             stages["placement"],
             _running_replicas,
@@ -82,7 +82,9 @@ def _running_replicas() -> dict[str, int]:
     return {name: d.replica_states.get("RUNNING", 0) for name, d in deployments.items()}
 
 
-def _pipeline(stages: dict[str, Any], runner: SynthesisRunner | None) -> Pipeline:
+def _pipeline(
+    stages: dict[str, Any], runner: SynthesisRunner | None, first_audio_wait_s: float
+) -> Pipeline:
     """The pipeline over the stages ``build_app`` handed this replica, with ``runner``
     speaking the voices placed here."""
     local = LocalSynthesis(runner) if runner is not None else None
@@ -101,7 +103,9 @@ def _pipeline(stages: dict[str, Any], runner: SynthesisRunner | None) -> Pipelin
             if stages.get("encoder") is not None
             else LocalEncoding(remote)
         )
-    return Pipeline(normalisation, encoding, syntheses, local, stages.get("voice_order"))
+    return Pipeline(
+        normalisation, encoding, syntheses, local, stages.get("voice_order"), first_audio_wait_s
+    )
 
 
 # Its options (resources, replicas, queue bounds) live in the Serve configs.

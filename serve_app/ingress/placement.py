@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 Where = Literal["deployment", "ingress"]
 
 
-STAGES = ("TextNormaliser", "AudioEncoder", "Synthesiser")
+SYNTHESISER = "Synthesiser"
+STAGES = ("TextNormaliser", "AudioEncoder", SYNTHESISER)
 
 
 class Placement(BaseModel):

@@ -15,6 +15,7 @@ from deployments.normaliser.policy import LanguagePolicy
 from serve_app.accounts import AccountStore, Usage, ensure_dev_project
 from serve_app.http.auth import Authenticator, authorization_of
 from serve_app.http.errors import NotFound, ServiceError
+from serve_app.ingress.placement import SYNTHESISER
 from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission, PerAddress
 from serve_app.speech.billing import Meter
@@ -109,11 +110,12 @@ class IngressState:
         return self._catalog
 
     async def refresh_catalog(self) -> Catalog:
-        """Ask the pipeline what is loaded now (raises ``ServiceError`` if it cannot answer)."""
-        loaded = await self.pipeline.synthesisers()
-        self._catalog = Catalog(
-            self.config, self.policy, loaded, self.stages, await self.replica_counts()
-        )
+        """Ask the pipeline what is loaded now (raises ``ServiceError`` if it cannot
+        answer). A Synthesiser deployment scaled to zero is not asked (that would start
+        a replica): what it last said stands, marked as scaled to zero."""
+        replicas = await self.replica_counts()
+        loaded = await self.pipeline.synthesisers(remote_running=replicas.get(SYNTHESISER) != 0)
+        self._catalog = Catalog(self.config, self.policy, loaded, self.stages, replicas)
         return self._catalog
 
     async def replica_counts(self) -> dict[str, int]:

@@ -64,6 +64,7 @@ class Catalog:
         self.stages = stages or {}
         self.replicas = replicas or {}
         self.engines = {info.name: info for info in loaded.engines}
+        self.scaled_to_zero = set(loaded.scaled_to_zero)
         self._voices = {v.id: v for v in loaded.voices}
 
     def voice(self, voice_id: str) -> VoiceConfig | None:
@@ -177,6 +178,7 @@ class Catalog:
                     modes=list(i.modes),
                     controls=list(i.controls),
                     alignment=i.alignment,
+                    state="scaled_to_zero" if i.name in self.scaled_to_zero else "running",
                     stats=dict(i.extra),
                 )
                 for i in self.engines.values()

@@ -10,6 +10,7 @@ synthesised and encoded here. Every failure leaves as a :class:`ServiceError`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -31,6 +32,8 @@ logger = logging.getLogger("serve_app")
 
 
 T = TypeVar("T")
+# What a request that found no synthesis replica within its wait is told to wait.
+FIRST_AUDIO_RETRY_S = 10
 
 
 def service_error(exc: BaseException) -> ServiceError:
@@ -171,6 +174,9 @@ class Pipeline:
     ``encoding`` speaks every voice; ``local`` (voices of engines placed in the
     ingress) takes the voices it has loaded, encoded here. ``syntheses`` are asked
     what is loaded; their voices are listed in ``voice_order`` (the registry's).
+    Audio from the Synthesiser deployment must begin within ``first_audio_wait_s``
+    (None: no bound): a deployment scaled to zero starts a replica for the request,
+    and a request that would wait longer is answered 503 ``overloaded``.
     """
 
     def __init__(
@@ -180,6 +186,7 @@ class Pipeline:
         syntheses: list[Synthesis],
         local: LocalSynthesis | None = None,
         voice_order: list[str] | None = None,
+        first_audio_wait_s: float | None = None,
     ) -> None:
         if encoding is None and local is None:
             raise ValueError("a pipeline needs somewhere to synthesise")
@@ -190,6 +197,8 @@ class Pipeline:
         # the Synthesiser deployment, where the voices not loaded here are spoken
         self._remote = next((s for s in syntheses if s is not local), None)
         self._order = {voice_id: i for i, voice_id in enumerate(voice_order or ())}
+        self._wait_s = first_audio_wait_s
+        self._remote_info: SynthesiserInfo | None = None  # its last replica's answer
 
     @classmethod
     def in_process(cls, synthesiser: SynthesisRunner) -> Pipeline:
@@ -207,10 +216,23 @@ class Pipeline:
         except Exception as e:
             raise service_error(e) from e
 
-    async def synthesisers(self) -> SynthesiserInfo:
-        """What the synthesisers have loaded, here and on the deployment: engines and voices."""
+    async def synthesisers(self, remote_running: bool = True) -> SynthesiserInfo:
+        """What the synthesisers have loaded, here and on the deployment: engines and
+        voices. With ``remote_running`` False (the deployment is scaled to zero) the
+        deployment is not asked, which would start a replica: its last answer stands,
+        its engines marked ``scaled_to_zero`` (asked all the same if it never answered)."""
+        infos = []
+        asleep: tuple[str, ...] = ()
         try:
-            infos = [await synthesis.info() for synthesis in self._syntheses]
+            for synthesis in self._syntheses:
+                if synthesis is self._remote and not remote_running and self._remote_info:
+                    infos.append(self._remote_info)
+                    asleep = tuple(engine.name for engine in self._remote_info.engines)
+                    continue
+                info = await synthesis.info()
+                if synthesis is self._remote:
+                    self._remote_info = info
+                infos.append(info)
         except Exception as e:
             raise service_error(e) from e
         voices = [voice for info in infos for voice in info.voices]
@@ -218,6 +240,7 @@ class Pipeline:
         return SynthesiserInfo(
             engines=tuple(engine for info in infos for engine in info.engines),
             voices=tuple(voices),
+            scaled_to_zero=asleep,
         )
 
     def _here(self, voice_id: str) -> LocalSynthesis | None:
@@ -234,7 +257,8 @@ class Pipeline:
         here = self._here(job.synthesis.params.voice)
         encoding = LocalEncoding(here) if here is not None else self._encoding
         assert encoding is not None  # a pipeline has somewhere to synthesise
-        async for chunk in _as_service_errors(encoding.encode(job)):
+        wait_s = None if here is not None else self._wait_s
+        async for chunk in _as_service_errors(_begun_within(encoding.encode(job), wait_s)):
             yield chunk
 
     async def synthesize(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]:
@@ -244,8 +268,34 @@ class Pipeline:
         here = self._here(job.params.voice)
         synthesis = here or self._remote
         assert synthesis is not None  # a pipeline has somewhere to synthesise
-        async for chunk in _as_service_errors(synthesis.synthesize(job)):
+        wait_s = None if here is not None else self._wait_s
+        async for chunk in _as_service_errors(_begun_within(synthesis.synthesize(job), wait_s)):
             yield chunk
+
+
+async def _begun_within(
+    stream: AsyncGenerator[T, None], wait_s: float | None
+) -> AsyncGenerator[T, None]:
+    """``stream``'s items, the first within ``wait_s`` seconds (None: no bound); past
+    it the stream is closed (its remote call cancelled) and the caller is told to
+    retry: the replica it waits for goes on starting."""
+    async with contextlib.aclosing(stream):
+        try:
+            async with asyncio.timeout(wait_s):
+                first = await anext(stream)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise Overloaded(
+                "overloaded",
+                f"No audio began within {wait_s:.0f} s: the voice's synthesis replica is "
+                "starting (idle voices scale to zero) or the service is at capacity; "
+                f"retry in {FIRST_AUDIO_RETRY_S} s.",
+                headers={"Retry-After": str(FIRST_AUDIO_RETRY_S)},
+            ) from None
+        yield first
+        async for item in stream:
+            yield item
 
 
 async def _as_service_errors(stream: AsyncGenerator[T, None]) -> AsyncIterator[T]:

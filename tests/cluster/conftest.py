@@ -6,9 +6,11 @@ with nothing of it left running."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -57,12 +59,59 @@ def free_ports(count: int) -> int:
     raise RuntimeError("no run of free ports")
 
 
+ROOT_PREFIX = "ttsc-"
+OWNER = "owner.pid"  # the pytest process that started the cluster under a root
+
+
+def stop_leftovers() -> list[str]:
+    """Stop the clusters of earlier runs of this tier whose pytest is gone (killed
+    before its teardown could run: SIGKILL, a machine that lost its session) and
+    remove their files; clusters of runs still going are left alone."""
+    stopped = []
+    for root in Path(tempfile.gettempdir()).glob(f"{ROOT_PREFIX}*"):
+        with contextlib.suppress(OSError, ValueError):
+            if psutil.pid_exists(int((root / OWNER).read_text())):
+                continue
+        local = LocalCluster(root)
+        if local.state() is not None:
+            local.down()
+            stopped.append(str(root))
+        shutil.rmtree(local.ray_dir, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
+    return stopped
+
+
+@contextlib.contextmanager
+def interrupted_on_termination() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a CI job's timeout, a closed terminal) as Ctrl-C: pytest
+    then tears its fixtures down, this tier's cluster included."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 @pytest.fixture(scope="session")
 def cluster() -> Iterator[Cluster]:
+    left_over = stop_leftovers()
+    if left_over:
+        print(f"\nstopped clusters an interrupted run left: {left_over}")
     # A short root: Ray's Unix sockets live under it, and their paths have a limit.
-    root = Path(tempfile.mkdtemp(prefix="ttsc-"))
+    root = Path(tempfile.mkdtemp(prefix=ROOT_PREFIX))
+    (root / OWNER).write_text(str(os.getpid()))
     local = LocalCluster(root)
     started = time.monotonic()
+    with interrupted_on_termination():
+        yield from _cluster(local, root, started)
+
+
+def _cluster(local: LocalCluster, root: Path, started: float) -> Iterator[Cluster]:
     try:
         state = local.up(port=free_ports(len(LAYOUT)), dashboard_port=free_port())
         print(f"\nlocal cluster up in {time.monotonic() - started:.0f} s")

@@ -191,6 +191,12 @@ class EngineStatus(BaseModel):
     voices: list[str]
     controls: list[str]
     alignment: bool
+    state: Literal["running", "scaled_to_zero"] = Field(
+        "running",
+        description="scaled_to_zero: its Synthesiser deployment has no replica while idle "
+        "(what its last replica had loaded is shown); the next request starts one and "
+        "waits for it.",
+    )
     stats: dict[str, Any] = Field(default_factory=dict, description="Engine counters.")
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from serve_app.cluster.local import ClusterError, LocalCluster, State
+from serve_app.cluster.local import ClusterError, LocalCluster, State, gpu_usage
 from serve_app.cluster.nodes import LAYOUT
 
 
@@ -74,3 +74,23 @@ def test_up_refuses_a_port_already_served(tmp_path: Path) -> None:
         with pytest.raises(ClusterError, match="is in use"):
             LocalCluster(tmp_path).up(port=port - 1, dashboard_port=port + 50)
     assert LocalCluster(tmp_path).state() is None  # nothing started
+
+
+def test_gpus_in_use_are_read_from_ray_status() -> None:
+    shown = """======== Autoscaler status: 2026-11-26 10:40:00 ========
+Node status
+---------------------------------------------------------------
+Active:
+ 1 node_0f3a
+ 1 node_7b21
+Resources
+---------------------------------------------------------------
+Total Usage:
+ 0.85/2.0 CPU
+ 1.0/2.0 GPU
+ 3.0/8.0 cpu_worker
+ 0B/9.31GiB memory
+"""
+    assert gpu_usage(shown) == (1.0, 2.0)
+    assert gpu_usage(shown.replace("1.0/2.0 GPU", "0.0/2.0 GPU")) == (0.0, 2.0)
+    assert gpu_usage("Total Usage:\n 0.0/2.0 CPU\n") == (0.0, 0.0)

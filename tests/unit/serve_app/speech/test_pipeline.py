@@ -1,10 +1,33 @@
-"""The pipeline routes each voice to where its engine runs, with real engines in process."""
+"""The pipeline routes each voice to where its engine runs, with real engines in process;
+it bounds the wait for a Synthesiser replica that starts from zero, and does not wake
+one to list what it has."""
 
 from __future__ import annotations
 
-from deployments.messages import EncodeJob, OutputParams, SynthesisJob, SynthesisParams
+import asyncio
+import time
+from collections.abc import AsyncGenerator
+
+import pytest
+
+from deployments.messages import (
+    AudioChunk,
+    EncodeJob,
+    NormalisedText,
+    OutputParams,
+    SynthesisJob,
+    SynthesisParams,
+)
 from deployments.synthesis.runner import SynthesisRunner
-from serve_app.speech.pipeline import LocalEncoding, LocalNormalisation, LocalSynthesis, Pipeline
+from deployments.synthesis.synthesiser import SynthesiserInfo
+from serve_app.http.errors import Overloaded
+from serve_app.speech.pipeline import (
+    FIRST_AUDIO_RETRY_S,
+    LocalEncoding,
+    LocalNormalisation,
+    LocalSynthesis,
+    Pipeline,
+)
 
 
 async def test_voices_of_ingress_engines_are_spoken_here_the_rest_there() -> None:
@@ -28,3 +51,96 @@ async def test_voices_of_ingress_engines_are_spoken_here_the_rest_there() -> Non
         assert chunks and sum(c.audio_samples for c in chunks) > 0
         rates[voice] = chunks[0].sample_rate
     assert rates == {"default": 24000, "hi-espeak-aditi": 22050}
+
+
+class StartingReplica(LocalSynthesis):
+    """A Synthesiser deployment's replica as it starts from zero: its first audio only
+    after ``start_s``; counts how often it is asked what it has loaded."""
+
+    def __init__(self, runner: SynthesisRunner, start_s: float) -> None:
+        super().__init__(runner)
+        self.start_s = start_s
+        self.asked = 0
+        self.closed = asyncio.Event()
+
+    async def info(self) -> SynthesiserInfo:
+        self.asked += 1
+        return await super().info()
+
+    async def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
+        try:
+            await asyncio.sleep(self.start_s)
+            async for chunk in super().synthesize(job):
+                yield chunk
+        finally:
+            self.closed.set()
+
+
+@pytest.fixture(scope="module")
+def kokoro() -> SynthesisRunner:
+    return SynthesisRunner({"voice_engines": ["kokoro"]})
+
+
+def _job(text: NormalisedText) -> EncodeJob:
+    return EncodeJob(
+        SynthesisJob(text.segments, SynthesisParams("default", "hi")), OutputParams("pcm")
+    )
+
+
+async def test_a_request_waits_for_a_starting_replica_within_its_bound(
+    kokoro: SynthesisRunner,
+) -> None:
+    replica = StartingReplica(kokoro, start_s=0.3)
+    pipeline = Pipeline(
+        LocalNormalisation(), LocalEncoding(replica), [replica], first_audio_wait_s=5
+    )
+    text = await pipeline.normalise("नमस्ते।", "hi", "balanced")
+    chunks = [chunk async for chunk in pipeline.encode(_job(text))]
+    assert chunks and sum(c.audio_samples for c in chunks) > 0
+
+
+async def test_past_its_bound_a_request_is_told_to_retry_and_stops_waiting(
+    kokoro: SynthesisRunner,
+) -> None:
+    replica = StartingReplica(kokoro, start_s=30)
+    pipeline = Pipeline(
+        LocalNormalisation(), LocalEncoding(replica), [replica], first_audio_wait_s=0.2
+    )
+    text = await pipeline.normalise("नमस्ते।", "hi", "balanced")
+    started = time.monotonic()
+    with pytest.raises(Overloaded) as raised:
+        async for _ in pipeline.encode(_job(text)):
+            pass
+    assert time.monotonic() - started < 5
+    assert raised.value.code == "overloaded"
+    assert raised.value.headers["Retry-After"] == str(FIRST_AUDIO_RETRY_S)
+    await asyncio.wait_for(replica.closed.wait(), 1)  # the remote call was cancelled
+    # the raw stream (a WebSocket context's) has the same bound
+    with pytest.raises(Overloaded):
+        async for _ in pipeline.synthesize(_job(text).synthesis):
+            pass
+
+
+async def test_a_deployment_scaled_to_zero_is_not_woken_to_say_what_it_has(
+    kokoro: SynthesisRunner,
+) -> None:
+    here = LocalSynthesis(SynthesisRunner({"voice_engines": ["espeak"]}))
+    there = StartingReplica(kokoro, start_s=0)
+    pipeline = Pipeline(LocalNormalisation(), LocalEncoding(there), [here, there], here)
+    running = await pipeline.synthesisers()
+    assert there.asked == 1 and running.scaled_to_zero == ()
+    asleep = await pipeline.synthesisers(remote_running=False)
+    assert there.asked == 1  # its last answer stands
+    assert asleep.scaled_to_zero == ("kokoro",)
+    assert {v.id for v in asleep.voices} == {v.id for v in running.voices}
+    await pipeline.synthesisers(remote_running=True)
+    assert there.asked == 2
+
+
+async def test_a_deployment_that_never_answered_is_asked_even_at_zero(
+    kokoro: SynthesisRunner,
+) -> None:
+    there = StartingReplica(kokoro, start_s=0)
+    pipeline = Pipeline(LocalNormalisation(), LocalEncoding(there), [there])
+    loaded = await pipeline.synthesisers(remote_running=False)
+    assert there.asked == 1 and loaded.scaled_to_zero == ()
