@@ -87,13 +87,19 @@ def _job(text: NormalisedText) -> EncodeJob:
     )
 
 
+def starting(
+    kokoro: SynthesisRunner, start_s: float, wait_s: float
+) -> tuple[StartingReplica, Pipeline]:
+    """A pipeline whose Synthesiser deployment takes ``start_s`` to start, bounded by ``wait_s``."""
+    replica = StartingReplica(kokoro, start_s)
+    encoding = LocalEncoding(replica)
+    return replica, Pipeline(LocalNormalisation(), encoding, [replica], first_audio_wait_s=wait_s)
+
+
 async def test_a_request_waits_for_a_starting_replica_within_its_bound(
     kokoro: SynthesisRunner,
 ) -> None:
-    replica = StartingReplica(kokoro, start_s=0.3)
-    pipeline = Pipeline(
-        LocalNormalisation(), LocalEncoding(replica), [replica], first_audio_wait_s=5
-    )
+    _, pipeline = starting(kokoro, start_s=0.3, wait_s=5)
     text = await pipeline.normalise("नमस्ते।", "hi", "balanced")
     chunks = [chunk async for chunk in pipeline.encode(_job(text))]
     assert chunks and sum(c.audio_samples for c in chunks) > 0
@@ -102,10 +108,7 @@ async def test_a_request_waits_for_a_starting_replica_within_its_bound(
 async def test_past_its_bound_a_request_is_told_to_retry_and_stops_waiting(
     kokoro: SynthesisRunner,
 ) -> None:
-    replica = StartingReplica(kokoro, start_s=30)
-    pipeline = Pipeline(
-        LocalNormalisation(), LocalEncoding(replica), [replica], first_audio_wait_s=0.2
-    )
+    replica, pipeline = starting(kokoro, start_s=30, wait_s=0.2)
     text = await pipeline.normalise("नमस्ते।", "hi", "balanced")
     started = time.monotonic()
     with pytest.raises(Overloaded) as raised:
