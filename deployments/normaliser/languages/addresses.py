@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from deployments.normaliser.languages.base import Reader, Rule
+from deployments.normaliser.languages.base import Reader, Rule, alternatives
 
 
 class AddressReader(Reader):
@@ -21,6 +21,18 @@ class AddressReader(Reader):
     domain_words: ClassVar[dict[str, str]] = {
         "www": "w w w", "org": "o r g", "gov": "g o v", "edu": "e d u", "io": "i o"
     }  # fmt: skip
+
+    # Places (states, large cities) after whose name six digits are a PIN code.
+    states: ClassVar[tuple[str, ...]] = ()
+
+    def pin_code_rule(self) -> Rule:
+        """A six-digit PIN code after a state's name or ending an address after a comma
+        (``शिमला, हिमाचल प्रदेश 171001``, ``Bengaluru, 560001``): digit by digit."""
+        after = rf"(?:{alternatives(self.states)}),?|," if self.states else ","
+        return Rule(
+            re.compile(rf"({after})\s([1-9]\d{{5}})(?=\s*(?:$|[,.;।!?\n]))", re.I),
+            lambda m: f"{m[1]} {self.digits(m[2])}",
+        )
 
     def address_word(self, word: str) -> str:
         """A word of an e-mail or web address, as the language writes it."""
@@ -45,9 +57,35 @@ class AddressReader(Reader):
         slash = self.address_separators["/"]
         return "".join(f" {slash} {self.address_part(p)}".rstrip() for p in path.split("/")[1:])
 
+    def spelled(self, letters: str) -> str:
+        """Letters said one by one (a file's extension: P D F)."""
+        return " ".join(letters.upper())
+
+    def ip_address(self, octets: tuple[str, ...]) -> str:
+        """192.168.1.10: each part digit by digit, "dot" between (एक नौ दो डॉट ...)."""
+        dot = f" {self.address_separators['.']} "
+        return dot.join(self.digits(octet) for octet in octets)
+
     def address_rules(self) -> list[Rule]:
-        """E-mail and web addresses, read out as people read them."""
+        """IP, e-mail and web addresses, read out as people read them."""
         return [
+            Rule(
+                re.compile(
+                    r"(?<![\w.])(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)"
+                    r"\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.]|\.\d)"
+                ),
+                lambda m: self.ip_address(m.groups()),
+            ),
+            Rule(  # report.pdf: a file's name, its extension spelled
+                re.compile(
+                    r"(?<![\w.@/])([A-Za-z][\w-]*)\.(pdf|jpe?g|png|gif|csv|docx?|xlsx?|pptx?"
+                    r"|txt|zip|mp3|mp4|html?|php|exe|apk)(?![\w.])",
+                    re.I,
+                ),
+                lambda m: (
+                    f"{self.address_part(m[1])} {self.address_separators['.']} {self.spelled(m[2])}"
+                ),
+            ),
             Rule(
                 re.compile(r"(?<![\w.@])([\w.+-]+)@([\w-]+(?:\.[\w-]+)+)(?![\w@])"),
                 lambda m: f"{self.address_part(m[1])} {self.at_sign} {self.address_part(m[2])}",

@@ -70,13 +70,21 @@ class Reader:
     def number(self, text: str) -> str:
         """A written number (commas and decimals allowed) as words."""
         whole, fraction = parse_number(text)
-        if len(str(whole)) > self.max_cardinal_digits:
+        # a long run of digits is a code to key in; with decimals it is a quantity
+        if len(str(whole)) > self.max_cardinal_digits + (9 if fraction else 0):
             words = self.digits(str(whole))
         else:
             words = self.cardinal(whole)
         if fraction:
             words += f" {self.decimal_word} {self.digits(fraction)}"
         return words
+
+    def bare_number(self, text: str) -> str:
+        """A number standing alone; one written with a leading zero (007, 05) digit by
+        digit, as such codes are read (before a unit or in a range it is a quantity)."""
+        if len(text) > 1 and text[0] == "0" and text.isdigit():
+            return self.digits(text)
+        return self.number(text)
 
     def code_name(self, word: str) -> str:
         """The word before a code, as the language says it (acronyms are spelled later)."""
@@ -114,7 +122,7 @@ class Reader:
     def long_run_rule(self) -> Rule:
         """A long unbroken digit run is a number to key in, not a quantity."""
         return Rule(
-            re.compile(rf"(?<![\d,.])(\d{{9,}})(?![\d,.]|\s?(?:{self.amount_after}))"),
+            re.compile(rf"(?<![\d,./])(\d{{9,}})(?![\d,./]|\s?(?:{self.amount_after}))"),
             lambda m: self.spell(m[1]),
         )
 
@@ -141,7 +149,7 @@ class Reader:
                 re.compile(rf"(?<![\w.])[-−]({NUMBER})"),
                 lambda m: f"{self.minus_word} {self.number(m[1])}",
             ),
-            Rule(re.compile(NUMBER), lambda m: self.number(m[0])),
+            Rule(re.compile(NUMBER), lambda m: self.bare_number(m[0])),
         ]
 
     def read(self, text: str) -> str:

@@ -51,6 +51,7 @@ class ContextReader(AddressReader):
     # Ratios (16:9, 1:2): what is said for the colon, and the words that mark a
     # colon as a ratio even where it could be a time (ratio 1:30).
     ratio_word = "to"
+    by_word = "by"  # 12x10: twelve by ten
     version_point = "point"  # between the parts of a version number (2.0.1)
     ratio_names = r"ratio|aspect"
     # Acronyms: how the language names each capital letter, those said as words,
@@ -85,6 +86,9 @@ class ContextReader(AddressReader):
         """A date written with an English month name (``22 Nov 2026``, ``Nov 22, 2026``)."""
         raise NotImplementedError
 
+    def spelled(self, letters: str) -> str:
+        return self.acronym(letters.upper())
+
     def acronym(self, letters: str) -> str:
         """Capitals said as a word if they are one, else letter by letter."""
         return self.word_acronyms.get(letters) or " ".join(
@@ -103,10 +107,11 @@ class ContextReader(AddressReader):
         return f"{self.cardinal(int(first))} {self.ratio_word} {self.cardinal(int(second))}"
 
     def code_rules(self) -> list[Rule]:
-        """Before anything reads digits as a quantity: addresses, codes after their
-        names, dates with English month names, alphanumerics."""
+        """Before anything reads digits as a quantity: addresses, PIN codes, codes after
+        their names, dates with English month names, alphanumerics."""
         return [
             *self.address_rules(),
+            self.pin_code_rule(),
             self.named_code_rule(),
             Rule(
                 re.compile(
@@ -179,13 +184,17 @@ class ContextReader(AddressReader):
         hundredth ("" where none is in use)."""
         raise NotImplementedError
 
+    def amount(self, text: str) -> str:
+        """A sum of money's number (the language may read it otherwise than a count)."""
+        return self.quantity(text)
+
     def money(self, amount: str, currency: Currency) -> str:
         """``amount`` (as written, with commas) of ``currency``, hundredths included."""
         whole, _, fraction = amount.partition(".")
         unit, hundredth = self.currency_words(currency, whole == "1")
         if not hundredth:  # yen, won: the decimals are the number's
-            return f"{self.quantity(amount)} {unit}"
-        words = f"{self.quantity(whole)} {unit}"
+            return f"{self.amount(amount)} {unit}"
+        words = f"{self.amount(whole)} {unit}"
         cents = int((fraction + "00")[:2]) if fraction else 0
         return words + (f"{self.money_and}{self.cardinal(cents)} {hundredth}" if cents else "")
 
@@ -194,10 +203,11 @@ class ContextReader(AddressReader):
         return f"{self.cardinal(int(whole))} {self.and_} {words}" if whole else words
 
     def money_rules(self, currency: str) -> list[Rule]:
-        """Amounts after a currency sign; before ranges, so ``₹10-20`` is money."""
+        """Amounts after a currency sign (``Rs.1,50,000/-``: the Indian way of closing
+        a sum, not said); before ranges, so ``₹10-20`` is money."""
         return [
             Rule(
-                re.compile(rf"({currency})\s?({NUMBER})", re.I),
+                re.compile(rf"({currency})\s?({NUMBER})(?:/-)?", re.I),
                 lambda m: self.money(m[2], currency_of(m[1])),
             ),
         ]
@@ -222,14 +232,22 @@ class ContextReader(AddressReader):
     def fraction(self, numerator: int, denominator: int) -> str:
         raise NotImplementedError
 
+    def mixed(self, whole: int, numerator: int, denominator: int) -> str:
+        """A whole number and a fraction, ``2 2/7``, joined as the language joins them."""
+        return f"{self.cardinal(whole)} {self.and_} {self.fraction(numerator, denominator)}"
+
     def fraction_rules(self) -> list[Rule]:
-        """``3/4``, ``२५६३/४१२``: a fraction (after dates: ``06/05``, ``12/2027`` are
-        read as dates first)."""
+        """``2 2/7`` (a whole and a fraction), ``3/4``, ``२५६३/४१२``: a fraction (after
+        dates: ``06/05``, ``12/2027`` are read as dates first)."""
         return [
+            Rule(
+                re.compile(r"(?<![\w/.,])(\d+) (\d+)/(\d+)(?![\w/]|[.,]\d)"),
+                lambda m: self.mixed(int(m[1]), int(m[2]), int(m[3])),
+            ),
             Rule(
                 re.compile(r"(?<![\w/.,])(\d+)/(\d+)(?![\w/]|[.,]\d)"),
                 lambda m: self.fraction(int(m[1]), int(m[2])),
-            )
+            ),
         ]
 
     def ordinal_rules(self) -> list[Rule]:
@@ -271,6 +289,15 @@ class ContextReader(AddressReader):
             Rule(  # what cannot be a time is a ratio: 16:9, 4:3, 1:1
                 re.compile(r"(?<![\d:.])(\d{1,3}):(\d{1,3})(?![\d:])"),
                 lambda m: self.ratio(m[1], m[2]),
+            ),
+            Rule(  # 12x10, 200 x 10: dimensions (the second number is read by what
+                # follows it: 12x10 ft); 24x7 is round the clock, as 24/7 is
+                re.compile(rf"(?<![\w.])(?!0x)({NUMBER})\s?[x×]\s?(?=\d)(?:(7)(?![\w.]))?"),
+                lambda m: (
+                    self.fraction(24, 7)
+                    if m[1] == "24" and m[2]
+                    else f"{self.number(m[1])} {self.by_word} {m[2] or ''}"
+                ),
             ),
             self.money_range_rule(currency),
             *self.money_rules(currency),

@@ -56,6 +56,15 @@ def _words(text: str) -> str:
 
 
 class EnglishReader(ContextReader):
+    states = (
+        "Andhra Pradesh", "Arunachal Pradesh", "Assam", "Bihar", "Chhattisgarh", "Goa",
+        "Gujarat", "Haryana", "Himachal Pradesh", "Jharkhand", "Karnataka", "Kerala",
+        "Madhya Pradesh", "Maharashtra", "Manipur", "Meghalaya", "Mizoram", "Nagaland",
+        "Odisha", "Punjab", "Rajasthan", "Sikkim", "Tamil Nadu", "Telangana", "Tripura",
+        "Uttar Pradesh", "Uttarakhand", "West Bengal", "Delhi", "New Delhi", "Chandigarh",
+        "Puducherry", "Ladakh", "Jammu and Kashmir", "Bengaluru", "Bangalore", "Mumbai",
+        "Chennai", "Kolkata", "Hyderabad", "Pune", "Ahmedabad", "Jaipur", "Lucknow",
+    )  # fmt: skip
     decimal_word = "point"
     minus_word = "minus"
     percent_word = "percent"

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from num2words import num2words
+
 from deployments.normaliser.english_words import native_spelling
 from deployments.normaliser.languages.base import NUMBER, Rule, alternatives, parse_number
 from deployments.normaliser.languages.context import ContextReader
@@ -31,6 +33,7 @@ from deployments.normaliser.languages.hindi_words import (
     SCALE_WORDS,
     SCALES,
     SEPARATORS,
+    STATES,
     UNITS,
     WORD_ACRONYMS,
 )
@@ -49,6 +52,8 @@ class HindiReader(ContextReader):
     vulgar_fractions = FRACTIONS
     after_time = r"\s?बजे"
     ratio_word = "अनुपात"
+    by_word = "बाई"  # 12x10: बारह बाई दस
+    states = STATES
     version_point = "पॉइंट"
     ratio_names = ContextReader.ratio_names + "|अनुपात"
     code_names = (
@@ -86,9 +91,21 @@ class HindiReader(ContextReader):
         return f"{ONES[hundreds]} सौ" + (f" {ONES[rest]}" if rest else "")
 
     def number(self, text: str) -> str:
-        if "," not in text and "." not in text and 1100 <= int(text) <= 1999:
-            return self.in_hundreds(int(text))
+        """Round hundreds 1100-1900 as speakers say them (पंद्रह सौ लोग), and 1800-1999
+        as the years they mostly are (उन्नीस सौ सैंतालीस); any other number in full
+        (1345: एक हज़ार तीन सौ पैंतालीस)."""
+        if text.isdigit() and 1100 <= int(text) <= 1999:
+            n = int(text)
+            if n % 100 == 0 or n >= 1800:
+                return self.in_hundreds(n)
         return super().number(text)
+
+    def amount(self, text: str) -> str:
+        """A sum of money is no year: ₹1946 एक हज़ार नौ सौ छियालीस; a round sum in
+        hundreds is said as speakers say it (₺1200 बारह सौ लीरा)."""
+        if text.isdigit() and 1100 <= int(text) <= 1999 and int(text) % 100 == 0:
+            return self.in_hundreds(int(text))
+        return super().number(text) if text.isdigit() else self.quantity(text)
 
     def year(self, n: int) -> str:
         return self.in_hundreds(n) if 1100 <= n <= 1999 else self.cardinal(n)
@@ -110,6 +127,13 @@ class HindiReader(ContextReader):
                 return self.half_more(n)
             return f"सवा {self.cardinal(n)}" if symbol == "¼" else f"पौने {self.cardinal(n + 1)}"
         return super().vulgar(whole, symbol)
+
+    def mixed(self, whole: int, numerator: int, denominator: int) -> str:
+        """2 1/2 ढाई, 2 1/4 सवा दो, 1 3/4 पौने दो; 2 2/7 दो और दो बटा सात."""
+        symbol = {(1, 2): "½", (1, 4): "¼", (3, 4): "¾"}.get((numerator, denominator))
+        if symbol:
+            return self.vulgar(str(whole), symbol)
+        return super().mixed(whole, numerator, denominator)
 
     def ratio(self, first: str, second: str, named: bool = False) -> str:
         """1:2 -> एक अनुपात दो; before the word अनुपात, एक और दो (के अनुपात में)."""
@@ -151,6 +175,12 @@ class HindiReader(ContextReader):
         if n in ORDINAL_STEMS:
             return ORDINAL_STEMS[n] + form
         return self.cardinal(n) + {"ा": "वाँ", "ी": "वीं", "े": "वें"}[form]
+
+    def english_ordinal(self, n: int) -> str:
+        """1st, 22nd as Hindi speakers say an ordinal written the English way: in
+        English (फ़र्स्ट, ट्वेंटी सेकंड); 1ला, 2री are Hindi's own (पहला, दूसरी)."""
+        words = num2words(n, lang="en", to="ordinal").replace("-", " ").replace(",", "")
+        return " ".join(native_spelling(word, "hi") for word in words.split() if word != "and")
 
     def code_rules(self) -> list[Rule]:
         """Scores, and times with AM/PM, before the clock rule reads them bare."""
@@ -228,9 +258,9 @@ class HindiReader(ContextReader):
                 re.compile(rf"(?<![\w.])({NUMBER})\s?({scales})(?![\w])", re.I),
                 lambda m: f"{self.scaled(m[1])} {self.scale_words(m[2])}",
             ),
-            # "₹500 रुपये" says the currency twice: read it once.
+            # "₹500 रुपये" says the currency twice: read it once; "Rs.500/-" closes it.
             Rule(
-                re.compile(rf"({currency})\s?({NUMBER})({RUPEES_AFTER})?", re.I),
+                re.compile(rf"({currency})\s?({NUMBER})({RUPEES_AFTER}|/-)?", re.I),
                 lambda m: self.money(m[2], currency_of(m[1])),
             ),
         ]
@@ -246,9 +276,9 @@ class HindiReader(ContextReader):
     def ordinal_rules(self) -> list[Rule]:
         return [
             Rule(ORDINAL_SUFFIX, lambda m: self.ordinal(int(m[1]), m[2])),
-            Rule(
+            Rule(  # 2nd फ्लोर: an English ordinal is said in English (सेकंड फ्लोर)
                 re.compile(r"(\d+)(?:st|nd|rd|th)(?![\w])", re.I),
-                lambda m: self.ordinal(int(m[1]), "ा"),
+                lambda m: self.english_ordinal(int(m[1])),
             ),
         ]
 

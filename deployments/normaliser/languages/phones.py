@@ -5,7 +5,11 @@
 - landlines: the STD code with its 0 and the subscriber's number (``0522-2345678``,
   ``०३८६२-३५१७९१``: 11 digits), or without the 0 (``1374-309988``: 10 digits), or
   after ``+91`` (``+91 11 2345 6789``);
-- toll-free: ``1800`` and ``1860`` numbers (``1800-180-1551``, ``1800 11 4000``).
+- toll-free: ``1800`` and ``1860`` numbers (``1800-180-1551``, ``1800 11 4000``);
+- other ways of writing an STD code (it starts with 0): in brackets, joined by a dot,
+  or longer than a code (``(02229) 411128``, ``0 (80) 26411128``, ``022.29411128``,
+  ``0168911-4573``);
+- foreign numbers after their country code (``+49 30 1234567``, ``+1 6234517890``).
 
 The groups are kept as written, a pause (a comma) between them; a mobile written
 whole is read as two fives, as people say it. Anything else with a hyphen between
@@ -35,6 +39,8 @@ LANDLINE = re.compile(
     r"|(\+91[\s-]?)([1-9]\d{1,3})[\s-](\d{2,4}[\s-]?\d{4})"
     r"|([1-9]\d{1,3})-(\d{6,8}))(?![\w.,/-]*\d)"
 )
+STD = re.compile(r"(?<![\w.(])(0?\s?\(0?\d{2,4}\)|0\d{2,6})[-\s.]?(\d{4,8})(?![\w.]|\.\d)")
+FOREIGN = re.compile(r"(?<![\w)+])\+(?!91\b)(\d{1,3})((?:[\s-]\d{1,10}){1,4})(?![\w.]|\.\d)")
 TOLL_FREE = re.compile(r"(?<![\w+.,/-])(18[06]0)[\s-]?(\d{2,3})[\s-]?(\d{3,4})(?![\w.,/-]*\d)")
 
 
@@ -75,7 +81,14 @@ def phone_rules(reader: Reader) -> list[tuple[re.Pattern[str], Replace]]:
             return m[0]
         return grouped(m[1], m[2], m[3])
 
+    def foreign(m: re.Match[str]) -> str:
+        plus = reader.plus_word or "+"
+        groups = _SEPARATOR.split(m[2].strip())
+        return f"{plus} {reader.digits(m[1])}, " + ", ".join(reader.spell(g) for g in groups)
+
     return [
+        (FOREIGN, foreign),
+        (STD, lambda m: grouped(m[1], m[2])),
         (MOBILE, lambda m: country(m[1]) + grouped(m[2], m[3])),
         (TOLL_FREE, toll_free),
         (LANDLINE, landline),

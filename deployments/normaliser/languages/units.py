@@ -5,7 +5,9 @@ case unless ``exact_case``), its Hindi name (the same after any number, पा�
 किलोमीटर, but for the Hindi nouns among them: एक घंटा, दो घंटे) and its English
 name for one and for more (one kilometre, five kilometres). A unit whose written
 form is also a common word (``in``, ``mi``) is a unit only where no Latin word
-follows it: ``34 in`` is inches, ``5 in the morning`` is not.
+follows it: ``34 in`` is inches, ``5 in the morning`` is not; one that is also an
+ordinal's ending or a letter (``st``, ``t``, ``pt``) only after a space: ``88 st`` is
+stone, ``1st`` is not.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class Unit:
     exact_case: bool = False  # AC is air conditioning, ac an acre
     also_a_word: bool = False  # in, mi: not before a Latin word
     hindi_one: str = ""  # after 1, where Hindi says it otherwise (घंटा)
+    spaced: bool = False  # st, t, pt: only after a space (1st is an ordinal)
 
 
 def _unit(
@@ -34,15 +37,18 @@ def _unit(
     hindi_one: str = "",
     exact_case: bool = False,
     also_a_word: bool = False,
+    spaced: bool = False,
 ) -> Unit:
     forms = tuple(written.split("|"))
-    return Unit(forms, hindi, english, plural or english + "s", exact_case, also_a_word, hindi_one)
+    return Unit(
+        forms, hindi, english, plural or english + "s", exact_case, also_a_word, hindi_one, spaced
+    )
 
 
 UNITS = (
     # speed, length, area
     _unit("km/h|km/hr|kmph|kph", "किलोमीटर प्रति घंटा", "kilometre per hour", "kilometres per hour"),
-    _unit("mph", "मील प्रति घंटा", "mile per hour", "miles per hour"),
+    _unit("mph|mi/hr|mi/h", "मील प्रति घंटा", "mile per hour", "miles per hour"),
     _unit("km", "किलोमीटर", "kilometre"),
     _unit("m", "मीटर", "metre", exact_case=True),  # 5M is five million
     _unit("cm", "सेंटीमीटर", "centimetre"),
@@ -50,6 +56,8 @@ UNITS = (
     _unit("ft|feet", "फ़ुट", "foot", "feet"),
     _unit("in|inch|inches", "इंच", "inch", "inches", also_a_word=True),
     _unit("mi", "मील", "mile", also_a_word=True),
+    _unit("yd|yds", "यार्ड", "yard"),
+    _unit("µm|μm", "माइक्रोमीटर", "micrometre"),
     _unit("km²|km2|sq km|sq. km|sq.km", "वर्ग किलोमीटर", "square kilometre"),
     _unit("m²|m2|sq m|sq. m|sqm", "वर्ग मीटर", "square metre"),
     _unit("ft²|sq ft|sq. ft|sq.ft|sqft|sq. ft.|sq.ft.", "वर्ग फ़ुट", "square foot", "square feet"),
@@ -65,6 +73,15 @@ UNITS = (
     _unit("ltr|ltrs|litre|litres", "लीटर", "litre"),
     _unit("ml", "मिलीलीटर", "millilitre"),
     _unit("q|qtl", "क्विंटल", "quintal"),
+    _unit("cg", "सेंटीग्राम", "centigram"),
+    _unit("dg", "डेसीग्राम", "decigram"),
+    _unit("t", "टन", "tonne", exact_case=True, spaced=True),
+    _unit("lb|lbs", "पाउंड", "pound"),
+    _unit("oz", "आउंस", "ounce"),
+    _unit("st", "स्टोन", "stone", "stone", exact_case=True, spaced=True),
+    _unit("gal", "गैलन", "gallon"),
+    _unit("qt", "क्वार्ट", "quart"),
+    _unit("pt", "पिंट", "pint", spaced=True),
     # temperature, energy, data
     _unit("°C|℃", "डिग्री सेल्सियस", "degree Celsius", "degrees Celsius"),
     _unit("°F|℉", "डिग्री फ़ारेनहाइट", "degree Fahrenheit", "degrees Fahrenheit"),
@@ -77,6 +94,7 @@ UNITS = (
     _unit("TB", "टीबी", "terabyte"),
     # time
     _unit("hr|hrs", "घंटे", "hour", hindi_one="घंटा"),
+    _unit("yr|yrs", "साल", "year"),
     _unit("min|mins", "मिनट", "minute"),
     _unit("sec|secs", "सेकंड", "second"),
     # homes
@@ -103,5 +121,7 @@ def found(table: dict[str, Unit], match: re.Match[str], group: int) -> Unit | No
     if unit is None or (unit.exact_case and written not in unit.written):
         return None
     if unit.also_a_word and _LATIN_WORD_NEXT.match(match.string, match.end()):
+        return None
+    if unit.spaced and not match.string[match.start(group) - 1 : match.start(group)].isspace():
         return None
     return unit

@@ -233,9 +233,13 @@ HINDI = [
     ("10वीं कक्षा", "दसवीं कक्षा"),
     ("21वीं सदी", "इक्कीसवीं सदी"),
     ("100वाँ", "एक सौवाँ"),
-    ("1st", "पहला"),
-    ("3rd", "तीसरा"),
-    ("5th", "पाँचवाँ"),
+    # an ordinal written the English way is said in English, as Hindi speakers say
+    # it (फ़र्स्ट आया, सेकंड फ्लोर); Hindi's own endings are Hindi's (1ला, 2री)
+    ("1st", "फ़र्स्ट"),
+    ("3rd", "थर्ड"),
+    ("5th", "फ़िफ़्थ"),
+    ("2nd फ्लोर पर", "सेकंड फ्लोर पर"),
+    ("22nd", "ट्वेंटी सेकंड"),
     # abbreviations and symbols
     ("डॉ. शर्मा", "डॉक्टर शर्मा"),
     ("प्रो. वर्मा", "प्रोफ़ेसर वर्मा"),
@@ -271,6 +275,31 @@ HINDI = [
     # text without numbers is left alone
     ("नमस्ते, आप कैसे हैं?", "नमस्ते, आप कैसे हैं?"),
     ("भारत एक विशाल देश है।", "भारत एक विशाल देश है।"),
+    # round four: PIN codes, IP addresses, dimensions, units, mixed fractions, "/-"
+    ("नई दिल्ली 110005", "नई दिल्ली एक एक शून्य शून्य शून्य पाँच"),
+    ("लखनऊ, उत्तर प्रदेश 226001", "लखनऊ, उत्तर प्रदेश दो दो छह शून्य शून्य एक"),
+    ("राउटर का पता 192.168.1.10 है", "राउटर का पता एक नौ दो डॉट एक छह आठ डॉट एक डॉट एक शून्य है"),
+    ("12x10 फीट का कमरा", "बारह बाई दस फीट का कमरा"),
+    ("200 x 10 के गद्दे", "दो सौ बाई दस के गद्दे"),
+    ("24x7 सेवा", "ट्वेंटी फ़ोर सेवन सेवा"),
+    ("5 lb", "पाँच पाउंड"),
+    ("8 oz", "आठ आउंस"),
+    ("3 gal", "तीन गैलन"),
+    ("100 yd", "एक सौ यार्ड"),
+    ("20 t", "बीस टन"),
+    ("60 mi/hr", "साठ मील प्रति घंटा"),
+    ("5 yr", "पाँच साल"),
+    ("2 1/2 कप", "ढाई कप"),
+    ("2 1/4 घंटे", "सवा दो घंटे"),
+    ("२ २/७", "दो और दो बटा सात"),
+    ("Rs.1,50,000/-", "एक लाख पचास हज़ार रुपये"),
+    ("₹1946", "एक हज़ार नौ सौ छियालीस रुपये"),
+    ("1345 लोग", "एक हज़ार तीन सौ पैंतालीस लोग"),
+    ("कोड 007", "कोड शून्य शून्य सात"),
+    ("report.pdf भेज दीजिए", "रिपोर्ट डॉट पी डी एफ़ भेज दीजिए"),
+    ("+49 30 1234567", "प्लस चार नौ, तीन शून्य, एक दो तीन चार, पाँच छह सात"),
+    ("(0522) 2345678", "शून्य पाँच दो दो, दो तीन चार पाँच छह सात आठ"),
+    ("120 ई. पू.", "एक सौ बीस ईसा पूर्व"),
 ]
 
 ENGLISH = [
@@ -349,6 +378,20 @@ ENGLISH = [
     ("Lt. Col. Singh", "Lieutenant Colonel Singh"),
     ("Smt. Sunita", "Shrimati Sunita"),
     ("Hello, world.", "Hello, world."),
+    # round four: PIN codes, IP addresses, dimensions, units, mixed fractions, "/-"
+    ("Bengaluru 560001", "Bengaluru five six zero zero zero one"),
+    ("The server is 10.0.0.1", "The server is one zero dot zero dot zero dot one"),
+    ("a 12x10 ft room", "a twelve by ten feet room"),
+    ("24x7 support", "twenty four seven support"),
+    ("5 lb", "five pounds"),
+    ("1 oz", "one ounce"),
+    ("3 gal", "three gallons"),
+    ("88 st", "eighty eight stone"),
+    ("2 2/7", "two and two sevenths"),
+    ("Rs. 500/-", "five hundred rupees"),
+    ("code 007", "code zero zero seven"),
+    ("data.csv", "data dot C S V"),
+    ("+44 20 7946 0958", "plus four four, two zero, seven nine four six, zero nine five eight"),
 ]
 
 _normaliser = TextNormaliser()
