@@ -42,7 +42,7 @@ class ContextReader(AddressReader):
     money_and = " "  # between rupees and paise
     # Units after a number (units.py, both languages' names) and the language's own
     # written units (किमी), lower-cased, with what is said for them.
-    unit_table: ClassVar[dict[str, Unit]] = by_written(UNITS)
+    unit_table: dict[str, Unit] = by_written(UNITS)  # a language may add its own forms
     units: ClassVar[dict[str, str]] = {}
     abbreviations: Mapping[str, str] = MappingProxyType({})
     # ½ ¼ ¾ ... by name, where the language names them (per reader: Indic readers' words)

@@ -226,6 +226,11 @@ class IndicReader(ContextReader):
         self.to = self.words.to
         self.until = self.words.until
         self.abbreviations = self.words.abbreviations
+        # the language's own abbreviations of units, said as the units they stand for
+        table = self.unit_table
+        self.unit_table = table | {
+            own: table[latin] for own, latin in self.words.unit_abbreviations.items()
+        }
         self.vulgar_fractions = {
             "½": self.words.half,
             "¼": self.words.quarter,

@@ -60,6 +60,9 @@ class IndicWords:
     # Years 1100-1999 said in hundreds, as in Hindi (एकोणीसशे सत्तेचाळीस), with this
     # after the hundreds; "" where years are read as any number.
     hundreds: str = ""
+    # Units abbreviated in the language's own script -> the unit written in Latin
+    # letters they stand for (ಕಿಮೀ -> km), said as that unit is.
+    unit_abbreviations: dict[str, str] = field(default_factory=dict)
 
 
 def _months(names: str) -> tuple[str, ...]:
@@ -142,6 +145,7 @@ WORDS = {
         },
         hindi_loanwords=True,
         hundreds="शे",
+        unit_abbreviations={"किमी": "km", "कि.मी.": "km", "किग्रा": "kg", "कि.ग्रा.": "kg"},
     ),
     "bn": IndicWords(
         months=_months("জানুয়ারি ফেব্রুয়ারি মার্চ এপ্রিল মে জুন জুলাই আগস্ট সেপ্টেম্বর অক্টোবর নভেম্বর ডিসেম্বর"),
@@ -170,6 +174,7 @@ WORDS = {
             "অধ্যাপক.": "অধ্যাপক",
         },
         hundreds="শো",
+        unit_abbreviations={"কিমি": "km", "কি.মি.": "km", "কিগ্রা": "kg", "কি.গ্রা.": "kg"},
     ),
     "ta": IndicWords(
         months=_months("ஜனவரி பிப்ரவரி மார்ச் ஏப்ரல் மே ஜூன் ஜூலை ஆகஸ்ட் செப்டம்பர் அக்டோபர் நவம்பர் டிசம்பர்"),
@@ -190,6 +195,7 @@ WORDS = {
         over="பை",
         mixed=joined_after("ு", {"½": ("", "ரை"), "¼": ("ே", " கால்"), "¾": ("ே", " முக்கால்")}),
         abbreviations={"திரு.": "திரு", "திருமதி.": "திருமதி", "செல்வி.": "செல்வி", "டாக்.": "டாக்டர்"},
+        unit_abbreviations={"கிமீ": "km", "கி.மீ": "km", "கி.மீ.": "km", "கிகி": "kg", "கி.கி": "kg"},
     ),
     "te": IndicWords(
         months=_months("జనవరి ఫిబ్రవరి మార్చి ఏప్రిల్ మే జూన్ జూలై ఆగస్టు సెప్టెంబరు అక్టోబరు నవంబరు డిసెంబరు"),
@@ -211,6 +217,7 @@ WORDS = {
         mixed=joined_after("ుి", {"½": (None, "న్నర")}),
         abbreviations={"డా.": "డాక్టర్", "శ్రీ.": "శ్రీ", "శ్రీమతి.": "శ్రీమతి", "ప్రొ.": "ప్రొఫెసర్"},
         before_noun={"వందలు": "వందల", "వేలు": "వేల", "లక్షలు": "లక్షల", "కోట్లు": "కోట్ల"},
+        unit_abbreviations={"కిమీ": "km", "కి.మీ": "km", "కి.మీ.": "km", "కిగ్రా": "kg", "కి.గ్రా": "kg"},
     ),
     "kn": IndicWords(
         months=_months("ಜನವರಿ ಫೆಬ್ರವರಿ ಮಾರ್ಚ್ ಏಪ್ರಿಲ್ ಮೇ ಜೂನ್ ಜುಲೈ ಆಗಸ್ಟ್ ಸೆಪ್ಟೆಂಬರ್ ಅಕ್ಟೋಬರ್ ನವೆಂಬರ್ ಡಿಸೆಂಬರ್"),
@@ -238,5 +245,6 @@ WORDS = {
             "ಪ್ರೊ.": "ಪ್ರೊಫೆಸರ್",
             "ಕು.": "ಕುಮಾರಿ",
         },
+        unit_abbreviations={"ಕಿಮೀ": "km", "ಕಿ.ಮೀ": "km", "ಕಿ.ಮೀ.": "km", "ಕಿಗ್ರಾ": "kg", "ಕಿ.ಗ್ರಾ": "kg"},
     ),
 }
