@@ -16,10 +16,12 @@ class AddressReader(Reader):
     # What is said for @, the separators, domain suffixes.
     at_sign = "at"
     address_separators: ClassVar[dict[str, str]] = {
-        ".": "dot", "+": "plus", "_": "underscore", "-": "dash", "/": "slash"
+        ".": "dot", "+": "plus", "_": "underscore", "-": "dash", "/": "slash",
+        "\\": "backslash", ":": "colon",
     }  # fmt: skip
     domain_words: ClassVar[dict[str, str]] = {
-        "www": "w w w", "org": "o r g", "gov": "g o v", "edu": "e d u", "io": "i o"
+        "www": "w w w", "org": "o r g", "gov": "g o v", "edu": "e d u", "io": "i o",
+        "com": "com", "net": "net", "in": "in", "co": "co", "info": "info", "app": "app",
     }  # fmt: skip
 
     # Places (states, large cities) after whose name six digits are a PIN code.
@@ -38,9 +40,11 @@ class AddressReader(Reader):
         """A word of an e-mail or web address, as the language writes it."""
         return word
 
-    def address_part(self, text: str) -> str:
+    def address_part(self, text: str, spell_short: bool = False) -> str:
         """``bank.co.in``, ``vivaan62``: separators said (dot), domain suffixes as they
-        are said (in, o r g), digits one by one apart from the letters (विवान छह दो)."""
+        are said (in, o r g), digits one by one apart from the letters (विवान छह दो).
+        With ``spell_short`` (a domain's or a path's names), a name of three letters
+        or fewer, or one with no vowel, is an initialism, spelled (ndtv, rbi, etc)."""
         parts = []
         for part in re.split(r"([.+_-]|\d+)", text):
             if part in self.address_separators:
@@ -49,13 +53,30 @@ class AddressReader(Reader):
                 parts.append(self.domain_words[part.lower()])
             elif part.isdigit():
                 parts.append(self.digits(part))
+            elif spell_short and part.isalpha() and _initialism(part):
+                parts.append(self.spelled(part))
             elif part:
                 parts.append(self.address_word(part))
         return " ".join(parts)
 
+    def file_path(self, m: re.Match[str]) -> str:
+        """``/home/desktop``, ``C:\\Users\\HP\\``: each name said, the separators too."""
+        drive, path = m[1], m[2]
+        separator = "\\" if drive else "/"
+        said = [f"{self.spelled(drive)} {self.address_separators[':']}"] if drive else []
+        for i, name in enumerate(path.split(separator)):
+            if i:
+                said.append(self.address_separators[separator])
+            if name:
+                said.append(self.address_part(name, spell_short=True))
+        return " ".join(said)
+
     def address_path(self, path: str) -> str:
         slash = self.address_separators["/"]
-        return "".join(f" {slash} {self.address_part(p)}".rstrip() for p in path.split("/")[1:])
+        return "".join(
+            f" {slash} {self.address_part(p, spell_short=True)}".rstrip()
+            for p in path.split("/")[1:]
+        )
 
     def spelled(self, letters: str) -> str:
         """Letters said one by one (a file's extension: P D F)."""
@@ -88,13 +109,30 @@ class AddressReader(Reader):
             ),
             Rule(
                 re.compile(r"(?<![\w.@])([\w.+-]+)@([\w-]+(?:\.[\w-]+)+)(?![\w@])"),
-                lambda m: f"{self.address_part(m[1])} {self.at_sign} {self.address_part(m[2])}",
+                lambda m: (
+                    f"{self.address_part(m[1])} {self.at_sign} "
+                    f"{self.address_part(m[2], spell_short=True)}"
+                ),
             ),
             Rule(
                 re.compile(
                     r"(?<![\w.@/])(?:https?://)?((?:www\.)?[\w-]+(?:\.[\w-]+)*\.(?:com|in|org|net"
                     r"|gov|co|edu|io|info|app)(?:\.in)?)((?:/[\w.-]*)*)(?![\w@])"
                 ),
-                lambda m: self.address_part(m[1]) + self.address_path(m[2]),
+                lambda m: self.address_part(m[1], spell_short=True) + self.address_path(m[2]),
+            ),
+            Rule(  # C:\\Users\\HP\\Desktop\\
+                re.compile(r"(?<![\w])([A-Za-z]):((?:\\[\w.-]+)+\\?|\\)"),
+                self.file_path,
+            ),
+            Rule(  # /home/desktop, /var/www
+                re.compile(r"(?<![\w/.:])()((?:/[A-Za-z][\w.-]*)+/?)(?![\w/])"),
+                self.file_path,
             ),
         ]
+
+
+def _initialism(name: str) -> bool:
+    """A name in an address said letter by letter: three letters or fewer (rbi, ati),
+    or no vowel at all (ndtv, html)."""
+    return len(name) <= 3 or not re.search(r"[aeiouyAEIOUY]", name)

@@ -122,7 +122,10 @@ CODE_WORDS = {
 LATIN_WORDS = re.compile(r"[A-Za-z]+\.?")
 GLUE_WORDS = {"no": "नंबर", "no.": "नंबर", "number": "नंबर", "code": "कोड", "is": ""}
 # How the parts of an address are read out.
-SEPARATORS = {".": "डॉट", "+": "प्लस", "_": "अंडरस्कोर", "-": "डैश", "/": "स्लैश"}
+SEPARATORS = {
+    ".": "डॉट", "+": "प्लस", "_": "अंडरस्कोर", "-": "डैश", "/": "स्लैश", "\\": "बैकस्लैश",
+    ":": "कोलन",
+}  # fmt: skip
 DOMAIN_WORDS = {
     "www": "डब्ल्यू डब्ल्यू डब्ल्यू",
     "com": "कॉम",

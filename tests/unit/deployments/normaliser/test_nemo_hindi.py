@@ -97,7 +97,6 @@ LONG_RUN = (
     "a bare run of 10 or more digits is a number to key in (a mobile or account number), "
     "read in digit groups"
 )
-YEAR_2000 = "years from 2000 on are read in full (दो हज़ार एक सौ एक), as they are said"
 SUBUNIT = "yen and won have no hundredths in use (sen, jeon): their decimals are the number's"
 WAI = "वै. before a name is वैद्य (a physician's title)"
 PHONE_ZERO = "NeMo's reading adds a leading शून्य that is not written"
@@ -110,6 +109,7 @@ DAY_FIRST = (
     "dates are said day first (सत्ताईस फ़रवरी), as Indian readers say them, whatever "
     "order they are written in"
 )
+YEAR_2000 = "years from 2000 are read in full (दो हज़ार एक सौ एक)"
 SCHEME = (
     "a web address is said without its scheme (https://) and its words as words, as "
     "people read one out; NeMo says the scheme and spells each letter"
@@ -118,6 +118,12 @@ DOMAIN_NAME = (
     "a name in a web address is read as a name (शर्मा डैश ...), '-' as डैश, .org as ओ आर "
     "जी; NeMo spells each letter and says हाइफ़न, ऑर्ग"
 )
+PATH = (
+    "a path's separators are said स्लैश and बैकस्लैश, as they are called, its names as "
+    "words and short ones spelled; NeMo says फॉरवर्ड स्लैश, बैकवर्ड स्लैश and spells "
+    "every name"
+)
+NO_DATE = "31-06 is no date (June has 30 days), so it stays a range of two numbers"
 FILE_NAME = (
     "a file's name is read as a word and its extension spelled (रिपोर्ट डॉट पी डी एफ); "
     "NeMo spells every letter"
@@ -166,6 +172,7 @@ CHOSEN: dict[str, str] = {
     "१०२२३४५५६७": LONG_RUN,
     "11022345567": LONG_RUN,
     "५१०२२३४५५६७": LONG_RUN,
+    "३१-०६": NO_DATE,
     "02-27": DAY_FIRST,
     "०९-१२-२१०१": YEAR_2000,
     "१०-२९-२०००": DAY_FIRST,
@@ -206,6 +213,18 @@ CHOSEN: dict[str, str] = {
     "https://example.com/blog/": SCHEME,
     "https://example.com/about.html": SCHEME,
     "https://example.com/search.php": SCHEME,
+    "http://ati.edu": SCHEME,
+    "http://gcu.edu": SCHEME,
+    "http://pima.edu": SCHEME,
+    "bamu.nic.in/": DOMAIN_NAME,
+    "bieap.gov.in/": DOMAIN_NAME,
+    "www.sharda.ac.in": DOMAIN_NAME,
+    "C:\\Users\\HP\\Desktop\\": PATH,
+    "C:\\Users\\HP\\Downloads\\": PATH,
+    "C:\\Users\\HP\\Documents\\Zoom": PATH,
+    "/home/desktop": PATH,
+    "/etc/apache": PATH,
+    "/var/www": PATH,
     "report.pdf": FILE_NAME,
     "photo.jpg": FILE_NAME,
     "1000000000/22": BIG,
@@ -244,19 +263,6 @@ CHOSEN: dict[str, str] = {
 # Plain misses, to be fixed (what we say now after each).
 NOT_YET: set[str] = {
     "२७०४४० डॉसन आर डी, अल्बानी, जीए ३१७०७",  # address: दो लाख सत्तर हज़ार चार सौ चालीस डॉसन आर डी,
-    "३१-०६",  # date: इकतीस से छह
-    "http://ati.edu",  # electronic: एटियाई डॉट ई डी यू
-    "http://gcu.edu",  # electronic: जीसीयू डॉट ई डी यू
-    "http://pima.edu",  # electronic: पीमा डॉट ई डी यू
-    "bamu.nic.in/",  # electronic: बामू डॉट निक डॉट इन स्लैश
-    "bieap.gov.in/",  # electronic: बियैप डॉट जी ओ वी डॉट इन स्लैश
-    "www.sharda.ac.in",  # electronic: डब्ल्यू डब्ल्यू डब्ल्यू डॉट शार्डा डॉट एसी डॉट इन
-    "C:\\Users\\HP\\Desktop\\",  # electronic: च:\यूज़र्स\एच पी\डेस्कटॉप\
-    "C:\\Users\\HP\\Downloads\\",  # electronic: च:\यूज़र्स\एच पी\डाउनलोड्स\
-    "C:\\Users\\HP\\Documents\\Zoom",  # electronic: च:\यूज़र्स\एच पी\डॉक्यूमेंट्स\ज़ूम
-    "/home/desktop",  # electronic: /होम/डेस्कटॉप
-    "/etc/apache",  # electronic: /एटसेटरा/अपचे
-    "/var/www",  # electronic: /वर/व्व्व
     "मेरे इस नंबर पे कॉल करो 1374 309988",  # telephone: मेरे इस नंबर पे कॉल करो एक हज़ार तीन सौ चौह
     "+91 9876543210 123",  # telephone: प्लस नौ एक, नौ आठ सात छह पाँच, चार तीन दो एक शून्य एक सौ तेई
     "+९१ ९८७६५४३२१० १२३",  # telephone: प्लस नौ एक, नौ आठ सात छह पाँच, चार तीन दो एक शून्य एक सौ तेई
