@@ -12,6 +12,7 @@ from typing import ClassVar
 from deployments.normaliser.languages import currencies, dates
 from deployments.normaliser.languages.addresses import AddressReader
 from deployments.normaliser.languages.base import NUMBER, Rule, alternatives
+from deployments.normaliser.languages.codes import code_rules
 from deployments.normaliser.languages.currencies import Currency, currency_of
 from deployments.normaliser.languages.dates import MONTH_NAMES, month_number
 from deployments.normaliser.languages.units import UNITS, Unit, by_written, found
@@ -150,6 +151,7 @@ class ContextReader(AddressReader):
                 re.compile(r"(?<![\w])(\d{2,4})([A-Z])(?![\w])"),  # 221B
                 lambda m: f"{self.house_number(int(m[1]))} {self.acronym(m[2])}",
             ),
+            *(Rule(pattern, replace) for pattern, replace in code_rules(self)),
         ]
 
     def unit_name(self, unit: Unit, quantity: str) -> str:

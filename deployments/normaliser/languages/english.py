@@ -204,8 +204,9 @@ class EnglishReader(ContextReader):
                 re.compile(rf"(?<=[A-Za-z] )({'|'.join(STREET_WORDS)})\.(?!\w)"),
                 lambda m: STREET_WORDS[m[1]],
             ),
-            Rule(  # a bare year: 1947 -> nineteen forty seven
-                re.compile(r"(?<![\w,.])(1[1-9]\d\d|20\d\d)(?!\w|[,.]\d)"),
+            Rule(  # a bare year: 1947 -> nineteen forty seven; 1100-1799 are mostly
+                # counts (1345 people), but round hundreds (fifteen hundred)
+                re.compile(r"(?<![\w,.])(1[89]\d\d|20\d\d|1[1-7]00)(?!\w|[,.]\d)"),
                 lambda m: self.year(int(m[1])),
             ),
             Rule(re.compile(r"\bNo\.\s?(?=\d)"), lambda m: "number "),

@@ -300,6 +300,12 @@ HINDI = [
     ("+49 30 1234567", "प्लस चार नौ, तीन शून्य, एक दो तीन चार, पाँच छह सात"),
     ("(0522) 2345678", "शून्य पाँच दो दो, दो तीन चार पाँच छह सात आठ"),
     ("120 ई. पू.", "एक सौ बीस ईसा पूर्व"),
+    ("IFSC कोड SBIN0001234 है", "आई एफ़ एस सी कोड एस बी आई एन, शून्य शून्य शून्य एक दो तीन चार है"),
+    ("गाड़ी नंबर MH 12 AB 1234", "गाड़ी नंबर एम एच बारह ए बी एक दो तीन चार"),
+    ("MH12AB1234", "एम एच बारह ए बी एक दो तीन चार"),
+    ("फ़ाइल C:\\Users\\HP\\Desktop में है", "फ़ाइल सी कोलन बैकस्लैश यूज़र्स बैकस्लैश एच पी बैकस्लैश डेस्कटॉप में है"),
+    ("मेरा ईमेल rahul@yahoo.com है", "मेरा ईमेल राहुल एट द रेट याहू डॉट कॉम है"),
+    ("https://www.irctc.co.in पर", "डब्ल्यू डब्ल्यू डब्ल्यू डॉट आई आर सी टी सी डॉट को डॉट इन पर"),
 ]
 
 ENGLISH = [
@@ -392,6 +398,13 @@ ENGLISH = [
     ("code 007", "code zero zero seven"),
     ("data.csv", "data dot C S V"),
     ("+44 20 7946 0958", "plus four four, two zero, seven nine four six, zero nine five eight"),
+    (
+        "Your IFSC code is SBIN0001234.",
+        "Your I F S C code is S B I N, zero zero zero one two three four.",
+    ),
+    ("Vehicle MH 12 AB 1234 is parked", "Vehicle M H twelve A B one two three four is parked"),
+    ("see /var/www", "see slash V A R slash w w w"),
+    ("1345 people", "one thousand three hundred and forty five people"),
 ]
 
 _normaliser = TextNormaliser()
