@@ -1,7 +1,7 @@
 """Telephone numbers as Indian text writes them, read digit by digit in their groups.
 
 - mobiles: ten digits from 6-9, whole or as 5 + 5 (``98765 43210``), with or without
-  ``+91``;
+  ``+91``, and an extension after one at the text's end (``+91 9876543210 123``);
 - landlines: the STD code with its 0 and the subscriber's number (``0522-2345678``,
   ``०३८६२-३५१७९१``: 11 digits), or without the 0 (``1374-309988``: 10 digits), or
   after ``+91`` (``+91 11 2345 6789``);
@@ -30,7 +30,10 @@ Replace = Callable[[re.Match[str]], str]
 _SEPARATOR = re.compile(r"[\s-]+")
 _COUNTRY = r"(\+91[\s-]?)?"
 
-MOBILE = re.compile(rf"{_COUNTRY}(?<!\d)([6-9]\d{{4}})[\s-]?(\d{{5}})(?!\d)")
+# A mobile; a short group after it at the text's end is its extension (... 123).
+MOBILE = re.compile(
+    rf"{_COUNTRY}(?<!\d)([6-9]\d{{4}})[\s-]?(\d{{5}})(?!\d)(?:\s(\d{{1,4}})(?=\s*$))?"
+)
 # STD code + subscriber: 11 digits with the trunk 0, 10 without (then only after
 # +91 or with a hyphen, so that two numbers with a space between stay two numbers).
 # Not after a currency sign: ₹1000-200000 is a range of money.
@@ -89,7 +92,7 @@ def phone_rules(reader: Reader) -> list[tuple[re.Pattern[str], Replace]]:
     return [
         (FOREIGN, foreign),
         (STD, lambda m: grouped(m[1], m[2])),
-        (MOBILE, lambda m: country(m[1]) + grouped(m[2], m[3])),
+        (MOBILE, lambda m: country(m[1]) + grouped(*(g for g in m.groups()[1:] if g))),
         (TOLL_FREE, toll_free),
         (LANDLINE, landline),
     ]
