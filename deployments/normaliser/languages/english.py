@@ -87,6 +87,13 @@ class EnglishReader(ContextReader):
     def ordinal(self, n: int) -> str:
         return _words(num2words(n, lang="en", to="ordinal"))
 
+    def mixed(self, whole: int, numerator: int, denominator: int) -> str:
+        """2 1/2: two and a half (a quarter, a third); 2 2/7: two and two sevenths."""
+        if numerator == 1 and 2 <= denominator <= 10:
+            part = {2: "half", 4: "quarter"}.get(denominator) or self.ordinal(denominator)
+            return f"{self.cardinal(whole)} and a {part}"
+        return super().mixed(whole, numerator, denominator)
+
     def fraction(self, numerator: int, denominator: int) -> str:
         """One half, three quarters, five eighths; 2563/412 is "... over ..."."""
         if (numerator, denominator) == (24, 7):

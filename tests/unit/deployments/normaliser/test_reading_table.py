@@ -405,6 +405,10 @@ ENGLISH = [
     ("Vehicle MH 12 AB 1234 is parked", "Vehicle M H twelve A B one two three four is parked"),
     ("see /var/www", "see slash V A R slash w w w"),
     ("1345 people", "one thousand three hundred and forty five people"),
+    ("2 1/2 cups", "two and a half cups"),
+    ("write to rahul@yahoo.com", "write to rahul at yahoo dot com"),
+    ("visit https://www.amazon.in now", "visit w w w dot amazon dot in now"),
+    ("open report.pdf", "open report dot P D F"),
 ]
 
 _normaliser = TextNormaliser()
