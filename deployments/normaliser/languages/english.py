@@ -216,5 +216,11 @@ class EnglishReader(ContextReader):
                 re.compile(r"(?<![\w,.])(1[89]\d\d|20\d\d|1[1-7]00)(?!\w|[,.]\d)"),
                 lambda m: self.year(int(m[1])),
             ),
+            Rule(  # ... and years after a word that says when: in 1526, since 1757
+                re.compile(
+                    r"\b(in|since|from|until|till|by|year|of) (1[1-7]\d\d)(?!\w|[,.]\d)", re.I
+                ),
+                lambda m: f"{m[1]} {self.year(int(m[2]))}",
+            ),
             Rule(re.compile(r"\bNo\.\s?(?=\d)"), lambda m: "number "),
         ]

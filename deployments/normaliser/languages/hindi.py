@@ -184,9 +184,16 @@ class HindiReader(ContextReader):
         return " ".join(native_spelling(word, "hi") for word in words.split() if word != "and")
 
     def code_rules(self) -> list[Rule]:
-        """Scores, and times with AM/PM, before the clock rule reads them bare."""
+        """Scores, and times with AM/PM, before the clock rule reads them bare; a
+        number 1100-1999 before में, से, तक, की, ई. is a year (1526 में: पंद्रह सौ छब्बीस)."""
         return [
             *super().code_rules(),
+            Rule(
+                re.compile(
+                    r"(?<![\w.,\-–])(1[1-9]\d\d)(?=\s+(?:में|से|तक|की|के|का|ई\.|ईसवी|ईस्वी)(?!\w))"
+                ),
+                lambda m: self.year(int(m[1])),
+            ),
             Rule(  # a score, not a range: भारत ने 2-1 से जीता -> दो-एक
                 re.compile(
                     r"(?<![\w.])(\d{1,2})\s?[-–]\s?(\d{1,2})"

@@ -101,10 +101,6 @@ SUBUNIT = "yen and won have no hundredths in use (sen, jeon): their decimals are
 WAI = "वै. before a name is वैद्य (a physician's title)"
 PHONE_ZERO = "NeMo's reading adds a leading शून्य that is not written"
 ORDINAL_FULL = "an ordinal of a number that is no year is read in full (एक हज़ार सात सौ बयासीवीं)"
-YEAR_BARE = (
-    "a bare number 1100-1799 is read in full, as NeMo's own cardinals (1345) are; here "
-    "NeMo reads one as a year with nothing to say so"
-)
 DAY_FIRST = (
     "dates are said day first (सत्ताईस फ़रवरी), as Indian readers say them, whatever "
     "order they are written in"
@@ -178,7 +174,6 @@ CHOSEN: dict[str, str] = {
     "०९-१२-२१०१": YEAR_2000,
     "१०-२९-२०००": DAY_FIRST,
     "11-14-1100": DAY_FIRST,
-    "1788 से": YEAR_BARE,
     "१०००००००००.२२": BIG,
     "100000000000.70": BIG,
     "१०००००००००००००.०००३": BIG,
