@@ -30,17 +30,16 @@ _RUNS = re.compile(r"[A-Z]+|\d+")
 def code_rules(reader: ContextReader) -> list[tuple[re.Pattern[str], Replace]]:
     """The patterns and how each is read, in ``reader``'s words."""
 
-    def letters(run: str) -> str:
-        return " ".join(reader.letter_names.get(c, c) for c in run)
+    spelled = reader.spelled
 
     def vehicle(m: re.Match[str]) -> str:
-        return f"{letters(m[1])} {reader.cardinal(int(m[2]))} {letters(m[3])} {reader.digits(m[4])}"
+        return f"{spelled(m[1])} {reader.cardinal(int(m[2]))} {spelled(m[3])} {reader.digits(m[4])}"
 
     def mixed(m: re.Match[str]) -> str:
         code = m[1]
         if sum(c.isalpha() for c in code) < 2 or sum(c.isdigit() for c in code) < 2:
             return code
         runs = _RUNS.findall(code)
-        return ", ".join(reader.digits(r) if r.isdigit() else letters(r) for r in runs)
+        return ", ".join(reader.digits(r) if r.isdigit() else spelled(r) for r in runs)
 
     return [(VEHICLE, vehicle), (MIXED, mixed)]

@@ -88,13 +88,12 @@ class ContextReader(AddressReader):
         raise NotImplementedError
 
     def spelled(self, letters: str) -> str:
-        return self.acronym(letters.upper())
+        """Letters said one by one, by the language's names for them (पी डी एफ़)."""
+        return " ".join(self.letter_names.get(c, c) for c in letters.upper())
 
     def acronym(self, letters: str) -> str:
         """Capitals said as a word if they are one, else letter by letter."""
-        return self.word_acronyms.get(letters) or " ".join(
-            self.letter_names.get(c, c) for c in letters
-        )
+        return self.word_acronyms.get(letters) or self.spelled(letters)
 
     def letter_digit(self, digit: str) -> str:
         return self.letter_digits[int(digit)] if self.letter_digits else self.cardinal(int(digit))

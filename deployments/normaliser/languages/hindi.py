@@ -91,22 +91,19 @@ class HindiReader(ContextReader):
         hundreds, rest = divmod(n, 100)
         return f"{ONES[hundreds]} सौ" + (f" {ONES[rest]}" if rest else "")
 
-    def number(self, text: str) -> str:
-        """Round hundreds 1100-1900 as speakers say them (पंद्रह सौ लोग), and 1800-1999
-        as the years they mostly are (उन्नीस सौ सैंतालीस); any other number in full
-        (1345: एक हज़ार तीन सौ पैंतालीस)."""
-        if text.isdigit() and 1100 <= int(text) <= 1999:
-            n = int(text)
-            if n % 100 == 0 or n >= 1800:
-                return self.in_hundreds(n)
+    def number(self, text: str, years: bool = True) -> str:
+        """Round hundreds 1100-1900 as speakers say them (पंद्रह सौ लोग), and with
+        ``years`` 1800-1999 as the years they mostly are (उन्नीस सौ सैंतालीस); any
+        other number in full (1345: एक हज़ार तीन सौ पैंतालीस)."""
+        n = int(text) if text.isdigit() else 0
+        if 1100 <= n <= 1999 and (n % 100 == 0 or (years and n >= 1800)):
+            return self.in_hundreds(n)
         return super().number(text)
 
     def amount(self, text: str) -> str:
         """A sum of money is no year: ₹1946 एक हज़ार नौ सौ छियालीस; a round sum in
         hundreds is said as speakers say it (₺1200 बारह सौ लीरा)."""
-        if text.isdigit() and 1100 <= int(text) <= 1999 and int(text) % 100 == 0:
-            return self.in_hundreds(int(text))
-        return super().number(text) if text.isdigit() else self.quantity(text)
+        return self.number(text, years=False) if text.isdigit() else self.quantity(text)
 
     def year(self, n: int) -> str:
         return self.in_hundreds(n) if 1100 <= n <= 1999 else self.cardinal(n)
