@@ -20,7 +20,6 @@ import json
 import os
 import re
 import secrets
-import socket
 import subprocess
 import sys
 import tempfile
@@ -35,7 +34,7 @@ import yaml
 
 from serve_app.cluster.config import APPLICATION, local_cluster_config
 from serve_app.cluster.nodes import LAYOUT, NodeSpec, alive, start_node, stop_group
-from serve_app.http.sockets import free_port
+from serve_app.http.sockets import free_port, port_is_free
 from serve_app.settings import CONFIGS
 
 ROOT = CONFIGS.parent
@@ -140,7 +139,7 @@ class LocalCluster:
         if self.state() is not None:
             raise ClusterError(f"a cluster is already up under {self.root}: make cluster-down")
         wanted = [port + i for i in range(len(LAYOUT))] + [dashboard_port]
-        taken = [p for p in wanted if in_use(p)]
+        taken = [p for p in wanted if not port_is_free(p)]
         if taken:
             raise ClusterError(f"port {taken[0]} is in use (make run?): PORT=... make cluster-up")
         self.root.mkdir(parents=True, exist_ok=True)
@@ -389,9 +388,3 @@ def stop_postgres(pgdata: Path) -> None:
     # Not running (a stale postmaster.pid) is stopped already.
     with contextlib.suppress(subprocess.CalledProcessError):
         pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, timeout=60)
-
-
-def in_use(port: int) -> bool:
-    """Whether something listens on 127.0.0.1:``port``."""
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
