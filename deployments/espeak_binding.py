@@ -23,6 +23,8 @@ import numpy as np
 
 AUDIO_OUTPUT_SYNCHRONOUS = 2
 INITIALIZE_DONT_EXIT = 0x8000
+INITIALIZE_PHONEME_EVENTS = 0x0001  # a PHONEME event as each phoneme starts
+INITIALIZE_PHONEME_IPA = 0x0002  # ... naming it in IPA
 POS_CHARACTER = 1
 CHARS_UTF8 = 1
 ENDPAUSE = 0x1000
@@ -36,6 +38,8 @@ PARAM_RANGE = 4
 EVENT_LIST_TERMINATED = 0
 EVENT_WORD = 1
 EVENT_SENTENCE = 2
+EVENT_END = 5
+EVENT_PHONEME = 7
 
 BUFFER_MS = 100
 
@@ -84,12 +88,24 @@ class WordEvent:
     audio_ms: int
 
 
+@dataclass(frozen=True)
+class PhonemeEvent:
+    """A phoneme as eSpeak started it: its IPA name and its audio time in ms (a
+    pause is ``_``, or an empty name)."""
+
+    name: str
+    audio_ms: int
+
+
 @dataclass
 class Utterance:
-    """What one ``espeak_Synth`` call produced: ~100 ms blocks of int16 samples, and word events."""
+    """What one ``espeak_Synth`` call produced: ~100 ms blocks of int16 samples, word
+    and phoneme events, and the times at which its clauses ended."""
 
     blocks: list[np.ndarray] = field(default_factory=list)
     words: list[WordEvent] = field(default_factory=list)
+    phonemes: list[PhonemeEvent] = field(default_factory=list)
+    clause_ends_ms: list[int] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -110,8 +126,9 @@ class EspeakLibrary:
         self._lib = ctypes.CDLL(library_path)
         self._declare()
         self.lock = threading.Lock()
+        options = INITIALIZE_DONT_EXIT | INITIALIZE_PHONEME_EVENTS | INITIALIZE_PHONEME_IPA
         rate = self._lib.espeak_Initialize(
-            AUDIO_OUTPUT_SYNCHRONOUS, BUFFER_MS, data_path.encode(), INITIALIZE_DONT_EXIT
+            AUDIO_OUTPUT_SYNCHRONOUS, BUFFER_MS, data_path.encode(), options
         )
         if rate <= 0:
             raise EspeakError(f"espeak_Initialize failed with {rate}")
@@ -177,6 +194,11 @@ class EspeakLibrary:
                 utterance.words.append(
                     WordEvent(event.text_position - 1, event.length, event.audio_position)
                 )
+            elif event.type == EVENT_PHONEME:
+                name = bytes(event.id.string).split(b"\0", 1)[0].decode("utf-8", "replace")
+                utterance.phonemes.append(PhonemeEvent(name, event.audio_position))
+            elif event.type == EVENT_END:
+                utterance.clause_ends_ms.append(event.audio_position)
             i += 1
         return 1 if self._should_stop() else 0
 

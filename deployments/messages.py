@@ -6,7 +6,7 @@ configuration lives in each package's ``*Config`` types.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -43,6 +43,76 @@ class Alignment:
             "chars": list(self.chars),
             "charStartTimesMs": list(self.char_start_times_ms),
             "charDurationsMs": list(self.char_durations_ms),
+        }
+
+
+@dataclass(frozen=True)
+class PhonemeTiming:
+    """One phoneme as it sounds: its IPA, when it starts and how long it lasts (ms, on
+    its chunk's clock), and the word it says as ``text[start:end]``: of its segment's
+    text as an engine gives it, of the request's input once the Synthesiser has
+    mapped it (-1, -1: no word, or none found)."""
+
+    phoneme: str
+    start_ms: int
+    duration_ms: int
+    start: int = -1
+    end: int = -1
+
+    def shifted(self, ms: int, chars: int = 0) -> PhonemeTiming:
+        """The same phoneme ``ms`` later, its word ``chars`` further on."""
+        found = self.start >= 0
+        return replace(
+            self,
+            start_ms=self.start_ms + ms,
+            start=self.start + chars if found else -1,
+            end=self.end + chars if found else -1,
+        )
+
+
+@dataclass(frozen=True)
+class VisemeTiming:
+    """A mouth shape (deployments.synthesis.visemes) from ``start_ms`` for ``duration_ms``."""
+
+    viseme: str
+    start_ms: int
+    duration_ms: int
+
+
+@dataclass(frozen=True)
+class Timings:
+    """What a chunk of audio says, phoneme by phoneme and as mouth shapes."""
+
+    phonemes: tuple[PhonemeTiming, ...] = ()
+    visemes: tuple[VisemeTiming, ...] = ()
+
+    def followed_by(self, other: Timings, offset_ms: int) -> Timings:
+        """These timings, then ``other``'s, whose audio starts ``offset_ms`` after ours."""
+        later = other.moved(offset_ms)
+        return Timings(self.phonemes + later.phonemes, self.visemes + later.visemes)
+
+    def moved(self, ms: int, chars: int = 0) -> Timings:
+        """These timings ``ms`` later, their words ``chars`` further on in the text."""
+        return Timings(
+            tuple(p.shifted(ms, chars) for p in self.phonemes),
+            tuple(replace(v, start_ms=v.start_ms + ms) for v in self.visemes),
+        )
+
+    def as_wire(self) -> dict[str, dict[str, list[str] | list[int]]]:
+        """``phonemes`` and ``visemes``, each as columns (as alignments are sent)."""
+        return {
+            "phonemes": {
+                "phonemes": [p.phoneme for p in self.phonemes],
+                "startTimesMs": [p.start_ms for p in self.phonemes],
+                "durationsMs": [p.duration_ms for p in self.phonemes],
+                "wordStarts": [p.start for p in self.phonemes],
+                "wordEnds": [p.end for p in self.phonemes],
+            },
+            "visemes": {
+                "visemes": [v.viseme for v in self.visemes],
+                "startTimesMs": [v.start_ms for v in self.visemes],
+                "durationsMs": [v.duration_ms for v in self.visemes],
+            },
         }
 
 
@@ -93,6 +163,17 @@ class Segment:
     # first clause): a Synthesiser speaks the two as one unless it has room to spend
     # a model call on the cut (deployments.synthesis.runner, ``joined``)
     joins_next: bool = False
+    # where each word of ``text`` came from in the input: (start, end) in ``text``,
+    # (start, end) in the input; words a reading made (``₹5`` -> "five rupees") share
+    # the span of what they read
+    sources: tuple[tuple[int, int, int, int], ...] = ()
+
+    def source_of(self, start: int, end: int) -> tuple[int, int]:
+        """The input's span of the word at ``text[start:end]``; (-1, -1) if unknown."""
+        for said_start, said_end, source_start, source_end in self.sources:
+            if said_start <= start < said_end or (start == said_start == end):
+                return source_start, source_end
+        return -1, -1
 
     @property
     def billed_through(self) -> int:
@@ -138,6 +219,7 @@ class SynthesisParams:
     pitch: float = 0.0
     quality: str = "balanced"
     with_alignment: bool = False
+    with_phonemes: bool = False  # phoneme timings and visemes (AudioChunk.timings)
     design: VoiceDesign | None = None
 
 
@@ -154,7 +236,9 @@ class AudioChunk:
     """Float32 mono samples in [-1, 1] at ``sample_rate``, all from segment ``segment``.
 
     ``words`` are the engine's word timings (segment-relative), where it gives them;
-    ``alignment`` is the segment's character alignment when the job asked for it.
+    ``alignment`` is the segment's character alignment when the job asked for it;
+    ``phonemes`` the engine's phoneme timings (segment-relative), where it gives them;
+    ``timings`` the phonemes (words in the input) and visemes when the job asked.
     """
 
     samples: np.ndarray
@@ -162,6 +246,8 @@ class AudioChunk:
     segment: int
     words: tuple[WordTiming, ...] = ()
     alignment: Alignment | None = None
+    phonemes: tuple[PhonemeTiming, ...] = ()
+    timings: Timings | None = None
 
 
 @dataclass(frozen=True)
@@ -197,3 +283,4 @@ class EncodedChunk:
     audio_samples: int
     end_char: int
     alignment: Alignment | None = None
+    timings: Timings | None = None

@@ -9,7 +9,14 @@ from typing import ParamSpec, TypeVar
 import numpy as np
 
 from deployments.encoding.session import EncodingSession
-from deployments.messages import Alignment, AudioChunk, EncodedChunk, EncodeJob, OutputParams
+from deployments.messages import (
+    Alignment,
+    AudioChunk,
+    EncodedChunk,
+    EncodeJob,
+    OutputParams,
+    Timings,
+)
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -33,21 +40,31 @@ class StreamEncoder:
         self._samples = 0
         self._alignment: Alignment | None = None
         self._aligned = False  # whether the stream carries alignment at all
+        self._timings: Timings | None = None
+        self._timed = False  # whether it carries phoneme timings at all
         self._end_char = 0
 
     async def add(
-        self, samples: np.ndarray, end_char: int, alignment: Alignment | None = None
+        self,
+        samples: np.ndarray,
+        end_char: int,
+        alignment: Alignment | None = None,
+        timings: Timings | None = None,
     ) -> EncodedChunk | None:
         """Encode ``samples``, which speak the text up to ``end_char``; the chunk that
         is ready, if any."""
-        if alignment is not None:
-            self._aligned = True
+        if alignment is not None or timings is not None:
             # Where these samples start, from the pending chunk's start: on the input's
             # clock, since a resampler or an MP3 frame holds back some of what came before.
             started_ms = self._heard * 1000 // self._input_rate
             offset_ms = max(0, started_ms - self._sent * 1000 // self.sample_rate)
-            before = self._alignment or Alignment((), (), ())
-            self._alignment = before.followed_by(alignment, offset_ms)
+            if alignment is not None:
+                self._aligned = True
+                before = self._alignment or Alignment((), (), ())
+                self._alignment = before.followed_by(alignment, offset_ms)
+            if timings is not None:
+                self._timed = True
+                self._timings = (self._timings or Timings()).followed_by(timings, offset_ms)
         session = self._session
         self._heard += samples.size
         data, count = await _run(session.offload, session.encode, samples)
@@ -67,9 +84,12 @@ class StreamEncoder:
             # audio past the last character (a resampler's or encoder's tail): an
             # aligned stream says "no new characters", not "no alignment"
             alignment = Alignment((), (), ())
-        chunk = EncodedChunk(data, self.sample_rate, self._samples, self._end_char, alignment)
+        timings = self._timings or (Timings() if self._timed else None)
+        chunk = EncodedChunk(
+            data, self.sample_rate, self._samples, self._end_char, alignment, timings
+        )
         self._sent += self._samples
-        self._samples, self._alignment = 0, None
+        self._samples, self._alignment, self._timings = 0, None, None
         return chunk
 
 
@@ -82,7 +102,8 @@ async def encode_stream(
     async for chunk in chunks:
         if encoder is None:
             encoder = StreamEncoder(job.output, chunk.sample_rate)
-        encoded = await encoder.add(chunk.samples, segment_ends[chunk.segment], chunk.alignment)
+        end_char = segment_ends[chunk.segment]
+        encoded = await encoder.add(chunk.samples, end_char, chunk.alignment, chunk.timings)
         if encoded is not None:
             yield encoded
     if encoder is not None and (tail := await encoder.finish()) is not None:

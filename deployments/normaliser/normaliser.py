@@ -32,6 +32,7 @@ from deployments.normaliser.pronunciation import (
     with_rules,
 )
 from deployments.normaliser.segmenter import PROFILES, segment
+from deployments.normaliser.sources import word_sources
 from deployments.normaliser.ssml import MAX_PAUSE_MS, Pause, parse
 from deployments.normaliser.stretches import Stretch, stretches
 from deployments.normaliser.transliteration import is_romanised, romanised_to_devanagari
@@ -142,7 +143,8 @@ class TextNormaliser:
             for start, end in [part.document_span(a.start, a.end)]
         ]
         expansions = [(start, extra) for start, extra in expansions if extra > 0]
-        segments = _paused(pieces, (document.pauses if ssml else ()), to_input, ssml, expansions)
+        pauses = document.pauses if ssml else ()
+        segments = _paused(text, pieces, pauses, to_input, ssml, expansions)
         applied = tuple(
             AppliedRule(*to_input(*part.document_span(a.start, a.end)), a.rule)
             for part in read
@@ -224,13 +226,15 @@ class _Spoken:
 
 
 def _paused(
+    text: str,
     pieces: list[_Spoken],
     pauses: tuple[Pause, ...],
     to_input: Callable[[int, int], tuple[int, int]],
     billed_as_heard: bool,
     expansions: list[tuple[int, int]],
 ) -> list[Segment]:
-    """The segments of ``pieces``, offsets in the input, each pause the silence after
+    """The segments of ``pieces``, offsets in ``text`` (the input) and where their words
+    came from in it (sources.py), each pause the silence after
     the last segment before it (before the first segment, for a pause that opens);
     ``billed_as_heard``: billed by offsets in the text heard, not the input's;
     ``expansions``: ``(where, characters)`` an alias adds to what is billed, in the
@@ -261,6 +265,7 @@ def _paused(
                 pause_after_ms=min(after[i], MAX_PAUSE_MS),
                 billed_end=billed,
                 joins_next=p.joins_next and i + 1 < len(pieces),
+                sources=word_sources(text[start:end], p.text, start),
             )
         )
     return segments

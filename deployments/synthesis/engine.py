@@ -44,6 +44,7 @@ class EngineInfo:
     multilingual_voices: bool = False
     concurrency: int = 1  # engine calls that may run at once in one process
     alignment: bool = False  # whether its chunks carry word timings
+    phonemes: bool = False  # whether its chunks carry phoneme timings (when asked)
     blends: bool = False  # whether it mixes voices (VoiceDesign.blend)
     profiles: dict[str, VoiceProfile] = field(default_factory=dict)  # measured, by voice id
     extra: dict[str, Any] = field(default_factory=dict)

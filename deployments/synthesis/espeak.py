@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -11,11 +12,12 @@ import numpy as np
 from deployments.espeak_binding import (
     EspeakError,
     EspeakLibrary,
+    PhonemeEvent,
     VoiceSettings,
     espeak_library,
     languages,
 )
-from deployments.messages import AudioChunk, Segment, SynthesisParams, WordTiming
+from deployments.messages import AudioChunk, PhonemeTiming, Segment, SynthesisParams, WordTiming
 from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, measure_profile
 from deployments.synthesis.options import EspeakOptions, EspeakVoiceParams
 from deployments.synthesis.voices import VoiceConfig
@@ -130,6 +132,7 @@ class EspeakEngine:
             modes=("preset", "description", "reference"),
             multilingual_voices=True,
             alignment=True,
+            phonemes=True,
             profiles=dict(self._profiles),
         )
 
@@ -173,10 +176,60 @@ class EspeakEngine:
             WordTiming(*said.span_of(w.text_position, w.length), w.audio_ms)
             for w in utterance.words
         )
+        phonemes: tuple[PhonemeTiming, ...] = ()
+        if params.with_phonemes and utterance.blocks:
+            audio = np.concatenate(utterance.blocks)
+            rate = self._library.sample_rate
+            phonemes = phoneme_timings(utterance.phonemes, words, audio, rate)
         for i, block in enumerate(utterance.blocks):
             yield AudioChunk(
                 samples=block.astype(np.float32) * np.float32(INT16_SCALE),
                 sample_rate=self._library.sample_rate,
                 segment=segment.index,
                 words=words if i == 0 else (),
+                phonemes=phonemes if i == 0 else (),
             )
+
+
+def phoneme_timings(
+    events: list[PhonemeEvent], words: tuple[WordTiming, ...], audio: np.ndarray, rate: int
+) -> tuple[PhonemeTiming, ...]:
+    """eSpeak's phoneme events as timings, named without their stress marks, each
+    saying the last word that began by its start. A phoneme lasts until the next event;
+    where that event is unnamed (a pause, or a sound with no IPA), on while its audio
+    still sounds, up to the next named phoneme: eSpeak places a pause before the
+    clause's last vowel has died away."""
+    starts = [w.start_ms for w in words]
+    frame = max(1, rate // 100)  # 10 ms
+    sounding = _sounding(audio, frame)
+    total_ms = audio.size * 1000 // rate
+    named = [i for i, event in enumerate(events) if _name(event)]
+    timings = []
+    for n, i in enumerate(named):
+        event = events[i]
+        limit = events[named[n + 1]].audio_ms if n + 1 < len(named) else total_ms
+        end_ms = min(events[i + 1].audio_ms if i + 1 < len(events) else total_ms, limit)
+        while end_ms < limit and sounding[min(end_ms // 10, sounding.size - 1)]:
+            end_ms = min(limit, end_ms // 10 * 10 + 10)
+        k = bisect.bisect_right(starts, event.audio_ms) - 1
+        word = (words[k].start, words[k].end) if k >= 0 else (-1, -1)
+        timings.append(PhonemeTiming(_name(event), event.audio_ms, end_ms - event.audio_ms, *word))
+    return tuple(t for t in timings if t.duration_ms > 0)
+
+
+def _name(event: PhonemeEvent) -> str:
+    """An event's phoneme, without stress marks ("": a pause, or no IPA for it)."""
+    name = event.name.replace("ˈ", "").replace("ˌ", "").strip()
+    return "" if name.startswith("_") else name
+
+
+def _sounding(audio: np.ndarray, frame: int) -> np.ndarray:
+    """Per ``frame`` of ``audio``: whether it is within 40 dB of the loudest frame."""
+    count = max(1, audio.size // frame)
+    frames = (
+        audio[: count * frame].astype(np.float64).reshape(count, -1)
+        if audio.size
+        else np.zeros((1, 1))
+    )
+    energy = (frames**2).mean(axis=1)
+    return energy > energy.max() * 1e-4 if energy.max() > 0 else np.zeros(count, bool)

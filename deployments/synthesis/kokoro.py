@@ -175,6 +175,7 @@ class KokoroEngine:
             controls=("speed",),
             blends=True,
             alignment=self._model.timed,
+            phonemes=self._model.timed,
             profiles=dict(self._profiles),
             concurrency=self.parallel_calls,
             extra={
@@ -249,9 +250,12 @@ class KokoroEngine:
                     return
                 yield self._run([piece.item])[0]
 
-        for audio, words in spoken(said, pieces, voiced()):
-            if audio.size:
-                yield AudioChunk(audio, SAMPLE_RATE, segment.index, words)
+        for heard in spoken(said, pieces, voiced()):
+            if heard.audio.size:
+                phonemes = heard.phonemes if params.with_phonemes else ()
+                yield AudioChunk(
+                    heard.audio, SAMPLE_RATE, segment.index, heard.words, phonemes=phonemes
+                )
 
     def _items(
         self, segment: Segment, voice: VoiceConfig, params: SynthesisParams
@@ -328,10 +332,11 @@ class BatchingKokoroEngine(KokoroEngine):
         flat = [piece.item for _, pieces in calls for piece in pieces]
         voiced = iter(self._run(flat) if flat else [])
         chunks = []
-        for (segment, _, _), (said, pieces) in zip(items, calls, strict=True):
+        for (segment, params, _), (said, pieces) in zip(items, calls, strict=True):
             heard = list(spoken(said, pieces, [next(voiced) for _ in pieces]))
-            parts = [audio for audio, _ in heard]
+            parts = [h.audio for h in heard]
             samples = np.concatenate(parts) if parts else np.zeros(0, np.float32)
-            words = tuple(word for _, timed in heard for word in timed)
-            chunks.append(AudioChunk(samples, SAMPLE_RATE, segment.index, words))
+            words = tuple(word for h in heard for word in h.words)
+            phonemes = tuple(p for h in heard for p in h.phonemes) if params.with_phonemes else ()
+            chunks.append(AudioChunk(samples, SAMPLE_RATE, segment.index, words, phonemes=phonemes))
         return chunks

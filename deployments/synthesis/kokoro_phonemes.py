@@ -61,6 +61,14 @@ _ENGLISH = {
     "ʲ": "",
     "\u0303": "",
 }
+# Kokoro's one-letter symbols back to the IPA they stand for (phoneme timings speak IPA).
+KOKORO_IPA = {new: old.replace(TIE, "") for old, new in _COMMON.items()} | {
+    "ʨ": "tɕ",
+    "ʥ": "dʑ",
+    "ᵊ": "ə",
+    "ᵻ": "ɨ",
+    "S": "s",
+}
 _GENERAL_BRITISH = {"e^ə": "ɛː", "iə": "ɪə"}
 _AMERICAN = {"ɜː": "ɜɹ", "ɪə": "iə", "ː": ""}
 
@@ -102,8 +110,12 @@ class Phonemes:
     def token_owners(self, start: int, end: int) -> list[int]:
         """The word of each token of ``text[start:end]`` (symbols outside the
         vocabulary are no tokens, as in :meth:`KokoroPhonemizer.tokens`)."""
+        return [owner for _, owner in self.token_symbols(start, end)]
+
+    def token_symbols(self, start: int, end: int) -> list[tuple[str, int]]:
+        """Each token of ``text[start:end]``: its symbol and the word it says."""
         vocab = vocabulary()
-        return [self.owners[i] for i in range(start, end) if self.text[i] in vocab]
+        return [(self.text[i], self.owners[i]) for i in range(start, end) if self.text[i] in vocab]
 
 
 class KokoroPhonemizer:

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from deployments.messages import WordTiming
+from deployments.messages import PhonemeTiming, WordTiming
 from deployments.synthesis.kokoro_backends import SAMPLES_PER_FRAME, Item, Voiced
-from deployments.synthesis.kokoro_phonemes import Phonemes
+from deployments.synthesis.kokoro_phonemes import KOKORO_IPA, Phonemes
 
 SAMPLE_RATE = 24_000
 # Trimming: samples above this are speech; keep a little before the first one.
@@ -28,6 +28,24 @@ SENTENCE_MARKS = frozenset(".!?…")
 CLAUSE_MARKS = frozenset(",;:—")
 # Soft limiter: transparent below the knee, approaching (never reaching) 1.0 above it.
 LIMITER_KNEE = 0.9
+# The voice is heard about this many frames before its tokens' frames say (at the
+# start and inside a piece; Kokoro's own pipeline shifts its timestamps by as much):
+# word and phoneme times move this much earlier.
+HEARD_EARLY_FRAMES = 3
+# Symbols that mark the phoneme after them (stress) or before them (length, aspiration,
+# nasality, palatalisation): their frames are that phoneme's.
+STRESS_MARKS = frozenset("ˈˌ")
+MODIFIERS = frozenset("ːʰʲ\u0303ᵝ")
+
+
+@dataclass(frozen=True)
+class Heard:
+    """A piece's audio, trimmed and limited, the words it starts (when each begins)
+    and its phonemes (segment-relative times, words as offsets in the segment's text)."""
+
+    audio: np.ndarray
+    words: tuple[WordTiming, ...]
+    phonemes: tuple[PhonemeTiming, ...]
 
 
 @dataclass(frozen=True)
@@ -60,12 +78,20 @@ def trim(audio: np.ndarray, pause_s: float) -> np.ndarray:
 def speech_span(audio: np.ndarray, pause_s: float) -> tuple[int, int]:
     """Where :func:`trim` cuts ``audio``: from a little before its first loud sample to
     ``pause_s`` after its last."""
+    first, last = loud_span(audio)
+    if last == 0:
+        return 0, 0
+    start = max(0, first - int(LEAD_S * SAMPLE_RATE))
+    end = min(audio.size, last + int(pause_s * SAMPLE_RATE))
+    return start, end
+
+
+def loud_span(audio: np.ndarray) -> tuple[int, int]:
+    """From ``audio``'s first loud sample to just after its last ((0, 0): none)."""
     loud = np.flatnonzero(np.abs(audio) > SILENCE_THRESHOLD)
     if loud.size == 0:
         return 0, 0
-    start = max(0, int(loud[0]) - int(LEAD_S * SAMPLE_RATE))
-    end = min(audio.size, int(loud[-1]) + 1 + int(pause_s * SAMPLE_RATE))
-    return start, end
+    return int(loud[0]), int(loud[-1]) + 1
 
 
 def pause_after(phonemes: str) -> float:
@@ -77,22 +103,22 @@ def pause_after(phonemes: str) -> float:
     return PAUSE_S["word"]
 
 
-def spoken(
-    said: Phonemes, pieces: list[Piece], voiced: Iterable[Voiced]
-) -> Iterator[tuple[np.ndarray, tuple[WordTiming, ...]]]:
-    """Each piece's audio, trimmed and limited, with the words it starts: when each
-    begins (ms from the segment's start), from the frames the model gave each token."""
+def spoken(said: Phonemes, pieces: list[Piece], voiced: Iterable[Voiced]) -> Iterator[Heard]:
+    """Each piece's audio, trimmed and limited, with the words it starts and its
+    phonemes, timed from the frames the model gave each token."""
     at = 0  # samples of the segment so far
     timed: set[int] = set()
     for piece, result in zip(pieces, voiced, strict=False):
         start, end = speech_span(result.audio, pause_after(piece.text))
         audio = soft_limit(result.audio[start:end])
         words: list[WordTiming] = []
-        owners = said.token_owners(piece.start, piece.start + len(piece.text))
+        phonemes: tuple[PhonemeTiming, ...] = ()
+        symbols = said.token_symbols(piece.start, piece.start + len(piece.text))
         durations = result.durations
-        if piece.start >= 0 and durations is not None and durations.size == len(owners) + 2:
-            before = np.concatenate([[0], np.cumsum(durations)]) * SAMPLES_PER_FRAME
-            for k, owner in enumerate(owners, start=1):  # token 0 is the boundary
+        if piece.start >= 0 and durations is not None and durations.size == len(symbols) + 2:
+            frames = np.concatenate([[0], np.cumsum(durations)]) - HEARD_EARLY_FRAMES
+            before = np.maximum(frames, 0) * SAMPLES_PER_FRAME
+            for k, (_, owner) in enumerate(symbols, start=1):  # token 0 is the boundary
                 if owner < 0 or owner in timed:
                     continue
                 # The voice is heard a few frames before its first phoneme's own:
@@ -101,5 +127,51 @@ def spoken(
                 timed.add(owner)
                 first, last = said.words[owner]
                 words.append(WordTiming(first, last, (at + offset) * 1000 // SAMPLE_RATE))
+            # a phoneme sounds while the voice does: the durations of a piece's last
+            # vowel run on past where its audio falls silent
+            first, last = loud_span(result.audio)
+            edges = np.clip(before, first, last) - start + at
+            phonemes = _phonemes(said, symbols, edges)
         at += audio.size
-        yield audio, tuple(words)
+        yield Heard(audio, tuple(words), phonemes)
+
+
+@dataclass
+class _Sound:
+    ipa: str
+    start: int  # samples of the segment
+    end: int
+    owner: int  # the word it says, -1 for none
+
+
+def _phonemes(
+    said: Phonemes, symbols: list[tuple[str, int]], edges: np.ndarray
+) -> tuple[PhonemeTiming, ...]:
+    """The phonemes of a piece's tokens (``edges[k]``: where token k starts, in samples
+    of the segment; token 0 is the boundary): a stress mark's frames open the phoneme
+    after it, a modifier's close the one before, spaces and punctuation are pauses."""
+    sounds: list[_Sound] = []
+    opened: int | None = None  # where a stress mark opened the next phoneme
+    for k, (symbol, owner) in enumerate(symbols, start=1):
+        begin, finish = int(edges[k]), int(edges[k + 1])
+        if symbol in STRESS_MARKS:
+            opened = begin if opened is None else opened
+        elif symbol in MODIFIERS:
+            if sounds and sounds[-1].end == begin:
+                sounds[-1].ipa += symbol
+                sounds[-1].end = finish
+        elif not symbol.isalpha():
+            opened = None  # a pause
+        else:
+            begin = begin if opened is None else opened
+            sounds.append(_Sound(KOKORO_IPA.get(symbol, symbol), begin, finish, owner))
+            opened = None
+    phonemes = []
+    for sound in sounds:
+        if sound.end <= sound.start:
+            continue  # trimmed away
+        start_ms = sound.start * 1000 // SAMPLE_RATE
+        duration_ms = sound.end * 1000 // SAMPLE_RATE - start_ms
+        word = said.words[sound.owner] if sound.owner >= 0 else (-1, -1)
+        phonemes.append(PhonemeTiming(sound.ipa, start_ms, duration_ms, *word))
+    return tuple(phonemes)

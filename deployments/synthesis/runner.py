@@ -175,12 +175,14 @@ def joined(first: Segment, second: Segment) -> Segment | None:
         phonemes=first.phonemes
         + tuple(replace(p, start=p.start + shift, end=p.end + shift) for p in second.phonemes),
         pause_before_ms=first.pause_before_ms,
+        sources=first.sources
+        + tuple((a + shift, b + shift, c, d) for a, b, c, d in second.sources),
     )
 
 
 def split(chunk: AudioChunk, max_seconds: float) -> list[AudioChunk]:
     """``chunk`` as pieces of at most ``max_seconds`` of its audio, in order; the first
-    carries its word timings and alignment (times from the segment's start)."""
+    carries its word timings, alignment and timings (times from the segment's start)."""
     size = max(1, int(max_seconds * chunk.sample_rate))
     if chunk.samples.size <= size:
         return [chunk]
@@ -191,6 +193,7 @@ def split(chunk: AudioChunk, max_seconds: float) -> list[AudioChunk]:
             chunk.segment,
             chunk.words if start == 0 else (),
             chunk.alignment if start == 0 else None,
+            timings=chunk.timings if start == 0 else None,
         )
         for start in range(0, chunk.samples.size, size)
     ]

@@ -38,7 +38,7 @@ def spoken_params(segment: Segment, params: SynthesisParams) -> SynthesisParams:
 
 def shaped(chunk: AudioChunk, segment: Segment) -> AudioChunk:
     """``chunk`` (all of ``segment``'s audio) at the segment's volume, with its pauses
-    as silence; word timings and alignment shifted past the pause before it."""
+    as silence; word and phoneme timings and alignment shifted past the pause before it."""
     gain = segment.prosody.volume
     before, after = segment.pause_before_ms, segment.pause_after_ms
     if gain == 1.0 and before == 0 and after == 0:
@@ -51,6 +51,7 @@ def shaped(chunk: AudioChunk, segment: Segment) -> AudioChunk:
         silence = [np.zeros(rate * ms // 1000, np.float32) for ms in (before, after)]
         samples = np.concatenate([silence[0], samples, silence[1]])
     words = tuple(replace(w, start_ms=w.start_ms + before) for w in chunk.words)
+    phonemes = tuple(p.shifted(before) for p in chunk.phonemes)
     alignment = chunk.alignment
     if alignment is not None and before:
         alignment = Alignment(
@@ -58,4 +59,4 @@ def shaped(chunk: AudioChunk, segment: Segment) -> AudioChunk:
             tuple(t + before for t in alignment.char_start_times_ms),
             alignment.char_durations_ms,
         )
-    return replace(chunk, samples=samples, words=words, alignment=alignment)
+    return replace(chunk, samples=samples, words=words, alignment=alignment, phonemes=phonemes)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from deployments.messages import AudioChunk, Segment, SynthesisParams
+from deployments.messages import AudioChunk, Segment, SynthesisParams, Timings
 from deployments.synthesis.alignment import char_alignment
 from deployments.synthesis.engine import (
     BatchEngine,
@@ -24,6 +24,7 @@ from deployments.synthesis.engine import (
 from deployments.synthesis.options import ENGINE_OPTIONS, check
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.shaping import shaped, spoken_params
+from deployments.synthesis.visemes import viseme_track
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
 
 logger = logging.getLogger("deployments")
@@ -203,7 +204,7 @@ class Synthesiser:
             chunks = engine.synthesize_batch([voiced[i] for i in chosen])
             for i, chunk in zip(chosen, chunks, strict=True):
                 segment, params = items[i]
-                results[i] = shaped(aligned(segment, params, [chunk]), segment)
+                results[i] = timed(shaped(aligned(segment, params, [chunk]), segment), segment)
         return [results[i] for i in range(len(items))]
 
     def speak(
@@ -219,7 +220,7 @@ class Synthesiser:
         engine = self._engines[voice.engine]
         spoken = list(engine.synthesize(segment, voice, spoken_params(segment, params), cancel))
         chunk = aligned(segment, params, spoken)
-        return shaped(replace(chunk, sample_rate=voice.sample_rate), segment)
+        return timed(shaped(replace(chunk, sample_rate=voice.sample_rate), segment), segment)
 
 
 def aligned(segment: Segment, params: SynthesisParams, chunks: list[AudioChunk]) -> AudioChunk:
@@ -231,7 +232,24 @@ def aligned(segment: Segment, params: SynthesisParams, chunks: list[AudioChunk])
     alignment = None
     if params.with_alignment and words:
         alignment = char_alignment(segment.text, list(words), samples.size * 1000 // rate)
-    return AudioChunk(samples, rate, segment.index, words, alignment)
+    phonemes = tuple(p for chunk in chunks for p in chunk.phonemes)
+    return AudioChunk(samples, rate, segment.index, words, alignment, phonemes)
+
+
+def timed(chunk: AudioChunk, segment: Segment) -> AudioChunk:
+    """``chunk`` (all of ``segment``'s audio, shaped) with its phonemes as the job's
+    timings: each one's word as the input wrote it, and the visemes of the whole
+    audio. A chunk without phonemes is left as it is."""
+    if not chunk.phonemes:
+        return chunk
+    duration_ms = chunk.samples.size * 1000 // chunk.sample_rate
+    phonemes = tuple(
+        replace(p, start=-1, end=-1) if p.start < 0 else replace(p, start=a, end=b)
+        for p in chunk.phonemes
+        for a, b in [segment.source_of(p.start, p.end)]
+    )
+    timings = Timings(phonemes, viseme_track(phonemes, duration_ms))
+    return replace(chunk, phonemes=(), timings=timings)
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ from deployments.normaliser.languages import FULL_RULES, number_languages
 from deployments.normaliser.policy import LanguagePolicy
 from deployments.synthesis.engine import EngineInfo
 from deployments.synthesis.synthesiser import SynthesiserInfo
+from deployments.synthesis.visemes import VISEMES
 from deployments.synthesis.voices import VoiceConfig
 from serve_app.settings import PCM_DEFAULT_RATE, REFERENCE_LIMITS, SAMPLE_RATES, IngressConfig
 from serve_app.surfaces.native.capabilities import (
@@ -19,6 +20,7 @@ from serve_app.surfaces.native.capabilities import (
     GenerationControls,
     Limits,
     Modelling,
+    PhonemeTimestampsInfo,
     StreamingInfo,
     TextNormalizationInfo,
     UnavailableFeature,
@@ -250,6 +252,15 @@ class Catalog:
                 numbers=number_languages(),
                 full_reading_rules=list(FULL_RULES),
                 romanised_hindi=True,
+            ),
+            phoneme_timestamps=PhonemeTimestampsInfo(
+                engines=sorted(name for name, info in self.engines.items() if info.phonemes),
+                voices_without=[
+                    v.id
+                    for v in self.public_voices()
+                    if not (info := self.engines.get(v.engine)) or not info.phonemes
+                ],
+                visemes=list(VISEMES),
             ),
             language_policy_version=self.policy.version,
             unavailable=[

@@ -20,12 +20,14 @@ from deployments.messages import (
 from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.description import Report
+from serve_app.http.errors import InvalidRequest
 from serve_app.settings import PCM_DEFAULT_RATE
 from serve_app.speech.admission import Ticket
 from serve_app.speech.billing import Bill
 from serve_app.speech.voice_modes import (
     header_value,
 )
+from serve_app.surfaces.native.protocol import SpeechRequest
 
 
 @dataclass(frozen=True)
@@ -97,9 +99,31 @@ def speakable(text: NormalisedText) -> bool:
     return any(unicodedata.category(ch)[0] in "LN" for ch in text.text)
 
 
-def with_alignment(voicing: Voicing, output: OutputParams) -> Voicing:
-    """``voicing`` asking the engine for character alignment, encoded as ``output``."""
-    return replace(voicing, params=replace(voicing.params, with_alignment=True), output=output)
+def with_alignment(voicing: Voicing, output: OutputParams, phonemes: bool = False) -> Voicing:
+    """``voicing`` asking the engine for character alignment (and phoneme timings),
+    encoded as ``output``."""
+    params = replace(voicing.params, with_alignment=True, with_phonemes=phonemes)
+    return replace(voicing, params=params, output=output)
+
+
+def with_timings(voicing: Voicing, request: SpeechRequest, framed: bool) -> Voicing:
+    """``voicing`` with the timings ``request`` gets: on a surface that frames them
+    (``framed``: ElevenLabs' with-timestamps), character alignment and, if asked,
+    phonemes; elsewhere phonemes only in SSE events, asked for with
+    ``phoneme_timestamps`` (400 ``unsupported_feature`` on any other framing)."""
+    phonemes = request.phoneme_timestamps
+    if phonemes and not framed and not (request.stream and request.stream_format == "sse"):
+        raise InvalidRequest(
+            "unsupported_feature",
+            "Phoneme timings come where timings are sent: SSE events (stream: true, "
+            'stream_format: "sse") or the /with-timestamps routes.',
+            "phoneme_timestamps",
+        )
+    if framed:
+        return with_alignment(voicing, voicing.output, phonemes)
+    if phonemes:
+        return replace(voicing, params=replace(voicing.params, with_phonemes=True))
+    return voicing
 
 
 def elapsed_ms(since: float) -> float:

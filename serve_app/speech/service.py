@@ -45,7 +45,7 @@ from serve_app.speech.job import (
     default_rate,
     elapsed_ms,
     speakable,
-    with_alignment,
+    with_timings,
 )
 from serve_app.speech.metrics import Metrics
 from serve_app.speech.pipeline import Pipeline
@@ -326,8 +326,8 @@ class SpeechService:
         dictionaries_param: str = "pronunciation_dictionaries",
     ) -> SpeechJob:
         """Admit ``request`` (503 past capacity), validate it, normalise its text and
-        hold its worst-case cost. ``alignment`` asks the engine for character timings;
-        ``bitrate_kbps`` overrides the quality's. The :class:`Delivery` of
+        hold its worst-case cost. ``alignment``: the surface frames timings (job.py
+        ``with_timings``); ``bitrate_kbps`` overrides the quality's. The :class:`Delivery` of
         :meth:`deliver` settles the job's bill."""
         ticket = self.admission.enter()
         try:
@@ -336,8 +336,7 @@ class SpeechService:
                 voicing = replace(
                     voicing, output=replace(voicing.output, bitrate_kbps=bitrate_kbps)
                 )
-            if alignment:
-                voicing = with_alignment(voicing, voicing.output)
+            voicing = with_timings(voicing, request, framed=alignment)
             given = await self.check_input(request.input, request.text_type)
             normalised = await self.normalise(given.text, voicing, ssml=given.ssml)
             if not speakable(normalised):

@@ -19,6 +19,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.types import Send
 
 from deployments.encoding.writers import FORMATS, content_type
+from deployments.messages import Timings
 from serve_app.http.errors import ServiceError
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.job import SpeechJob, elapsed_ms
@@ -77,7 +78,11 @@ class DeliveryResponse(StreamingResponse):
 class SseEvents(Protocol):
     """A surface's SSE events: one per audio chunk, one at the end, one for a failure."""
 
-    def delta(self, index: int, audio: str, ttfa_ms: float | None) -> bytes: ...
+    def delta(
+        self, index: int, audio: str, ttfa_ms: float | None, timings: Timings | None = None
+    ) -> bytes:
+        """An audio chunk's event (``timings``: its phonemes and visemes, when asked)."""
+        ...
 
     def done(self, chunks: int, usage: RequestUsage) -> bytes: ...
 
@@ -124,7 +129,8 @@ async def sse(
         try:
             async for chunk in delivery:
                 delta = base64.b64encode(chunk.data).decode("ascii")
-                yield events.delta(index, delta, ttfa_ms if index == 0 else None)
+                first_ms = ttfa_ms if index == 0 else None
+                yield events.delta(index, delta, first_ms, chunk.timings)
                 index += 1
             yield events.done(index, delivery.usage())
         except ServiceError as e:

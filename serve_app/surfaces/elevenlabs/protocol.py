@@ -80,3 +80,4 @@ class ElevenWsQuery(BaseModel):
     language_code: str | None = None
     inactivity_timeout: float = Field(20.0, gt=0, le=180)
     enable_ssml_parsing: bool = False
+    phoneme_timestamps: bool = False  # ours: audio messages carry phonemes and visemes

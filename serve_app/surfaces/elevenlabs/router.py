@@ -39,6 +39,7 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
             voice_id: str,
             output_format: str | None = None,
             enable_ssml_parsing: bool = False,
+            phoneme_timestamps: bool = False,
             key: ApiKey = speech_key,
         ) -> Any:
             eleven = from_elevenlabs(
@@ -50,6 +51,7 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
                 await state.catalog(),
                 state.config.model_id,
                 ssml=enable_ssml_parsing,
+                phonemes=phoneme_timestamps,
             )
             speech = await state.speech.prepare(
                 eleven.request,

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from starlette.responses import Response
 
-from deployments.messages import Alignment
+from deployments.messages import Alignment, Timings
 from deployments.normaliser.ssml import without_tags
 from serve_app.http.errors import InvalidRequest, NotFound, validate
 from serve_app.speech.catalog import Catalog
@@ -92,9 +92,11 @@ def from_elevenlabs(
     catalog: Catalog,
     model_id: str,
     ssml: bool = False,
+    phonemes: bool = False,
 ) -> ElevenRequest:
     """ElevenLabs' request as ours (400/404 with our codes for what is wrong in it);
-    ``ssml``: its text is SSML (``enable_ssml_parsing``, README 'SSML')."""
+    ``ssml``: its text is SSML (``enable_ssml_parsing``, README 'SSML'); ``phonemes``:
+    the query asks for phoneme timings (ours: the /with-timestamps routes carry them)."""
     eleven = validate(ElevenSpeechRequest, document)
     wire = output_format(output)
     known = eleven.model_id in (None, model_id) or names.names_model(eleven.model_id)
@@ -114,6 +116,7 @@ def from_elevenlabs(
         "speed": speed if speed is not None else 1.0,
         "stream": stream,
         "text_type": "ssml" if ssml else "text",
+        "phoneme_timestamps": phonemes,
     }
     if eleven.pronunciation_dictionary_locators is not None:
         fields["pronunciation_dictionaries"] = eleven.pronunciation_dictionary_locators
@@ -141,12 +144,15 @@ async def timestamped(service: SpeechService, speech: SpeechJob, stream: bool) -
     delivery = await service.deliver(speech, "http")
     rate = speech.voicing.sample_rate
 
-    def piece(data: bytes, alignment: dict[str, object] | None) -> dict[str, object]:
-        return {
+    def piece(
+        data: bytes, alignment: dict[str, object] | None, timings: Timings | None
+    ) -> dict[str, object]:
+        body: dict[str, object] = {
             "audio_base64": base64.b64encode(data).decode("ascii"),
             "alignment": alignment,
             "normalized_alignment": alignment,
         }
+        return body | timings.as_wire() if timings is not None else body
 
     if not stream:
         try:
@@ -154,6 +160,7 @@ async def timestamped(service: SpeechService, speech: SpeechJob, stream: bool) -
         finally:
             await delivery.aclose()
         merged: Alignment | None = None
+        timed: Timings | None = None
         offset = 0
         for chunk in parts:
             if chunk.alignment is not None:
@@ -162,14 +169,17 @@ async def timestamped(service: SpeechService, speech: SpeechJob, stream: bool) -
                     if merged is None
                     else merged.followed_by(chunk.alignment, offset)
                 )
+            if chunk.timings is not None:
+                timed = (timed or Timings()).followed_by(chunk.timings, offset)
             offset += chunk.audio_samples * 1000 // rate
-        body = piece(b"".join(c.data for c in parts), timestamps(merged, 0))
+        body = piece(b"".join(c.data for c in parts), timestamps(merged, 0), timed)
         return Response(json.dumps(body), media_type="application/json", headers=speech.headers())
 
     async def lines() -> AsyncIterator[bytes]:
         offset_ms = 0
         async for chunk in delivery:
-            line = piece(chunk.data, timestamps(chunk.alignment, offset_ms))
+            timed = chunk.timings.moved(offset_ms) if chunk.timings is not None else None
+            line = piece(chunk.data, timestamps(chunk.alignment, offset_ms), timed)
             yield json.dumps(line).encode() + b"\n"
             offset_ms += chunk.audio_samples * 1000 // rate
 

@@ -40,6 +40,7 @@ class ElevenWire:
             wire.format,
             wire.bitrate_kbps,
             ssml=eleven.enable_ssml_parsing,
+            phonemes=eleven.phoneme_timestamps,
         )
 
     def read_message(self, document: object) -> ClientMessage:

@@ -85,6 +85,24 @@ class UnavailableFeature(BaseModel):
     reason: str
 
 
+class PhonemeTimestampsInfo(BaseModel):
+    """Phoneme timings and visemes: who gives them, how to ask, which mouth shapes."""
+
+    request: list[str] = Field(
+        default=[
+            "POST /v1/audio/speech: phoneme_timestamps: true, with stream_format sse",
+            "WebSockets: the query parameter phoneme_timestamps=true",
+            "ElevenLabs' /with-timestamps routes: the query parameter phoneme_timestamps=true",
+        ]
+    )
+    engines: list[str] = Field(description="Engines that time phonemes.")
+    voices_without: list[str] = Field(
+        description="Public voices whose engine does not: phonemes and visemes come empty."
+    )
+    viseme_set: Literal["oculus-15"] = "oculus-15"
+    visemes: list[str]
+
+
 class Limits(BaseModel):
     max_input_characters: int
     max_body_bytes: int
@@ -104,6 +122,7 @@ class Capabilities(BaseModel):
     default_voice: str
     voices: list[VoiceRecord]
     text_normalization: TextNormalizationInfo
+    phoneme_timestamps: PhonemeTimestampsInfo
     language_policy_version: str
     unavailable: list[UnavailableFeature]
     limits: Limits

@@ -122,6 +122,12 @@ class SpeechRequest(VoiceOptions):
     text_type: TextType = "text"
     stream: bool = True
     stream_format: StreamFormat = "audio"
+    phoneme_timestamps: bool = Field(
+        False,
+        description="With stream_format `sse`: each audio.delta carries the phonemes its "
+        "audio says (IPA, start and duration in ms from the chunk's start, the input's "
+        "offsets of their word) and visemes (README 'Phoneme timings and visemes').",
+    )
 
 
 class HealthStatus(BaseModel):
@@ -267,6 +273,8 @@ class AudioDelta(BaseModel):
     index: int
     delta: str
     ttfa_ms: float | None = None
+    phonemes: dict[str, list[str] | list[int]] | None = None
+    visemes: dict[str, list[str] | list[int]] | None = None
 
 
 class AudioDone(BaseModel):
@@ -329,6 +337,7 @@ class WsQuery(BaseModel):
     model: str = Field(DEFAULT_MODEL_ID, validation_alias=AliasChoices("model", "model_id"))
     inactivity_timeout: float = Field(20.0, gt=0, le=180)
     text_type: TextType = "text"
+    phoneme_timestamps: bool = False
 
 
 class WsAudioMessage(BaseModel):

@@ -30,7 +30,13 @@ class NativeWire:
             "sample_rate": ours.sample_rate,
         }
         ssml = ours.text_type == "ssml"
-        return SessionQuery(fields, ours.inactivity_timeout, ours.response_format, ssml=ssml)
+        return SessionQuery(
+            fields,
+            ours.inactivity_timeout,
+            ours.response_format,
+            ssml=ssml,
+            phonemes=ours.phoneme_timestamps,
+        )
 
     def read_message(self, document: object) -> ClientMessage:
         return parse(WsInputMessage, document)

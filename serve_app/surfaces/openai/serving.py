@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 
 from deployments.encoding.writers import STREAMABLE_FORMATS
+from deployments.messages import Timings
 from serve_app.http.errors import validate
 from serve_app.speech.catalog import Catalog
 from serve_app.surfaces.compat import ClientNames, client_language
@@ -89,7 +90,9 @@ class OpenAIEvents:
     ``audio``, then ``speech.audio.done`` (with our usage: we bill characters, not
     tokens), or ``error``."""
 
-    def delta(self, index: int, audio: str, ttfa_ms: float | None) -> bytes:
+    def delta(
+        self, index: int, audio: str, ttfa_ms: float | None, timings: Timings | None = None
+    ) -> bytes:
         return _data({"type": "speech.audio.delta", "audio": audio})
 
     def done(self, chunks: int, usage: RequestUsage) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
+from dataclasses import replace
 from typing import Any, Protocol
 
 from deployments.encoding.encoder import StreamEncoder
@@ -32,6 +33,11 @@ class ContextOwner(Protocol):
     @property
     def ssml(self) -> bool:
         """Whether the session's texts are SSML."""
+        ...
+
+    @property
+    def phonemes(self) -> bool:
+        """Whether audio carries phoneme timings and visemes."""
         ...
 
     @property
@@ -124,7 +130,8 @@ class ContextAudio:
             given = await speech.check_input(piece.text, "ssml" if session.ssml else "text", "text")
             text = given.text
             sample = without_tags(text) if given.ssml else text  # its script tells the language
-            voicing = with_alignment(base := await session.voicing_for(sample), base.output)
+            base = await session.voicing_for(sample)
+            voicing = with_alignment(base, base.output, session.phonemes)
             normalised = await speech.normalise(text, voicing, "text", given.ssml)
             if not speakable(normalised):
                 continue  # punctuation alone: nothing to say, nothing to bill
@@ -133,6 +140,8 @@ class ContextAudio:
             ends = {segment.index: segment.billed_through for segment in normalised.segments}
             job = SynthesisJob(normalised.segments, voicing.params)
             async for chunk in speech.pipeline.synthesize(job):
+                if chunk.timings is not None:  # words: offsets in all the context's text
+                    chunk = replace(chunk, timings=chunk.timings.moved(0, piece.start))
                 await self._audio.put((spoken + ends[chunk.segment], chunk))
             spoken += billed
         await self._audio.put(_DONE)
@@ -146,7 +155,7 @@ class ContextAudio:
             end_char, chunk = item
             if encoder is None:
                 encoder = StreamEncoder(self._session.voicing.output, chunk.sample_rate)
-            encoded = await encoder.add(chunk.samples, end_char, chunk.alignment)
+            encoded = await encoder.add(chunk.samples, end_char, chunk.alignment, chunk.timings)
             if encoded is not None:
                 await self._session.send_audio(self, index, encoded)
                 index += 1

@@ -96,6 +96,7 @@ class StreamInputSession:
         self._project_id: str | None = None
         self._format = "pcm"
         self.ssml = False  # the query says
+        self.phonemes = False  # the query asks for phoneme timings
         self.rules: tuple[PronunciationRule, ...] = ()  # of the dictionaries the session names
         self._inactivity_s = 20.0
 
@@ -173,6 +174,7 @@ class StreamInputSession:
         self._bitrate_kbps = query.bitrate_kbps
         self._format = query.response_format
         self.ssml = query.ssml
+        self.phonemes = query.phonemes
         return dict(query.fields)
 
     async def _authenticate_session(self) -> tuple[ApiKey, ClientMessage | None]:
@@ -322,7 +324,10 @@ class StreamInputSession:
         if chunk.data:
             alignment = chunk.alignment.as_wire() if chunk.alignment else None
             audio = base64.b64encode(chunk.data).decode("ascii")
-            await self._send_json(self._wire.audio_message(index, audio, alignment, context.id))
+            message = self._wire.audio_message(index, audio, alignment, context.id)
+            if chunk.timings is not None:
+                message |= chunk.timings.as_wire()
+            await self._send_json(message)
         await self._delivery.delivered(chunk, context.stream)
 
     def _has_settings(self, message: ClientMessage) -> bool:

@@ -51,6 +51,7 @@ class SessionQuery:
     response_format: str
     bitrate_kbps: int | None = None
     ssml: bool = False  # every text is SSML (README 'SSML')
+    phonemes: bool = False  # audio messages carry phoneme timings and visemes
 
 
 class WireProtocol(Protocol):
