@@ -11,6 +11,7 @@ stream that is playing has seconds of audio in hand per segment.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import queue
 import threading
@@ -75,11 +76,12 @@ class SegmentScheduler:
             if job.future.cancelled():
                 continue  # its stream went away while it waited
             try:
-                result = job.call()
+                result, error = job.call(), None
             except BaseException as e:  # handed to the awaiting task, not lost here
-                job.loop.call_soon_threadsafe(_settle, job.future, None, e)
-            else:
-                job.loop.call_soon_threadsafe(_settle, job.future, result, None)
+                result, error = None, e
+            # its caller's loop may have closed meanwhile (a server shut down): no one waits
+            with contextlib.suppress(RuntimeError):
+                job.loop.call_soon_threadsafe(_settle, job.future, result, error)
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:

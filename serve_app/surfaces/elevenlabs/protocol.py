@@ -6,7 +6,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from serve_app.surfaces.native.protocol import CONTROLS, Speed, UnicodeText, WsGenerationConfig
+from serve_app.surfaces.native.protocol import (
+    CONTROLS,
+    FlushId,
+    Speed,
+    UnicodeText,
+    WsGenerationConfig,
+)
 
 
 class ElevenVoiceSettings(BaseModel):
@@ -64,6 +70,8 @@ class ElevenWsMessage(BaseModel):
     xi_api_key: str | None = None
     authorization: str | None = None
     flush: bool = False
+    flush_id: FlushId = None  # ours, as on our WebSocket
+    clear: bool = False  # ours: drop what is queued (barge-in)
     try_trigger_generation: bool = False
     close_context: bool = False
     close_socket: bool = False
@@ -81,3 +89,6 @@ class ElevenWsQuery(BaseModel):
     inactivity_timeout: float = Field(20.0, gt=0, le=180)
     enable_ssml_parsing: bool = False
     phoneme_timestamps: bool = False  # ours: audio messages carry phonemes and visemes
+    auto_mode: bool = False  # no chunk schedule: generate at sentence ends and flushes
+    # alignment in the message of its audio: always so here
+    sync_alignment: bool = True

@@ -41,6 +41,7 @@ class ElevenWire:
             wire.bitrate_kbps,
             ssml=eleven.enable_ssml_parsing,
             phonemes=eleven.phoneme_timestamps,
+            auto_mode=eleven.auto_mode,
         )
 
     def read_message(self, document: object) -> ClientMessage:

@@ -311,16 +311,29 @@ class WsGenerationConfig(BaseModel):
     )
 
 
+FlushId = Annotated[
+    str | None,
+    Field(
+        max_length=128,
+        description="Names a flush: once the last audio of the text it flushed is sent, "
+        '`{"flushDone": true, "flushId": ...}` follows.',
+    ),
+]
+
+
 class WsInputMessage(BaseModel):
-    """A client frame. The first may carry settings and the key; then text, flush, end."""
+    """A client frame. The first may carry settings and the key; then text, flush, end.
+    ``text`` is required but in a ``clear``."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    text: UnicodeText
+    text: UnicodeText | None = None
     voice_settings: WsVoiceSettings | None = None
     generation_config: WsGenerationConfig | None = None
     authorization: str | None = None
     flush: bool = False
+    flush_id: FlushId = None
+    clear: bool = False
     try_trigger_generation: bool = False
     pronunciation_dictionaries: Dictionaries = DICTIONARIES_FIELD
 
@@ -338,6 +351,7 @@ class WsQuery(BaseModel):
     inactivity_timeout: float = Field(20.0, gt=0, le=180)
     text_type: TextType = "text"
     phoneme_timestamps: bool = False
+    auto_mode: bool = False
 
 
 class WsAudioMessage(BaseModel):

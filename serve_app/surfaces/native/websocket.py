@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from serve_app.http.errors import InvalidRequest
 from serve_app.ingress.state import IngressState
 from serve_app.surfaces.native.protocol import (
     VoiceOptions,
@@ -36,10 +37,14 @@ class NativeWire:
             ours.response_format,
             ssml=ssml,
             phonemes=ours.phoneme_timestamps,
+            auto_mode=ours.auto_mode,
         )
 
     def read_message(self, document: object) -> ClientMessage:
-        return parse(WsInputMessage, document)
+        message = parse(WsInputMessage, document)
+        if message.text is None and not message.clear:
+            raise InvalidRequest("missing_field", "The field 'text' is required.", "text")
+        return message
 
     def key_of(self, message: ClientMessage) -> str | None:
         return message.authorization

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from deployments.encoding.encoder import StreamEncoder
@@ -19,6 +19,14 @@ from serve_app.speech.service import SpeechService
 from serve_app.surfaces.websocket.text_buffer import Piece, TextBuffer
 
 _DONE = None
+
+
+@dataclass(frozen=True)
+class FlushMark:
+    """Where a named flush falls among a context's pieces: acknowledged once the audio
+    of everything before it has been sent."""
+
+    flush_id: str
 
 
 class ContextOwner(Protocol):
@@ -62,6 +70,10 @@ class ContextOwner(Protocol):
         """Send ``chunk``, the ``index``-th message of ``context``, and count it delivered."""
         ...
 
+    async def send_flush_done(self, context: ContextAudio, flush_id: str) -> None:
+        """Tell the client the audio of the flush ``flush_id`` has all been sent."""
+        ...
+
 
 class ContextAudio:
     """One context's text to audio: its buffer, its pieces synthesised in order, one
@@ -72,30 +84,36 @@ class ContextAudio:
         self,
         session: ContextOwner,
         context_id: str,
-        schedule: tuple[int, ...],
+        schedule: tuple[int, ...] | None,
         stream: int = 0,
     ) -> None:
         self.id = context_id
         self.stream = stream
         self.buffer = TextBuffer(schedule, markup=session.ssml, rules=session.rules)
         self._session = session
-        self._pieces: asyncio.Queue[Piece | None] = asyncio.Queue()
+        self._pieces: asyncio.Queue[Piece | FlushMark | None] = asyncio.Queue()
         # (characters of the context's text spoken by the chunk's end, the chunk)
-        self._audio: asyncio.Queue[tuple[int, AudioChunk] | None] = asyncio.Queue(maxsize=8)
+        self._audio: asyncio.Queue[tuple[int, AudioChunk] | FlushMark | None] = asyncio.Queue(
+            maxsize=8
+        )
         self.task: asyncio.Task[None] | None = None
         self.ticket: Ticket | None = None  # its own admission place, if it has one
         self.ended = False
 
-    async def add(self, text: str, flush: bool, trigger: bool) -> None:
+    async def add(self, text: str, flush: bool, trigger: bool, flush_id: str | None = None) -> None:
+        """Buffer ``text``; queue the pieces it completes (all that is buffered on a
+        ``flush``, and after them the mark of a named one)."""
         if self.ended:
             raise InvalidRequest(
                 "invalid_value", f"Context '{self.id}' is closed; open a new one.", "context_id"
             )
         if not len(self.buffer) and not text.strip():
             text = ""  # space before any text (the protocol's opening " "): not billed
-        ready: list[Piece | None] = list(self.buffer.add(text))
-        if flush:
+        ready: list[Piece | FlushMark | None] = list(self.buffer.add(text))
+        if flush or flush_id is not None:
             ready.append(self.buffer.flush())
+            if flush_id is not None:
+                ready.append(FlushMark(flush_id))
         elif trigger:
             ready.append(self.buffer.try_trigger())
         for piece in ready:
@@ -127,6 +145,9 @@ class ContextAudio:
         speech = session.speech
         spoken = 0  # characters of this context's cleaned text before the piece
         while (piece := await self._pieces.get()) is not None:
+            if isinstance(piece, FlushMark):
+                await self._audio.put(piece)
+                continue
             given = await speech.check_input(piece.text, "ssml" if session.ssml else "text", "text")
             text = given.text
             sample = without_tags(text) if given.ssml else text  # its script tells the language
@@ -152,6 +173,15 @@ class ContextAudio:
         encoder: StreamEncoder | None = None
         index = 0
         while (item := await self._audio.get()) is not None:
+            if isinstance(item, FlushMark):
+                # a named flush ends a turn: what the encoder holds goes out (an MP3
+                # stream ends; the next audio begins another), then the acknowledgement
+                if encoder is not None and (tail := await encoder.finish()) is not None:
+                    await self._session.send_audio(self, index, tail)
+                    index += 1
+                encoder = None
+                await self._session.send_flush_done(self, item.flush_id)
+                continue
             end_char, chunk = item
             if encoder is None:
                 encoder = StreamEncoder(self._session.voicing.output, chunk.sample_rate)

@@ -97,6 +97,7 @@ class StreamInputSession:
         self._format = "pcm"
         self.ssml = False  # the query says
         self.phonemes = False  # the query asks for phoneme timings
+        self._auto_mode = False  # the query asks for no chunk schedule
         self.rules: tuple[PronunciationRule, ...] = ()  # of the dictionaries the session names
         self._inactivity_s = 20.0
 
@@ -175,6 +176,7 @@ class StreamInputSession:
         self._format = query.response_format
         self.ssml = query.ssml
         self.phonemes = query.phonemes
+        self._auto_mode = query.auto_mode
         return dict(query.fields)
 
     async def _authenticate_session(self) -> tuple[ApiKey, ClientMessage | None]:
@@ -256,7 +258,11 @@ class StreamInputSession:
             # a place of its own, as a request would (503 past the replica's capacity)
             ticket = self._state.admission.enter() if self._contexts else None
             config = message.generation_config
-            schedule = tuple(config.chunk_length_schedule) if config else DEFAULT_SCHEDULE
+            schedule: tuple[int, ...] | None = (
+                tuple(config.chunk_length_schedule) if config else DEFAULT_SCHEDULE
+            )
+            if self._auto_mode:
+                schedule = None
             context = ContextAudio(self, context_id, schedule, next(self._streams))
             context.ticket = ticket
             self._contexts[context_id] = context
@@ -290,17 +296,26 @@ class StreamInputSession:
             if getattr(message, "close_socket", False):
                 self._close_reason = "close_socket"
                 break
-            if getattr(message, "close_context", False):
+            if message.clear:
+                await self._clear(context_id)
+            if message.clear and not message.text and not message.flush_id:
+                pass  # a clear alone (its empty text does not end the input)
+            elif getattr(message, "close_context", False):
                 if (context := self._contexts.get(context_id)) is not None:
                     await context.end()
-            elif message.text == "" and not (multi and message.flush):
+            elif message.text == "" and not (multi and message.flush) and not message.flush_id:
                 if not multi:  # stream-input: the end of the input
                     self._close_reason = "end of input"
                     break
                 # multi-stream-input: a keep-alive
-            elif message.text is not None:
+            elif message.text is not None or message.flush_id is not None:
                 context = self._context(context_id, message)
-                await context.add(message.text, message.flush, message.try_trigger_generation)
+                await context.add(
+                    message.text or "",
+                    message.flush,
+                    message.try_trigger_generation,
+                    message.flush_id,
+                )
             message = await self._next_message(ends_at=ends_at)
             if message is not None and not multi and self._has_settings(message):
                 raise InvalidRequest(
@@ -317,18 +332,45 @@ class StreamInputSession:
         await self._failures.put(None)
 
     async def send_audio(self, context: ContextAudio, index: int, chunk: EncodedChunk) -> None:
+        """Send ``chunk`` and count it delivered, both under the send lock: a context
+        cleared meanwhile (:meth:`_clear`) stops between chunks, never between a
+        chunk's sending and its counting."""
         assert self._delivery is not None
         if not self._sent_any:
             self._sent_any = True
             self._state.metrics.first_audio(elapsed_ms(self._started), "websocket", self._format)
+        message = None
         if chunk.data:
             alignment = chunk.alignment.as_wire() if chunk.alignment else None
             audio = base64.b64encode(chunk.data).decode("ascii")
             message = self._wire.audio_message(index, audio, alignment, context.id)
             if chunk.timings is not None:
                 message |= chunk.timings.as_wire()
-            await self._send_json(message)
-        await self._delivery.delivered(chunk, context.stream)
+        async with self._send_lock:
+            if message is not None:
+                await self._ws.send_text(json.dumps(message, separators=(",", ":")))
+            await asyncio.shield(self._delivery.delivered(chunk, context.stream))
+
+    async def send_flush_done(self, context: ContextAudio, flush_id: str) -> None:
+        await self._send_json(
+            self._acknowledgement({"flushDone": True, "flushId": flush_id}, context.id)
+        )
+
+    async def _clear(self, context_id: str) -> None:
+        """Barge-in: drop the context's buffered text, its queued pieces and the audio
+        not yet sent, stop its synthesis, and acknowledge. What was sent stays billed;
+        the context's next text starts afresh (a new stream of the bill)."""
+        context = self._contexts.pop(context_id, None)
+        if context is not None:
+            context.ended = True
+            if context.task is not None:
+                async with self._send_lock:  # not while one of its chunks is being sent
+                    context.task.cancel()
+                await asyncio.gather(context.task, return_exceptions=True)
+        await self._send_json(self._acknowledgement({"cleared": True}, context_id))
+
+    def _acknowledgement(self, message: dict[str, Any], context_id: str) -> dict[str, Any]:
+        return message | {"contextId": context_id} if self._wire.multi else message
 
     def _has_settings(self, message: ClientMessage) -> bool:
         return bool(

@@ -88,15 +88,16 @@ class RuleGuard:
 
 class TextBuffer:
     """``markup``: the text is SSML, cut only where no tag or element is open;
-    ``rules``: never cut inside what one of them may match."""
+    ``rules``: never cut inside what one of them may match; ``schedule`` None (auto
+    mode): no cut by length, only at sentence ends, the first clause and flushes."""
 
     def __init__(
         self,
-        schedule: tuple[int, ...] = DEFAULT_SCHEDULE,
+        schedule: tuple[int, ...] | None = DEFAULT_SCHEDULE,
         markup: bool = False,
         rules: Sequence[PronunciationRule] = (),
     ) -> None:
-        if not schedule or any(n <= 0 for n in schedule):
+        if schedule is not None and (not schedule or any(n <= 0 for n in schedule)):
             raise ValueError("chunk_length_schedule needs positive lengths")
         self._schedule = schedule
         self._markup = markup
@@ -149,6 +150,8 @@ class TextBuffer:
         clause = CLAUSE_END.search(text) if self._pieces == 0 else None
         if clause is not None and (cut := self._last_cut([clause.end()])) is not None:
             return cut
+        if self._schedule is None:
+            return None
         limit = self._schedule[min(self._pieces, len(self._schedule) - 1)]
         if len(text) >= limit:
             space = self._last_cut([m.end() for m in re.finditer(" ", text[:limit])])

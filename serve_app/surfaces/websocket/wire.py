@@ -39,6 +39,12 @@ class ClientMessage(Protocol):
     def flush(self) -> bool: ...
 
     @property
+    def flush_id(self) -> str | None: ...
+
+    @property
+    def clear(self) -> bool: ...
+
+    @property
     def try_trigger_generation(self) -> bool: ...
 
 
@@ -52,6 +58,7 @@ class SessionQuery:
     bitrate_kbps: int | None = None
     ssml: bool = False  # every text is SSML (README 'SSML')
     phonemes: bool = False  # audio messages carry phoneme timings and visemes
+    auto_mode: bool = False  # no chunk schedule: pieces end at sentences and flushes
 
 
 class WireProtocol(Protocol):

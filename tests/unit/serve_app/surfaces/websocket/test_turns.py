@@ -1,0 +1,127 @@
+"""Turn control on the WebSockets: a named flush acknowledged after its last audio, a
+``clear`` that drops what is queued (barge-in) and bills only what was sent, and
+auto mode (no chunk schedule)."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from starlette.testclient import TestClient, WebSocketTestSession
+
+from tests.conftest import decode, pcm_seconds
+from tests.unit.serve_app.conftest import DEV_KEY
+from tests.unit.serve_app.surfaces.websocket.conftest import MULTI, URL, XI, usage
+
+AUTH = {"Authorization": f"Bearer {DEV_KEY}"}
+LONG = (
+    "नमस्ते, आपका ऑर्डर कल शाम तक पहुँच जाएगा। कृपया घर पर रहें। डिलीवरी से पहले हम आपको फ़ोन "
+    "करेंगे। भुगतान नकद या कार्ड से हो सकता है। धन्यवाद, आपका दिन शुभ हो। कोई प्रश्न हो तो हमें "
+    "लिखें। हम चौबीस घंटे आपकी सेवा में हैं। फिर मिलेंगे।"
+)
+
+
+def until(ws: WebSocketTestSession, key: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Messages until one whose ``key`` is true: the messages before it, and it."""
+    audio = []
+    while not (message := ws.receive_json()).get(key):
+        assert "error" not in message, message
+        audio.append(message)
+    return audio, message
+
+
+def test_a_named_flush_is_acknowledged_after_its_last_audio(client: TestClient) -> None:
+    with client.websocket_connect(URL + "?response_format=mp3", headers=AUTH) as ws:
+        ws.send_json({"text": " "})
+        ws.send_json({"text": "नमस्ते, आप कैसे हैं? ", "flush_id": "turn-1"})
+        first, done = until(ws, "flushDone")
+        assert done == {"flushDone": True, "flushId": "turn-1"}
+        ws.send_json({"text": "मैं ठीक हूँ। "})
+        ws.send_json({"text": "", "flush_id": "turn-2"})  # a flush with no text of its own
+        second, done = until(ws, "flushDone")
+        assert done["flushId"] == "turn-2"
+        ws.send_json({"text": ""})
+        rest, final = until(ws, "isFinal")
+    assert first and second and rest == []
+    # each turn's audio is whole: its MP3 stream ends with it
+    for turn in (first, second):
+        samples, rate = decode(b"".join(base64.b64decode(m["audio"]) for m in turn))
+        assert samples.size / rate > 0.5
+    indexes = [m["index"] for m in first + second]
+    assert indexes == list(range(len(indexes)))
+    # billed as two texts: the space between them is neither's
+    assert final["usage"]["characters"] == len("नमस्ते, आप कैसे हैं?") + len("मैं ठीक हूँ।")
+
+
+def test_a_clear_stops_the_audio_and_bills_what_arrived(client: TestClient) -> None:
+    """Barge-in: what was queued is dropped, synthesis stops, and the bill is what
+    the client received, in characters and in milliseconds."""
+    before = usage(client)
+    with client.websocket_connect(URL, headers=AUTH) as ws:
+        ws.send_json({"text": " "})
+        ws.send_json({"text": LONG + " ", "flush": True})
+        heard = [ws.receive_json()]  # the first audio: the agent is speaking
+        ws.send_json({"clear": True})
+        late, cleared = until(ws, "cleared")
+        assert cleared == {"cleared": True}
+        heard += late
+        # the context goes on with a new turn after the clear
+        ws.send_json({"text": "ठीक है। ", "flush_id": "next"})
+        after, _ = until(ws, "flushDone")
+        ws.send_json({"text": ""})
+        _, final = until(ws, "isFinal")
+    pcm = b"".join(base64.b64decode(m["audio"]) for m in heard + after)
+    # what came after the clear was already on its way: the sentence being spoken,
+    # and at most the next one, whose synthesis had begun
+    sentences = sorted((len(s) for s in LONG.split("।")), reverse=True)
+    late_chars = sum(len(m["alignment"]["chars"]) for m in late if m.get("alignment"))
+    assert late_chars <= sentences[0] + sentences[1] + 2
+    assert pcm_seconds(pcm, 24000) < 12.0  # LONG says ~20 s
+    spent = usage(client)
+    assert final["usage"]["audio_ms"] == int(pcm_seconds(pcm, 24000) * 1000)
+    assert spent["audio_ms"] - before["audio_ms"] == final["usage"]["audio_ms"]
+    billed = final["usage"]["characters"]
+    assert len("ठीक है।") < billed < len(LONG) // 2
+
+
+def test_a_clear_on_one_context_leaves_the_others(client: TestClient) -> None:
+    with client.websocket_connect(MULTI + "?output_format=pcm_24000", headers=XI) as ws:
+        ws.send_json({"text": " ", "context_id": "a"})
+        ws.send_json({"text": LONG + " ", "context_id": "a", "flush": True})
+        ws.send_json({"text": "नमस्ते। ", "context_id": "b", "flush_id": "b1"})
+        first = ws.receive_json()
+        assert "audio" in first
+        ws.send_json({"context_id": "a", "clear": True})
+        messages = [first]
+        while {"cleared": True, "contextId": "a"} not in messages or not any(
+            m.get("flushDone") for m in messages
+        ):
+            messages.append(ws.receive_json())
+        ws.send_json({"close_socket": True})
+    assert {"flushDone": True, "flushId": "b1", "contextId": "b"} in messages
+    cleared_at = messages.index({"cleared": True, "contextId": "a"})
+    assert all(m.get("contextId") != "a" for m in messages[cleared_at + 1 :])
+    assert any(m.get("contextId") == "b" and m.get("audio") for m in messages)
+
+
+def test_auto_mode_waits_for_sentence_ends_not_lengths(client: TestClient) -> None:
+    """With a one-character schedule every word would be a piece of its own; auto
+    mode cuts at the sentence end (and the first clause) only."""
+    words = "आज मौसम बहुत अच्छा है और हम सब पार्क में घूमने जा रहे हैं।".split()
+    for auto, most in (("true", 2), ("false", len(words))):
+        with client.websocket_connect(URL + f"?auto_mode={auto}", headers=AUTH) as ws:
+            ws.send_json({"text": " ", "generation_config": {"chunk_length_schedule": [1]}})
+            for word in words:
+                ws.send_json({"text": word + " "})
+            ws.send_json({"text": ""})
+            audio, _ = until(ws, "isFinal")
+        pieces = sum(1 for m in audio if m["alignment"] and m["alignment"]["chars"])
+        assert 1 <= pieces <= most if auto == "true" else pieces > 2
+
+
+def test_a_clear_alone_is_no_text_and_text_is_still_required(client: TestClient) -> None:
+    with client.websocket_connect(URL, headers=AUTH) as ws:
+        ws.send_json({"clear": True})
+        assert ws.receive_json() == {"cleared": True}
+        ws.send_json({"flush": True})
+        assert ws.receive_json()["error"]["code"] == "missing_field"
