@@ -24,14 +24,18 @@ class TextNormaliserReplica:
         quality: str,
         rules: tuple[PronunciationRule, ...] = (),
         ssml: bool = False,
+        read: bool = True,
     ) -> NormalisedText:
         """``text`` cleaned, segmented and read for ``language`` and ``quality``, with
         the pronunciation ``rules`` of the request applied to it as written; an SSML
-        document where ``ssml`` (the ingress has read it once: it reads here too).
+        document where ``ssml`` (the ingress has read it once: it reads here too);
+        numbers and symbols left as written unless ``read``.
 
         Never raises for plain text.
         """
-        return await normalise_off_loop(self._normaliser, text, language, quality, rules, ssml)
+        return await normalise_off_loop(
+            self._normaliser, text, language, quality, rules, ssml, read
+        )
 
 
 # Its options (resources, replicas, queue bounds) live in the Serve configs.

@@ -84,13 +84,16 @@ class TextNormaliser:
         quality: str = "balanced",
         rules: tuple[PronunciationRule, ...] = (),
         ssml: bool = False,
+        read: bool = True,
     ) -> NormalisedText:
         """Normalise ``text``. Never raises for plain text (lone surrogates, which the
         API refuses, are dropped); segment offsets index ``text`` itself. ``rules``
         match the text as written, before any word is read: an alias is then read
         like the text around it. ``ssml``: ``text`` is an SSML document (raises
         :class:`SsmlError` if it cannot be read); its elements become rules, pauses,
-        prosody and languages of the segments (``stretches``)."""
+        prosody and languages of the segments (``stretches``). ``read`` False: the
+        text is cleaned and segmented but its numbers and symbols are left as written
+        (for the voice to read as it can: ``apply_text_normalization: off``)."""
         if ssml:
             document = parse(text)
             plan = stretches(document, language)
@@ -99,15 +102,16 @@ class TextNormaliser:
             plan = [Stretch(0, len(text), None, Prosody(), ())]
             body, to_input = text, _same
         ruleset = compiled(rules) if rules else None
-        read = [_Read(s, *_prepared(body[s.start : s.end], s, ruleset)) for s in plan]
-        romanised = language == "hi" and is_romanised(" ".join(r.source.text for r in read))
+        parts = [_Read(s, *_prepared(body[s.start : s.end], s, ruleset)) for s in plan]
+        romanised = language == "hi" and is_romanised(" ".join(r.source.text for r in parts))
         segment_profile = PROFILES[quality]
         said: list[tuple[_Read, Any, str]] = []
-        for part in read:
+        for part in parts:
             reader = reader_for(part.stretch.language or language)
             part.reader = reader
             said += [
-                (part, p, reader.read(p.text)) for p in segment(part.source.text, segment_profile)
+                (part, p, reader.read(p.text) if read else p.text)
+                for p in segment(part.source.text, segment_profile)
             ]
         # Where what is said is in the language's own script, its English words are
         # written in that script too: no Latin word reaches an Indic voice.
@@ -137,7 +141,7 @@ class TextNormaliser:
                 )
         expansions = [
             (start, heard_characters(a.rule.alias) - heard_characters(body[start:end]))
-            for part in read
+            for part in parts
             for a in part.applied
             if a.rule.type == "alias"
             for start, end in [part.document_span(a.start, a.end)]
@@ -147,7 +151,7 @@ class TextNormaliser:
         segments = _paused(text, pieces, pauses, to_input, ssml, expansions)
         applied = tuple(
             AppliedRule(*to_input(*part.document_span(a.start, a.end)), a.rule)
-            for part in read
+            for part in parts
             for a in part.applied
         )
         # Segments are joined as the input had them: a space where it had space.
@@ -309,10 +313,12 @@ async def normalise_off_loop(
     quality: str,
     rules: tuple[PronunciationRule, ...] = (),
     ssml: bool = False,
+    read: bool = True,
 ) -> NormalisedText:
     """``normaliser.normalise``, on a thread when the text is long enough to matter,
     or its rules are many (the first use of a large dictionary builds its trie:
     ~30 ms a thousand rules here)."""
+    args = (text, language, quality, rules, ssml, read)
     if len(rules) > INLINE_RULES:
-        return await asyncio.to_thread(normaliser.normalise, text, language, quality, rules, ssml)
-    return await off_loop_if_long(normaliser.normalise, text, language, quality, rules, ssml)
+        return await asyncio.to_thread(normaliser.normalise, *args)
+    return await off_loop_if_long(normaliser.normalise, *args)

@@ -49,6 +49,7 @@ class Voicing:
     output: OutputParams
     design_report: Report | None = None  # for a built voice
     rules: tuple[PronunciationRule, ...] = ()  # of the request's dictionaries
+    reads_text: bool = True  # numbers and symbols read in words (else as written)
 
     @property
     def sample_rate(self) -> int:

@@ -57,7 +57,13 @@ def service_error(exc: BaseException) -> ServiceError:
 
 class Normalisation(Protocol):
     async def normalise(
-        self, text: str, language: str, quality: str, rules: Rules = (), ssml: bool = False
+        self,
+        text: str,
+        language: str,
+        quality: str,
+        rules: Rules = (),
+        ssml: bool = False,
+        read: bool = True,
     ) -> NormalisedText: ...
 
 
@@ -69,9 +75,17 @@ class LocalNormalisation:
         self._normaliser.warm_up()
 
     async def normalise(
-        self, text: str, language: str, quality: str, rules: Rules = (), ssml: bool = False
+        self,
+        text: str,
+        language: str,
+        quality: str,
+        rules: Rules = (),
+        ssml: bool = False,
+        read: bool = True,
     ) -> NormalisedText:
-        return await normalise_off_loop(self._normaliser, text, language, quality, rules, ssml)
+        return await normalise_off_loop(
+            self._normaliser, text, language, quality, rules, ssml, read
+        )
 
 
 class RemoteNormalisation:
@@ -81,10 +95,16 @@ class RemoteNormalisation:
         self._handle = handle
 
     async def normalise(
-        self, text: str, language: str, quality: str, rules: Rules = (), ssml: bool = False
+        self,
+        text: str,
+        language: str,
+        quality: str,
+        rules: Rules = (),
+        ssml: bool = False,
+        read: bool = True,
     ) -> NormalisedText:
         result: NormalisedText = await self._handle.normalise.remote(
-            text, language, quality, rules, ssml
+            text, language, quality, rules, ssml, read
         )
         return result
 
@@ -207,12 +227,19 @@ class Pipeline:
         return cls(LocalNormalisation(), None, [local], local)
 
     async def normalise(
-        self, text: str, language: str, quality: str, rules: Rules = (), ssml: bool = False
+        self,
+        text: str,
+        language: str,
+        quality: str,
+        rules: Rules = (),
+        ssml: bool = False,
+        read: bool = True,
     ) -> NormalisedText:
         """``text`` cleaned and segmented for ``language`` and ``quality``, ``rules``
-        applied to it as written (an SSML document where ``ssml``)."""
+        applied to it as written (an SSML document where ``ssml``), its numbers and
+        symbols read unless ``read`` is False."""
         try:
-            return await self._normalisation.normalise(text, language, quality, rules, ssml)
+            return await self._normalisation.normalise(text, language, quality, rules, ssml, read)
         except Exception as e:
             raise service_error(e) from e
 

@@ -180,9 +180,10 @@ class SpeechService:
         located = options.pronunciation_dictionaries
         rules = await self.dictionaries.rules_for(project_id, located, dictionaries_param)
         built = await self._build(options, catalog, voice, params, custom)
+        reads = options.apply_text_normalization != "off"
         if built is None:
-            return Voicing(voice, params, output, rules=rules)
-        return Voicing(built.voice, built.params, output, built.report, rules)
+            return Voicing(voice, params, output, rules=rules, reads_text=reads)
+        return Voicing(built.voice, built.params, output, built.report, rules, reads)
 
     @staticmethod
     def _custom_base(custom: CustomVoice, catalog: Catalog) -> VoiceConfig:
@@ -291,8 +292,9 @@ class SpeechService:
             located = request.pronunciation_dictionaries
             rules = await self.dictionaries.rules_for(project_id, located)
             given = await self.check_input(request.input, request.text_type)
+            reads = request.apply_text_normalization != "off"
             return await self.pipeline.normalise(
-                given.text, language, request.quality, rules, given.ssml
+                given.text, language, request.quality, rules, given.ssml, reads
             )
         finally:
             ticket.release()
@@ -303,7 +305,7 @@ class SpeechService:
         """``text`` as the voice will be given it, if that is within the spoken limit."""
         params = voicing.params
         normalised = await self.pipeline.normalise(
-            text, params.language, params.quality, voicing.rules, ssml
+            text, params.language, params.quality, voicing.rules, ssml, voicing.reads_text
         )
         limit = self._config.max_spoken_chars
         if len(normalised.text) > limit:

@@ -27,8 +27,7 @@ ELEVENLABS_IGNORED_FIELDS = (
     "next_text",
     "previous_request_ids",
     "next_request_ids",
-    "seed",
-    "apply_text_normalization",
+    "seed",  # every voice here is deterministic: the same request, the same audio
     "apply_language_text_normalization",
     "use_pvc_as_ivc",
     "audio_effects",

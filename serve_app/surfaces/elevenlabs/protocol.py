@@ -10,6 +10,7 @@ from serve_app.surfaces.native.protocol import (
     CONTROLS,
     FlushId,
     Speed,
+    TextNormalization,
     UnicodeText,
     WsGenerationConfig,
 )
@@ -41,7 +42,7 @@ class ElevenSpeechRequest(BaseModel):
     next_request_ids: list[str] | None = None
     seed: int | None = None
     pronunciation_dictionary_locators: list[dict[str, Any]] | None = None
-    apply_text_normalization: str | None = None
+    apply_text_normalization: TextNormalization = "auto"
     apply_language_text_normalization: bool | None = None
     use_pvc_as_ivc: bool | None = None
     audio_effects: dict[str, Any] | None = None
@@ -90,5 +91,6 @@ class ElevenWsQuery(BaseModel):
     enable_ssml_parsing: bool = False
     phoneme_timestamps: bool = False  # ours: audio messages carry phonemes and visemes
     auto_mode: bool = False  # no chunk schedule: generate at sentence ends and flushes
+    apply_text_normalization: TextNormalization = "auto"
     # alignment in the message of its audio: always so here
     sync_alignment: bool = True

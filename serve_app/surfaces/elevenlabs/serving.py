@@ -117,6 +117,8 @@ def from_elevenlabs(
         "stream": stream,
         "text_type": "ssml" if ssml else "text",
         "phoneme_timestamps": phonemes,
+        "apply_text_normalization": eleven.apply_text_normalization,
+        "seed": eleven.seed,
     }
     if eleven.pronunciation_dictionary_locators is not None:
         fields["pronunciation_dictionaries"] = eleven.pronunciation_dictionary_locators

@@ -33,6 +33,7 @@ class ElevenWire:
             "language": eleven.language_code,
             "response_format": wire.format,
             "sample_rate": wire.sample_rate,
+            "apply_text_normalization": eleven.apply_text_normalization,
         }
         return SessionQuery(
             fields,

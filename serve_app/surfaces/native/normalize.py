@@ -11,6 +11,7 @@ from serve_app.surfaces.native.protocol import (
     DICTIONARIES_FIELD,
     Dictionaries,
     Quality,
+    TextNormalization,
     TextType,
     UnicodeText,
 )
@@ -26,6 +27,7 @@ class NormalizeRequest(BaseModel):
     language: str | None = None
     quality: Quality = "balanced"
     pronunciation_dictionaries: Dictionaries = DICTIONARIES_FIELD
+    apply_text_normalization: TextNormalization = "auto"
 
 
 class PhonemeRecord(BaseModel):

@@ -50,6 +50,16 @@ StreamFormat = Literal["audio", "sse"]
 Quality = Literal["fast", "balanced", "high"]
 
 
+TextNormalization = Annotated[
+    Literal["auto", "on", "off"],
+    Field(
+        description="`off`: the text is cleaned and cut into sentences, but numbers, "
+        "dates, money and symbols are left as written for the voice to read as it can "
+        "(ElevenLabs' apply_text_normalization); `auto` and `on`: read in words."
+    ),
+]
+
+
 MAX_DICTIONARIES_PER_REQUEST = 3
 
 
@@ -113,6 +123,14 @@ class VoiceOptions(BaseModel):
         None, description="Base64 WAV of a voice to match, 1-20 s (README 'Voice modes')."
     )
     pronunciation_dictionaries: Dictionaries = DICTIONARIES_FIELD
+    apply_text_normalization: TextNormalization = "auto"
+    seed: int | None = Field(
+        None,
+        ge=0,
+        le=2**32 - 1,
+        description="Accepted for clients that send one: every voice here is "
+        "deterministic (the same request gives the same audio), so it changes nothing.",
+    )
 
 
 class SpeechRequest(VoiceOptions):
@@ -352,6 +370,7 @@ class WsQuery(BaseModel):
     text_type: TextType = "text"
     phoneme_timestamps: bool = False
     auto_mode: bool = False
+    apply_text_normalization: TextNormalization = "auto"
 
 
 class WsAudioMessage(BaseModel):

@@ -29,6 +29,7 @@ class NativeWire:
             "response_format": ours.response_format,
             "quality": ours.quality,
             "sample_rate": ours.sample_rate,
+            "apply_text_normalization": ours.apply_text_normalization,
         }
         ssml = ours.text_type == "ssml"
         return SessionQuery(

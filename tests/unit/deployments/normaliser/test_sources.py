@@ -67,3 +67,14 @@ def test_the_normaliser_s_segments_carry_their_sources() -> None:
         for *_, c, d in segment.sources
     }
     assert {"₹1,250", "3", "राव"} <= spans
+
+
+def test_without_reading_numbers_and_symbols_stay_as_written() -> None:
+    """``apply_text_normalization: off``: cleaned and cut into sentences, not read."""
+    normaliser = TextNormaliser()
+    text = "मुझे 25 किलो चावल चाहिए, ₹1,250 में।  Dr. Rao"
+    unread = normaliser.normalise(text, "hi", read=False)
+    assert "25" in unread.text and "₹1,250" in unread.text and "पच्चीस" not in unread.text
+    assert "  " not in unread.text  # still cleaned
+    assert len(unread.segments) == len(normaliser.normalise(text, "hi").segments)
+    assert "पच्चीस" in normaliser.normalise(text, "hi").text
