@@ -18,7 +18,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Ray worker would compile what it imports of torch and ray afresh each time it starts.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install browser run test test-fast lint unit serve-tests cluster-tests fuzz bench clean \
+.PHONY: install browser run test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity clean \
 	cluster-up cluster-down cluster-status cluster-load gpu-kit gpu-rehearsal
 
 # uv resolves and installs the whole project in seconds where pip takes minutes, and
@@ -112,6 +112,11 @@ ifdef GPU
 else
 	$(PY) -m loadtest.bench $(BENCH_ARGS)
 endif
+
+# Not part of `make test`: what previous_text / next_text cost (model time) and change
+# (pitch at the joint between requests) for the default voice (README, "Continuity").
+bench-continuity: install
+	$(PY) -m loadtest.continuity
 
 # A lent GPU machine (README, "Performance on a GPU"): gpu-kit packs what it lacks in
 # pieces under 48 MiB (.gpu-kit/1, .gpu-kit/2: one carried per call), and

@@ -58,7 +58,7 @@ from deployments.synthesis.kokoro_backends import (
     load_torch,
 )
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer, Phonemes
-from deployments.synthesis.kokoro_pieces import SAMPLE_RATE, Piece, spoken
+from deployments.synthesis.kokoro_pieces import SAMPLE_RATE, Piece, in_context, spoken
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.profiles import ProfileCache, VoiceProfile
@@ -67,6 +67,10 @@ MODEL_MAX_TOKENS = 510
 PHONEME_VOICES = {"hi": "hi", "en": "en-us"}
 
 BLENDS_KEPT = 64  # blended style tables kept for reuse (a custom voice's, a description's)
+# Tokens of the text around a segment (previous_text / next_text) read with it, at
+# most, on each side: the words nearest the segment, enough for its prosody to
+# continue theirs (a clause or so), few enough not to double the call.
+CONTEXT_TOKENS = 32
 
 _BREAKS = (
     re.compile(r"(?<=[.!?…])\s+"),
@@ -248,7 +252,7 @@ class KokoroEngine:
             for piece in pieces:
                 if cancel is not None and cancel.cancelled:
                     return
-                yield self._run([piece.item])[0]
+                yield in_context(self._run([piece.item])[0], piece)
 
         for heard in spoken(said, pieces, voiced()):
             if heard.audio.size:
@@ -275,7 +279,46 @@ class KokoroEngine:
             if tokens:
                 row = style[min(len(tokens), MODEL_MAX_TOKENS) - 1]
                 pieces.append(Piece(text, start, ([0, *tokens, 0], row, speed)))
+        context = segment.context_before or segment.context_after
+        if context and len(pieces) == 1 and self._model.timed:
+            pieces = [self._in_context(pieces[0], segment, voice, params, style, speed)]
         return said, pieces
+
+    def _in_context(
+        self,
+        piece: Piece,
+        segment: Segment,
+        voice: VoiceConfig,
+        params: SynthesisParams,
+        style: np.ndarray,
+        speed: float,
+    ) -> Piece:
+        """``piece`` (all of ``segment``) read with the words nearest it of the text
+        before and after it: up to :data:`CONTEXT_TOKENS` of each, as room allows."""
+        own = piece.item[0][1:-1]
+        sides = bool(segment.context_before) + bool(segment.context_after)
+        share = min(CONTEXT_TOKENS, (self.max_tokens - len(own)) // sides)
+
+        def nearest(text: str, last: bool) -> list[int]:
+            if not text.strip() or share <= 1:
+                return []
+            words = self.phonemize(text, voice, params.language).text.split(" ")
+            kept: list[str] = []
+            for word in reversed(words) if last else words:
+                if len(self._phonemizer.tokens(" ".join([*kept, word]))) >= share:
+                    break
+                kept.append(word)
+            if not kept:
+                return []
+            joined = " ".join(reversed(kept) if last else kept)
+            return self._phonemizer.tokens(f"{joined} " if last else f" {joined}")
+
+        before = nearest(segment.context_before, last=True)
+        after = nearest(segment.context_after, last=False)
+        tokens = [*before, *own, *after]
+        row = style[min(len(tokens), MODEL_MAX_TOKENS) - 1]
+        item = ([0, *tokens, 0], row, speed)
+        return Piece(piece.text, piece.start, item, len(before), len(after))
 
     def _style(self, voice_id: str, design: VoiceDesign | None) -> tuple[np.ndarray, float]:
         """The style table and own pace of ``voice_id``, or of the blend ``design`` asks
@@ -333,7 +376,7 @@ class BatchingKokoroEngine(KokoroEngine):
         voiced = iter(self._run(flat) if flat else [])
         chunks = []
         for (segment, params, _), (said, pieces) in zip(items, calls, strict=True):
-            heard = list(spoken(said, pieces, [next(voiced) for _ in pieces]))
+            heard = list(spoken(said, pieces, [in_context(next(voiced), p) for p in pieces]))
             parts = [h.audio for h in heard]
             samples = np.concatenate(parts) if parts else np.zeros(0, np.float32)
             words = tuple(word for h in heard for word in h.words)

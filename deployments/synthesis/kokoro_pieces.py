@@ -48,14 +48,47 @@ class Heard:
     phonemes: tuple[PhonemeTiming, ...]
 
 
+# A cut into context's audio fades over this long (no click where it falls mid-sound).
+CONTEXT_FADE_S = 0.01
+
+
 @dataclass(frozen=True)
 class Piece:
     """One model call's share of a segment: its phonemes, where they start in the
-    segment's phonemes, and the model's input for them."""
+    segment's phonemes, and the model's input for them. ``before``/``after``: tokens
+    of context the input holds around the piece's own (read, then cut away)."""
 
     text: str
     start: int
     item: Item
+    before: int = 0
+    after: int = 0
+
+
+def in_context(voiced: Voiced, piece: Piece) -> Voiced:
+    """The audio of ``piece``'s own tokens out of a call that read context around them:
+    cut where the durations say its first token begins and its last ends (each moved
+    by the frames the voice is heard early, a frame of lead before), faded over
+    :data:`CONTEXT_FADE_S` where a cut falls; durations as a call of the piece alone
+    would give them (what came before and after is the boundary tokens')."""
+    durations = voiced.durations
+    if durations is None or not (piece.before or piece.after):
+        return voiced
+    own = durations[1 + piece.before : durations.size - 1 - piece.after]
+    frames = np.concatenate([[0], np.cumsum(durations)])
+    first, end = int(frames[1 + piece.before]), int(frames[durations.size - 1 - piece.after])
+    start_frame = max(0, first - HEARD_EARLY_FRAMES - 1) if piece.before else 0
+    end_frame = max(start_frame, end - HEARD_EARLY_FRAMES) if piece.after else int(frames[-1])
+    audio = voiced.audio[start_frame * SAMPLES_PER_FRAME : end_frame * SAMPLES_PER_FRAME].copy()
+    fade = min(int(CONTEXT_FADE_S * SAMPLE_RATE), audio.size // 2)
+    if fade:
+        ramp = (0.5 - 0.5 * np.cos(np.linspace(0.0, np.pi, fade))).astype(np.float32)
+        if piece.before:
+            audio[:fade] *= ramp
+        if piece.after:
+            audio[-fade:] *= ramp[::-1]
+    around = [first - start_frame, *own.tolist(), max(0, end_frame - end)]
+    return Voiced(audio, np.asarray(around, dtype=np.int64))
 
 
 def soft_limit(audio: np.ndarray, knee: float = LIMITER_KNEE) -> np.ndarray:

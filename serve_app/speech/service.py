@@ -35,6 +35,7 @@ from serve_app.settings import SAMPLE_RATES, IngressConfig
 from serve_app.speech.admission import Admission
 from serve_app.speech.billing import Meter
 from serve_app.speech.catalog import Catalog
+from serve_app.speech.continuity import RecentTexts, in_context
 from serve_app.speech.custom_voices import CustomVoice, CustomVoices
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.dictionaries import Dictionaries
@@ -80,6 +81,7 @@ class SpeechService:
         self.metrics = metrics
         self.voices = voices
         self.dictionaries = dictionaries
+        self.recent = RecentTexts()  # for previous_request_ids
         self._catalog = catalog
         self._config = config
 
@@ -345,10 +347,13 @@ class SpeechService:
                 raise InvalidRequest(
                     "empty_input", "input has nothing to speak (no letters or digits).", "input"
                 )
+            around = self.recent.around(key.project_id, request)
+            normalised = await in_context(normalised, *around, self.pipeline, voicing)
             bill = await self.meter.hold(key, given.billed + normalised.expansion)
         except BaseException:
             ticket.release()
             raise
+        self.recent.remember(key.project_id, request_id, request.input)
         return SpeechJob(request_id, voicing, normalised, bill, received_at, ticket)
 
     async def deliver(self, speech: SpeechJob, transport: str) -> Delivery:

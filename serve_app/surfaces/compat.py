@@ -23,10 +23,6 @@ ELEVENLABS_IGNORED_FIELDS = (
     "voice_settings.similarity_boost",
     "voice_settings.style",
     "voice_settings.use_speaker_boost",
-    "previous_text",
-    "next_text",
-    "previous_request_ids",
-    "next_request_ids",
     "seed",  # every voice here is deterministic: the same request, the same audio
     "apply_language_text_normalization",
     "use_pvc_as_ivc",

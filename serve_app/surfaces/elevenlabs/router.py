@@ -62,9 +62,11 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
                 bitrate_kbps=eleven.bitrate_kbps,
                 dictionaries_param=LOCATORS,
             )
+            # ElevenLabs' clients chain requests by this header (previous_request_ids)
+            named = {"request-id": request.state.request_id}
             if timed:
-                return await timestamped(state.speech, speech, stream)
-            return await raw_audio(state.speech, speech)
+                return await timestamped(state.speech, speech, stream, named)
+            return await raw_audio(state.speech, speech, named)
 
         return endpoint
 

@@ -119,6 +119,10 @@ def from_elevenlabs(
         "phoneme_timestamps": phonemes,
         "apply_text_normalization": eleven.apply_text_normalization,
         "seed": eleven.seed,
+        "previous_text": eleven.previous_text,
+        "next_text": eleven.next_text,
+        "previous_request_ids": eleven.previous_request_ids,
+        "next_request_ids": eleven.next_request_ids,
     }
     if eleven.pronunciation_dictionary_locators is not None:
         fields["pronunciation_dictionaries"] = eleven.pronunciation_dictionary_locators
@@ -139,12 +143,18 @@ def timestamps(alignment: Alignment | None, offset_ms: int) -> dict[str, object]
     }
 
 
-async def timestamped(service: SpeechService, speech: SpeechJob, stream: bool) -> Response:
+async def timestamped(
+    service: SpeechService,
+    speech: SpeechJob,
+    stream: bool,
+    extra_headers: dict[str, str] | None = None,
+) -> Response:
     """ElevenLabs' audio with timestamps: one JSON object (``stream`` false) or one a
     line, each ``{"audio_base64", "alignment", "normalized_alignment"}`` with times in
     seconds from the start of the audio (alignment null where the engine gives none)."""
     delivery = await service.deliver(speech, "http")
     rate = speech.voicing.sample_rate
+    headers = {**speech.headers(), **(extra_headers or {})}
 
     def piece(
         data: bytes, alignment: dict[str, object] | None, timings: Timings | None
@@ -175,7 +185,7 @@ async def timestamped(service: SpeechService, speech: SpeechJob, stream: bool) -
                 timed = (timed or Timings()).followed_by(chunk.timings, offset)
             offset += chunk.audio_samples * 1000 // rate
         body = piece(b"".join(c.data for c in parts), timestamps(merged, 0), timed)
-        return Response(json.dumps(body), media_type="application/json", headers=speech.headers())
+        return Response(json.dumps(body), media_type="application/json", headers=headers)
 
     async def lines() -> AsyncIterator[bytes]:
         offset_ms = 0
@@ -185,6 +195,4 @@ async def timestamped(service: SpeechService, speech: SpeechJob, stream: bool) -
             yield json.dumps(line).encode() + b"\n"
             offset_ms += chunk.audio_samples * 1000 // rate
 
-    return DeliveryResponse(
-        lines(), delivery, media_type="application/json", headers=speech.headers()
-    )
+    return DeliveryResponse(lines(), delivery, media_type="application/json", headers=headers)

@@ -140,6 +140,25 @@ class SpeechRequest(VoiceOptions):
     text_type: TextType = "text"
     stream: bool = True
     stream_format: StreamFormat = "audio"
+    previous_text: UnicodeText | None = Field(
+        None,
+        max_length=4096,
+        description="The text spoken before this one (the last sentence of a paragraph "
+        "sent sentence by sentence): read for prosody, not spoken, not billed "
+        "(README 'Continuity across requests').",
+    )
+    next_text: UnicodeText | None = Field(
+        None, max_length=4096, description="The text to be spoken after this one: as above."
+    )
+    previous_request_ids: list[Annotated[str, Field(max_length=128)]] | None = Field(
+        None,
+        max_length=3,
+        description="Ids (x-request-id) of this project's own earlier requests whose "
+        "text comes before this one, in place of previous_text.",
+    )
+    next_request_ids: list[Annotated[str, Field(max_length=128)]] | None = Field(
+        None, max_length=3, description="As previous_request_ids, for the text after."
+    )
     phoneme_timestamps: bool = Field(
         False,
         description="With stream_format `sse`: each audio.delta carries the phonemes its "

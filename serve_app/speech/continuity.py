@@ -1,0 +1,82 @@
+"""The text around a request: what a client that speaks a paragraph sentence by
+sentence sends so each sentence continues the last (ElevenLabs' ``previous_text`` /
+``next_text``, or ``previous_request_ids`` / ``next_request_ids`` naming its own
+earlier requests).
+
+The context is normalised as the request is (numbers read, in its language) and
+given to the first and the last segment; engines that can (Kokoro) read it with the
+segment and speak only the segment, others leave it. It is never billed.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import replace
+
+from deployments.messages import NormalisedText
+from serve_app.speech.job import Voicing
+from serve_app.speech.pipeline import Pipeline
+from serve_app.surfaces.native.protocol import SpeechRequest
+
+# Characters of context kept (the engine reads the words nearest the request only).
+CONTEXT_CHARS = 500
+# Requests remembered, per project, and projects, for previous_request_ids.
+REQUESTS_KEPT = 64
+PROJECTS_KEPT = 1024
+
+
+class RecentTexts:
+    """The input texts of each project's latest requests, by request id: bounded, in
+    this process (a request served by another replica is not found, and its id is
+    ignored)."""
+
+    def __init__(self, per_project: int = REQUESTS_KEPT, projects: int = PROJECTS_KEPT) -> None:
+        self._per_project = per_project
+        self._projects = projects
+        self._texts: OrderedDict[str, OrderedDict[str, str]] = OrderedDict()
+
+    def remember(self, project_id: str, request_id: str, text: str) -> None:
+        texts = self._texts.pop(project_id, None) or OrderedDict()
+        self._texts[project_id] = texts
+        texts[request_id] = text
+        while len(texts) > self._per_project:
+            texts.popitem(last=False)
+        while len(self._texts) > self._projects:
+            self._texts.popitem(last=False)
+
+    def joined(self, project_id: str, request_ids: Sequence[str]) -> str:
+        """The texts of ``request_ids`` that are still here, in the order given."""
+        texts = self._texts.get(project_id)
+        return " ".join(texts[r] for r in request_ids if r in texts) if texts else ""
+
+    def around(self, project_id: str, request: SpeechRequest) -> tuple[str, str]:
+        """The text before and after ``request``: the project's requests it names by
+        id where they are still remembered, else the texts it sends."""
+        before = self.joined(project_id, request.previous_request_ids or ())
+        after = self.joined(project_id, request.next_request_ids or ())
+        return before or request.previous_text or "", after or request.next_text or ""
+
+
+async def in_context(
+    normalised: NormalisedText, before: str, after: str, pipeline: Pipeline, voicing: Voicing
+) -> NormalisedText:
+    """``normalised`` with the text ``before`` and ``after`` it (as written) given, read
+    as ``voicing`` reads the request, to its first and last segment."""
+    before, after = before[-CONTEXT_CHARS:].strip(), after[:CONTEXT_CHARS].strip()
+    segments = list(normalised.segments)
+    if not segments or not (before or after):
+        return normalised
+    params = voicing.params
+
+    async def read(text: str) -> str:
+        said = await pipeline.normalise(
+            text, params.language, params.quality, voicing.rules, False, voicing.reads_text
+        )
+        return said.text
+
+    if before:
+        segments[0] = replace(segments[0], context_before=await read(before))
+    if after:
+        segments[-1] = replace(segments[-1], context_after=await read(after))
+    return replace(normalised, segments=tuple(segments))
