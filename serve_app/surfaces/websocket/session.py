@@ -13,15 +13,16 @@ What differs between them (the query, the frames, the names) is each surface's
 :class:`~serve_app.surfaces.websocket.wire.WireProtocol`; the session is the same.
 Each context (context.py) has a receiver's buffer that cuts its text into pieces, a
 producer that synthesises pieces in order (the next while the last is sent), and a
-sender that encodes them as one stream and sends in input order. One bill per
-session, one :class:`Delivery`.
+sender that encodes them as one stream and sends in input order; the session's
+contexts are opened, cleared (barge-in) and ended in contexts.py. Turns: a named
+flush (``flush_id``) is answered ``flushDone`` after its last audio, ``clear``
+``cleared`` once its context has stopped. One bill per session, one :class:`Delivery`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import itertools
 import json
 import logging
 import time
@@ -56,8 +57,8 @@ from serve_app.surfaces.native.protocol import (
     WsFinalMessage,
 )
 from serve_app.surfaces.websocket.context import ContextAudio, all_or_none
+from serve_app.surfaces.websocket.contexts import Contexts
 from serve_app.surfaces.websocket.message_rate import MessageRate
-from serve_app.surfaces.websocket.text_buffer import DEFAULT_SCHEDULE
 from serve_app.surfaces.websocket.wire import ClientMessage, WireProtocol
 
 logger = logging.getLogger("serve_app")
@@ -85,10 +86,8 @@ class StreamInputSession:
         self._close_reason = ""
         self._started = websocket.scope["state"]["received_at"]
         self._rate = MessageRate(state.config.ws_max_messages_per_s)
-        self._contexts: dict[str, ContextAudio] = {}
-        self._streams = itertools.count()  # each context's own count of characters
-        self._failures: asyncio.Queue[BaseException | None] = asyncio.Queue()
         self._send_lock = asyncio.Lock()
+        self._contexts = Contexts(self, state, self._send_json, self._send_lock, wire.multi)
         self._sent_any = False
         self._options: VoiceOptions | None = None
         self._bitrate_kbps: int | None = None
@@ -97,7 +96,6 @@ class StreamInputSession:
         self._format = "pcm"
         self.ssml = False  # the query says
         self.phonemes = False  # the query asks for phoneme timings
-        self._auto_mode = False  # the query asks for no chunk schedule
         self.rules: tuple[PronunciationRule, ...] = ()  # of the dictionaries the session names
         self._inactivity_s = 20.0
 
@@ -147,11 +145,7 @@ class StreamInputSession:
             logger.exception("stream-input session %s failed", self._request_id)
             error = InternalError()
         finally:
-            for context in self._contexts.values():
-                if context.task is not None:
-                    context.task.cancel()
-                if context.ticket is not None:  # a task cancelled unstarted never frees it
-                    context.ticket.release()
+            self._contexts.cancel_all()
             if ticket is not None:
                 ticket.release()
             if self._delivery is not None:
@@ -176,7 +170,7 @@ class StreamInputSession:
         self._format = query.response_format
         self.ssml = query.ssml
         self.phonemes = query.phonemes
-        self._auto_mode = query.auto_mode
+        self._contexts.auto_mode = query.auto_mode
         return dict(query.fields)
 
     async def _authenticate_session(self) -> tuple[ApiKey, ClientMessage | None]:
@@ -241,48 +235,8 @@ class StreamInputSession:
 
     async def _supervise(self) -> None:
         """Fail the session with the first context that fails."""
-        if (error := await self._failures.get()) is not None:
+        if (error := await self._contexts.failures.get()) is not None:
             raise error
-
-    def _context(self, context_id: str, message: ClientMessage) -> ContextAudio:
-        context = self._contexts.get(context_id)
-        if context is None:
-            limit = self._state.config.ws_max_contexts
-            if len(self._contexts) >= limit:
-                raise RateLimited(
-                    "rate_limited",
-                    f"A session may have {limit} contexts open at once; close one "
-                    "(close_context) before opening another.",
-                )
-            # the session's admission place covers one context; each other one takes
-            # a place of its own, as a request would (503 past the replica's capacity)
-            ticket = self._state.admission.enter() if self._contexts else None
-            config = message.generation_config
-            schedule: tuple[int, ...] | None = (
-                tuple(config.chunk_length_schedule) if config else DEFAULT_SCHEDULE
-            )
-            if self._auto_mode:
-                schedule = None
-            context = ContextAudio(self, context_id, schedule, next(self._streams))
-            context.ticket = ticket
-            self._contexts[context_id] = context
-            context.task = asyncio.create_task(self._run_context(context))
-        return context
-
-    async def _run_context(self, context: ContextAudio) -> None:
-        try:
-            await context.run()
-            if self._wire.multi:
-                # done: a later message with this id opens a new context
-                del self._contexts[context.id]
-                await self._send_json({"isFinal": True, "contextId": context.id})
-        except asyncio.CancelledError:
-            raise
-        except BaseException as e:
-            await self._failures.put(e)
-        finally:
-            if context.ticket is not None:
-                context.ticket.release()
 
     async def _receive(self, first: ClientMessage) -> None:
         message: ClientMessage | None = first
@@ -297,7 +251,7 @@ class StreamInputSession:
                 self._close_reason = "close_socket"
                 break
             if message.clear:
-                await self._clear(context_id)
+                await self._contexts.clear(context_id)
             if message.clear and not message.text and not message.flush_id:
                 pass  # a clear alone (its empty text does not end the input)
             elif getattr(message, "close_context", False):
@@ -309,7 +263,7 @@ class StreamInputSession:
                     break
                 # multi-stream-input: a keep-alive
             elif message.text is not None or message.flush_id is not None:
-                context = self._context(context_id, message)
+                context = self._contexts.open(context_id, message)
                 await context.add(
                     message.text or "",
                     message.flush,
@@ -325,16 +279,12 @@ class StreamInputSession:
             self._close_reason = (
                 "maximum session length" if time.monotonic() >= ends_at else "inactivity timeout"
             )
-        open_contexts = list(self._contexts.values())
-        for context in open_contexts:
-            await context.end()
-        await asyncio.gather(*(c.task for c in open_contexts if c.task is not None))
-        await self._failures.put(None)
+        await self._contexts.end_all()
 
     async def send_audio(self, context: ContextAudio, index: int, chunk: EncodedChunk) -> None:
         """Send ``chunk`` and count it delivered, both under the send lock: a context
-        cleared meanwhile (:meth:`_clear`) stops between chunks, never between a
-        chunk's sending and its counting."""
+        cleared meanwhile (:meth:`Contexts.clear`) stops between chunks, never between
+        a chunk's sending and its counting."""
         assert self._delivery is not None
         if not self._sent_any:
             self._sent_any = True
@@ -352,25 +302,8 @@ class StreamInputSession:
             await asyncio.shield(self._delivery.delivered(chunk, context.stream))
 
     async def send_flush_done(self, context: ContextAudio, flush_id: str) -> None:
-        await self._send_json(
-            self._acknowledgement({"flushDone": True, "flushId": flush_id}, context.id)
-        )
-
-    async def _clear(self, context_id: str) -> None:
-        """Barge-in: drop the context's buffered text, its queued pieces and the audio
-        not yet sent, stop its synthesis, and acknowledge. What was sent stays billed;
-        the context's next text starts afresh (a new stream of the bill)."""
-        context = self._contexts.pop(context_id, None)
-        if context is not None:
-            context.ended = True
-            if context.task is not None:
-                async with self._send_lock:  # not while one of its chunks is being sent
-                    context.task.cancel()
-                await asyncio.gather(context.task, return_exceptions=True)
-        await self._send_json(self._acknowledgement({"cleared": True}, context_id))
-
-    def _acknowledgement(self, message: dict[str, Any], context_id: str) -> dict[str, Any]:
-        return message | {"contextId": context_id} if self._wire.multi else message
+        done = {"flushDone": True, "flushId": flush_id}
+        await self._send_json(self._contexts.acknowledgement(done, context.id))
 
     def _has_settings(self, message: ClientMessage) -> bool:
         return bool(

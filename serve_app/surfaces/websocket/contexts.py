@@ -1,0 +1,120 @@
+"""A session's contexts: opened by their first text (within the session's limit, each
+past the first with an admission place of its own), each run in a task of its own,
+cleared on a barge-in, ended with the input; the first that fails fails the session."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from serve_app.http.errors import RateLimited
+from serve_app.ingress.state import IngressState
+from serve_app.surfaces.websocket.context import ContextAudio, ContextOwner
+from serve_app.surfaces.websocket.text_buffer import DEFAULT_SCHEDULE
+from serve_app.surfaces.websocket.wire import ClientMessage
+
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class Contexts:
+    """The contexts of one session, by id. ``multi``: each context ends with its own
+    final message (multi-stream-input); ``auto_mode``: no chunk schedule; ``send``
+    sends a JSON message, ``send_lock`` is the one audio is sent under."""
+
+    def __init__(
+        self,
+        owner: ContextOwner,
+        state: IngressState,
+        send: Send,
+        send_lock: asyncio.Lock,
+        multi: bool,
+        auto_mode: bool = False,
+    ) -> None:
+        self._owner = owner
+        self._state = state
+        self._send = send
+        self._send_lock = send_lock
+        self._multi = multi
+        self.auto_mode = auto_mode
+        self._open: dict[str, ContextAudio] = {}
+        self._streams = itertools.count()  # each context's own count of characters
+        self.failures: asyncio.Queue[BaseException | None] = asyncio.Queue()
+
+    def get(self, context_id: str) -> ContextAudio | None:
+        return self._open.get(context_id)
+
+    def open(self, context_id: str, message: ClientMessage) -> ContextAudio:
+        """The open context ``context_id``, or a new one that ``message`` opens (429
+        ``rate_limited`` past the session's limit; 503 past the replica's capacity)."""
+        context = self._open.get(context_id)
+        if context is not None:
+            return context
+        limit = self._state.config.ws_max_contexts
+        if len(self._open) >= limit:
+            raise RateLimited(
+                "rate_limited",
+                f"A session may have {limit} contexts open at once; close one "
+                "(close_context) before opening another.",
+            )
+        # the session's admission place covers one context; each other one takes a
+        # place of its own, as a request would (503 past the replica's capacity)
+        ticket = self._state.admission.enter() if self._open else None
+        config = message.generation_config
+        schedule = tuple(config.chunk_length_schedule) if config else DEFAULT_SCHEDULE
+        context = ContextAudio(
+            self._owner, context_id, None if self.auto_mode else schedule, next(self._streams)
+        )
+        context.ticket = ticket
+        self._open[context_id] = context
+        context.task = asyncio.create_task(self._run(context))
+        return context
+
+    async def _run(self, context: ContextAudio) -> None:
+        try:
+            await context.run()
+            if self._multi:
+                # done: a later message with this id opens a new context
+                del self._open[context.id]
+                await self._send({"isFinal": True, "contextId": context.id})
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:
+            await self.failures.put(e)
+        finally:
+            if context.ticket is not None:
+                context.ticket.release()
+
+    async def clear(self, context_id: str) -> None:
+        """Barge-in: drop the context's buffered text, its queued pieces and the audio
+        not yet sent, stop its synthesis, and acknowledge. What was sent stays billed;
+        the context's next text starts afresh (a new stream of the bill)."""
+        context = self._open.pop(context_id, None)
+        if context is not None:
+            context.ended = True
+            if context.task is not None:
+                async with self._send_lock:  # not while one of its chunks is being sent
+                    context.task.cancel()
+                await asyncio.gather(context.task, return_exceptions=True)
+        await self._send(self.acknowledgement({"cleared": True}, context_id))
+
+    def acknowledgement(self, message: dict[str, Any], context_id: str) -> dict[str, Any]:
+        """``message`` as sent about a context: with its id where there are several."""
+        return message | {"contextId": context_id} if self._multi else message
+
+    async def end_all(self) -> None:
+        """No more input: each open context speaks what it holds, then ends."""
+        ending = list(self._open.values())
+        for context in ending:
+            await context.end()
+        await asyncio.gather(*(c.task for c in ending if c.task is not None))
+        await self.failures.put(None)
+
+    def cancel_all(self) -> None:
+        """The session is over: stop every context now and give back their places."""
+        for context in self._open.values():
+            if context.task is not None:
+                context.task.cancel()
+            if context.ticket is not None:  # a task cancelled unstarted never frees it
+                context.ticket.release()
