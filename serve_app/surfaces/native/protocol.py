@@ -390,6 +390,8 @@ class WsQuery(BaseModel):
     phoneme_timestamps: bool = False
     auto_mode: bool = False
     apply_text_normalization: TextNormalization = "auto"
+    # alignment in the message of its own audio: always so here (ElevenLabs' choice)
+    sync_alignment: bool = True
 
 
 class WsAudioMessage(BaseModel):
