@@ -23,8 +23,8 @@ import soxr
 from deployments.messages import PhonemeTiming, Segment, SynthesisParams
 from deployments.synthesis.kokoro import KokoroEngine
 from deployments.synthesis.registry import load_engine
-from deployments.synthesis.voices import VoiceRegistry
 from deployments.synthesis.synthesiser import CONFIGS
+from deployments.synthesis.voices import VoiceRegistry
 from deployments.voice_design.analysis import RATE, yin
 from loadtest.report import machine, markdown
 

@@ -145,3 +145,36 @@ async def test_elevenlabs_with_timestamps_adds_them_and_the_sdk_reads_on(
         json={"text": TEXT},
     )
     assert refused.status_code == 400
+
+
+async def test_a_dictionary_s_phoneme_rule_is_timed_as_its_own_phonemes(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    """A project's IPA rule for a name: the SSE timings of that name are the rule's
+    phonemes, and they point at the name as the request wrote it."""
+    made = await client.post(
+        "/v1/pronunciation-dictionaries/add-from-rules",
+        headers=auth,
+        json={
+            "name": "names",
+            "rules": [{"type": "phoneme", "string_to_replace": "राहुल", "phoneme": "ʃjaːm"}],
+        },
+    )
+    text = "मेरा नाम राहुल है।"
+    body = {
+        "input": text,
+        "stream_format": "sse",
+        "phoneme_timestamps": True,
+        "pronunciation_dictionaries": [{"id": made.json()["id"]}],
+    }
+    deltas = sse_events((await client.post("/v1/audio/speech", headers=auth, json=body)).text)
+    name = text.index("राहुल")
+    said = [
+        phoneme
+        for d in deltas[:-1]
+        for phoneme, start in zip(
+            d["phonemes"]["phonemes"], d["phonemes"]["wordStarts"], strict=True
+        )
+        if start == name
+    ]
+    assert said == ["ʃ", "j", "aː", "m"]
