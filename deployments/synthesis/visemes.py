@@ -23,9 +23,9 @@ _LETTERS = {
     "PP": "pbmɸβʙ",
     "FF": "fvʋɱ",
     "TH": "θð",
-    "DD": "tdʈɖɾɗcɟT",
+    "DD": "tdʈɖɾɗT",
     "kk": "kgɡŋqɢxɣχʁhɦʔɴɰç",
-    "CH": "ʃʒɕʑʂʐʝ",
+    "CH": "ʃʒɕʑʂʐʝcɟ",  # palatal stops: Hindi's च and ज, said as affricates
     "SS": "sz",
     "nn": "nɲɳlɭʎɫɬɮ",
     "RR": "rɹɻɽʀɚɝꭧ",
