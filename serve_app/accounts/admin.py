@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 
 from serve_app.accounts import SCOPES, AccountStore, UnknownProject
+from serve_app.accounts.records import UsageResponse
 from serve_app.settings import IngressConfig
-from serve_app.surfaces.native.protocol import UsageResponse
 
 UNITS_PER_USD = 10_000_000
 

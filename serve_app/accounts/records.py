@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pydantic import BaseModel
+
 
 class RateExceeded(Exception):
     """A key has made its requests for this minute."""
@@ -72,3 +74,28 @@ class Project:
     id: str
     name: str
     usage: Usage
+
+
+class UsageTotals(BaseModel):
+    requests: int
+    characters: int
+    audio_ms: int
+    spent_deci_micros: int
+
+
+class UsageResponse(BaseModel):
+    balance_deci_micros: int
+    usage: UsageTotals
+
+    @classmethod
+    def of(cls, usage: Usage) -> UsageResponse:
+        """The API's usage object for a project's ledger totals."""
+        return cls(
+            balance_deci_micros=usage.balance,
+            usage=UsageTotals(
+                requests=usage.requests,
+                characters=usage.characters,
+                audio_ms=usage.audio_ms,
+                spent_deci_micros=usage.spent,
+            ),
+        )

@@ -25,9 +25,10 @@ from serve_app.speech.dictionaries import Dictionaries
 from serve_app.speech.metrics import Metrics, NullMetrics
 from serve_app.speech.pipeline import Pipeline
 from serve_app.speech.service import SpeechService
+from serve_app.speech.vocabulary import VoiceRecord
 from serve_app.speech.warm_up import speak_unbilled
 from serve_app.surfaces.compat import CompatConfig
-from serve_app.surfaces.native.protocol import ReplicaStatus, VoiceList, VoiceRecord
+from serve_app.surfaces.native.protocol import ReplicaStatus, VoiceList
 
 logger = logging.getLogger("serve_app")
 
@@ -149,7 +150,7 @@ class IngressState:
 
     async def voice_list(self, project_id: str | None) -> VoiceList:
         """The public voices, and ``project_id``'s own after them."""
-        listed = (await self.catalog()).voices()
+        listed = VoiceList(data=(await self.catalog()).voice_records())
         if project_id is not None:
             listed.data.extend(v.record() for v in await self.voices.all(project_id))
         return listed

@@ -23,7 +23,7 @@ from serve_app.accounts import (
 )
 from serve_app.http.errors import AuthenticationFailed, InsufficientBalance, RateLimited
 from serve_app.settings import IngressConfig
-from serve_app.surfaces.native.protocol import RequestUsage
+from serve_app.speech.vocabulary import RequestUsage
 
 logger = logging.getLogger(__name__)
 

@@ -1,51 +1,14 @@
-"""What the service offers, as the discovery endpoints report it."""
+"""What the service offers: voices, languages, engines and limits, from the config and
+the loaded engines (the native surface renders them: surfaces/native/discovery.py)."""
 
 from __future__ import annotations
 
-from typing import get_args
-
-from deployments.encoding.writers import AUDIO_FORMATS, STREAMABLE_FORMATS, content_type
-from deployments.normaliser.languages import FULL_RULES, number_languages
 from deployments.normaliser.policy import LanguagePolicy
 from deployments.synthesis.engine import EngineInfo
 from deployments.synthesis.synthesiser import SynthesiserInfo
-from deployments.synthesis.visemes import VISEMES
 from deployments.synthesis.voices import VoiceConfig
-from serve_app.settings import PCM_DEFAULT_RATE, REFERENCE_LIMITS, SAMPLE_RATES, IngressConfig
-from serve_app.surfaces.native.capabilities import (
-    AudioFormatInfo,
-    Capabilities,
-    ControlChoices,
-    ControlRange,
-    GenerationControls,
-    Limits,
-    Modelling,
-    PhonemeTimestampsInfo,
-    StreamingInfo,
-    TextNormalizationInfo,
-    UnavailableFeature,
-    WebSocketInfo,
-)
-from serve_app.surfaces.native.protocol import (
-    CONTROLS,
-    EngineStatus,
-    ModelEntry,
-    ModelList,
-    PipelineStage,
-    Quality,
-    Readiness,
-    VoiceList,
-    VoiceRecord,
-)
-
-STREAM_FORMATS = ("audio", "sse")
-
-
-UNAVAILABLE = {
-    "description": "voice_description: no loaded engine builds a voice from a description.",
-    "reference": "reference_audio: no loaded engine matches a voice to reference audio.",
-}
-
+from serve_app.settings import IngressConfig
+from serve_app.speech.vocabulary import VoiceRecord
 
 MODELLING_MODES = ("description", "reference")
 
@@ -129,147 +92,17 @@ class Catalog:
             raise ValueError("no voice 'default' is loaded")
         return default.sample_rate
 
-    def models(self) -> ModelList:
-        return ModelList(
-            data=[ModelEntry(id=self.config.model_id, owned_by=self.config.model_owner)]
-        )
-
-    def voices(self) -> VoiceList:
-        return VoiceList(
-            data=[
-                VoiceRecord(
-                    id=v.id,
-                    name=v.name,
-                    languages=list(v.languages),
-                    gender=v.gender,
-                    sample_rate=v.sample_rate,
-                    engine=v.engine,
-                    modes=list(self.engines[v.engine].modes),
-                )
-                for v in self.public_voices()
-            ]
-        )
-
-    def readiness(self) -> Readiness:
-        """The readiness report: only what GET /v1/voices may show (no private voice)."""
-        public = {v.id for v in self.public_voices()}
-        return Readiness(
-            model=self.config.model_id,
-            sample_rate=self.default_sample_rate(),
-            languages=self.languages(),
-            voices=[v.id for v in self.public_voices()],
-            loras=self.loras(),
-            stream_formats=list(STREAM_FORMATS),
-            modes=self.modes(),
-            language_policy_version=self.policy.version,
-            pipeline={
-                stage: PipelineStage(
-                    placement=where,
-                    replicas=self.replicas.get(
-                        stage if where.startswith("deployment") else "Ingress"
-                    ),
-                )
-                for stage, where in {"Ingress": "deployment", **self.stages}.items()
-            },
-            engines=[
-                EngineStatus(
-                    name=i.name,
-                    device=i.device,
-                    sample_rate=i.sample_rate,
-                    voices=[v for v in i.voices if v in public],
-                    modes=list(i.modes),
-                    controls=list(i.controls),
-                    alignment=i.alignment,
-                    state="scaled_to_zero" if i.name in self.scaled_to_zero else "running",
-                    stats=dict(i.extra),
-                )
-                for i in self.engines.values()
-            ],
-        )
-
-    def capabilities(self) -> Capabilities:
-        modes = self.modes()
-        controls = {
-            control: ControlRange(
-                min=low,
-                max=high,
-                default=default,
-                # pitch is the control only some engines honour
-                engines=self.engines_with(control) if control == "pitch" else None,
+    def voice_records(self) -> list[VoiceRecord]:
+        """The public voices as GET /v1/voices lists them."""
+        return [
+            VoiceRecord(
+                id=v.id,
+                name=v.name,
+                languages=list(v.languages),
+                gender=v.gender,
+                sample_rate=v.sample_rate,
+                engine=v.engine,
+                modes=list(self.engines[v.engine].modes),
             )
-            for control, (low, high, default) in CONTROLS.items()
-        }
-        return Capabilities(
-            models=[self.config.model_id],
-            streaming=StreamingInfo(
-                transports=["http_chunked", "sse", "websocket"],
-                websocket=WebSocketInfo(
-                    path="/v1/audio/speech/stream-input/{voice_id}",
-                    protocol="elevenlabs-stream-input",
-                    formats=list(STREAMABLE_FORMATS),
-                    alignment_engines=sorted(
-                        name for name, info in self.engines.items() if info.alignment
-                    ),
-                ),
-                stream_formats=list(STREAM_FORMATS),
-                default_stream_format="audio",
-                sse_content_type="text/event-stream",
-                sse_events=["audio.delta", "audio.done", "error"],
-            ),
-            audio_formats=[
-                AudioFormatInfo(
-                    format=f.name,
-                    content_type=content_type(f.name, "{sample_rate}"),
-                    encoding=f.encoding,
-                    streamed=f.streamed,
-                    sample_rate=f.sample_rate,
-                    bitrates_kbps=dict(f.bitrates_kbps) if f.bitrates_kbps else None,
-                )
-                for f in AUDIO_FORMATS.values()
-            ],
-            sample_rates=list(SAMPLE_RATES),
-            default_sample_rate=self.default_sample_rate(),
-            modelling=Modelling(
-                modes=modes,
-                loras=self.loras(),
-                engines=self.mode_engines(),
-                reference_audio=REFERENCE_LIMITS,
-            ),
-            generation_controls=GenerationControls(
-                **controls,
-                quality=ControlChoices(values=list(get_args(Quality)), default="balanced"),
-                sample_rate=ControlChoices(
-                    values=list(SAMPLE_RATES),
-                    default=f"{PCM_DEFAULT_RATE} for pcm, else the voice's native rate",
-                ),
-            ),
-            languages=self.languages(),
-            default_language=self.policy.default,
-            default_voice="default",
-            voices=self.voices().data,
-            text_normalization=TextNormalizationInfo(
-                endpoint="/v1/text/normalize",
-                numbers=number_languages(),
-                full_reading_rules=list(FULL_RULES),
-                romanised_hindi=True,
-            ),
-            phoneme_timestamps=PhonemeTimestampsInfo(
-                engines=sorted(name for name, info in self.engines.items() if info.phonemes),
-                voices_without=[
-                    v.id
-                    for v in self.public_voices()
-                    if not (info := self.engines.get(v.engine)) or not info.phonemes
-                ],
-                visemes=list(VISEMES),
-            ),
-            language_policy_version=self.policy.version,
-            unavailable=[
-                UnavailableFeature(feature=feature, reason=reason)
-                for feature, reason in UNAVAILABLE.items()
-                if feature not in modes
-            ],
-            limits=Limits(
-                max_input_characters=self.config.max_input_chars,
-                max_body_bytes=self.config.max_body_bytes,
-            ),
-        )
+            for v in self.public_voices()
+        ]

@@ -17,7 +17,7 @@ from dataclasses import replace
 from deployments.messages import NormalisedText
 from serve_app.speech.job import Voicing
 from serve_app.speech.pipeline import Pipeline
-from serve_app.surfaces.native.protocol import SpeechRequest
+from serve_app.speech.vocabulary import SpeechRequest
 
 # Characters of context kept (the engine reads the words nearest the request only).
 CONTEXT_CHARS = 500

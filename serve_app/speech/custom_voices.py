@@ -16,7 +16,7 @@ from deployments.messages import VoiceDesign
 from deployments.voice_design.description import Report
 from serve_app.accounts import AccountStore
 from serve_app.speech.catalog import Catalog
-from serve_app.surfaces.native.protocol import VoiceRecord
+from serve_app.speech.vocabulary import VoiceRecord
 
 MAX_VOICES_PER_PROJECT = 100
 

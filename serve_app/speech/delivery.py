@@ -17,7 +17,7 @@ from serve_app.speech.admission import Ticket
 from serve_app.speech.billing import Bill, Meter
 from serve_app.speech.job import Voicing, elapsed_ms
 from serve_app.speech.metrics import Metrics
-from serve_app.surfaces.native.protocol import RequestUsage
+from serve_app.speech.vocabulary import RequestUsage
 
 
 class Delivery:

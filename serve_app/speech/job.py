@@ -24,10 +24,10 @@ from serve_app.http.errors import InvalidRequest
 from serve_app.settings import PCM_DEFAULT_RATE
 from serve_app.speech.admission import Ticket
 from serve_app.speech.billing import Bill
+from serve_app.speech.vocabulary import SpeechRequest
 from serve_app.speech.voice_modes import (
     header_value,
 )
-from serve_app.surfaces.native.protocol import SpeechRequest
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ from serve_app.speech.job import (
 )
 from serve_app.speech.metrics import Metrics
 from serve_app.speech.pipeline import Pipeline
+from serve_app.speech.vocabulary import NormalizeRequest, SpeechRequest, VoiceOptions
 from serve_app.speech.voice_modes import (
     DesignedVoice,
     analyse_reference,
@@ -57,8 +58,6 @@ from serve_app.speech.voice_modes import (
     check_description,
     designed,
 )
-from serve_app.surfaces.native.normalize import NormalizeRequest
-from serve_app.surfaces.native.protocol import SpeechRequest, VoiceOptions
 
 
 class SpeechService:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from serve_app.http.errors import InvalidRequest
 from serve_app.speech.custom_voices import MAX_VOICES_PER_PROJECT, CustomVoice, blend_gender
 from serve_app.speech.service import SpeechService
-from serve_app.surfaces.native.protocol import CustomVoiceRequest, VoiceOptions
+from serve_app.speech.vocabulary import CustomVoiceRequest, VoiceOptions
 
 
 async def save_voice(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from deployments.messages import EncodeJob, SynthesisJob
 from serve_app.speech.service import SpeechService
-from serve_app.surfaces.native.protocol import SpeechRequest
+from serve_app.speech.vocabulary import SpeechRequest
 
 # What a replica speaks before it takes requests: the README's first request.
 WARM_UP_REQUEST = SpeechRequest.model_validate(

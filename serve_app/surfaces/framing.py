@@ -24,7 +24,7 @@ from serve_app.http.errors import ServiceError
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.job import SpeechJob, elapsed_ms
 from serve_app.speech.service import SpeechService
-from serve_app.surfaces.native.protocol import RequestUsage
+from serve_app.speech.vocabulary import RequestUsage
 
 SSE_CONTENT_TYPE = "text/event-stream"
 # What a speech request answers with: audio (raw, chunked or buffered) or SSE events.

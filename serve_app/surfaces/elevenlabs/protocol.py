@@ -6,14 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from serve_app.surfaces.native.protocol import (
-    CONTROLS,
-    FlushId,
-    Speed,
-    TextNormalization,
-    UnicodeText,
-    WsGenerationConfig,
-)
+from serve_app.speech.vocabulary import CONTROLS, Speed, TextNormalization, UnicodeText
+from serve_app.surfaces.native.protocol import FlushId, WsGenerationConfig
 
 
 class ElevenVoiceSettings(BaseModel):

@@ -37,12 +37,10 @@ from serve_app.http.errors import InvalidRequest, NotFound, validate
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.job import SpeechJob
 from serve_app.speech.service import SpeechService
+from serve_app.speech.vocabulary import SpeechRequest
 from serve_app.surfaces.compat import ClientNames, client_language
 from serve_app.surfaces.elevenlabs.protocol import ElevenSpeechRequest
 from serve_app.surfaces.framing import DeliveryResponse
-from serve_app.surfaces.native.protocol import (
-    SpeechRequest,
-)
 
 DEFAULT_OUTPUT_FORMAT = "mp3_44100_128"
 

@@ -10,10 +10,11 @@ from typing import Any
 
 from serve_app.http.errors import NotFound
 from serve_app.ingress.state import IngressState
+from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.surfaces.compat import client_language
 from serve_app.surfaces.elevenlabs.protocol import LOCATORS, ElevenWsMessage, ElevenWsQuery
 from serve_app.surfaces.elevenlabs.serving import output_format
-from serve_app.surfaces.native.protocol import VoiceOptions, WsAudioMessage
+from serve_app.surfaces.native.protocol import WsAudioMessage
 from serve_app.surfaces.websocket.wire import ClientMessage, SessionQuery, parse
 
 

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from serve_app.surfaces.native.protocol import VoiceRecord
+from serve_app.speech.vocabulary import VoiceRecord
 
 
 class WebSocketInfo(BaseModel):

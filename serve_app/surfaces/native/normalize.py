@@ -4,30 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from deployments.messages import NormalisedText, Prosody
-from serve_app.surfaces.native.protocol import (
-    DICTIONARIES_FIELD,
-    Dictionaries,
-    Quality,
-    TextNormalization,
-    TextType,
-    UnicodeText,
-)
-
-
-class NormalizeRequest(BaseModel):
-    """Body of POST /v1/text/normalize: the text and language fields of a speech request."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    input: UnicodeText
-    text_type: TextType = "text"
-    language: str | None = None
-    quality: Quality = "balanced"
-    pronunciation_dictionaries: Dictionaries = DICTIONARIES_FIELD
-    apply_text_normalization: TextNormalization = "auto"
 
 
 class PhonemeRecord(BaseModel):

@@ -9,8 +9,15 @@ from typing import Any
 from fastapi import Depends, FastAPI, Request, WebSocket
 
 from serve_app.accounts import ApiKey
+from serve_app.accounts.records import UsageResponse
 from serve_app.http.errors import Overloaded, ServiceError, parse_body, read_json, validate
 from serve_app.ingress.state import IngressState
+from serve_app.speech.vocabulary import (
+    CustomVoiceRequest,
+    NormalizeRequest,
+    SpeechRequest,
+    VoiceRecord,
+)
 from serve_app.speech.voice_saving import save_voice
 from serve_app.surfaces.framing import (
     AUDIO_RESPONSES,
@@ -20,19 +27,11 @@ from serve_app.surfaces.framing import (
     raw_audio,
     sse,
 )
+from serve_app.surfaces.native import discovery
 from serve_app.surfaces.native.capabilities import Capabilities
 from serve_app.surfaces.native.events import SpecEvents
-from serve_app.surfaces.native.normalize import NormalizeRequest, NormalizeResponse
-from serve_app.surfaces.native.protocol import (
-    CustomVoiceRequest,
-    HealthStatus,
-    ModelList,
-    Readiness,
-    SpeechRequest,
-    UsageResponse,
-    VoiceList,
-    VoiceRecord,
-)
+from serve_app.surfaces.native.normalize import NormalizeResponse
+from serve_app.surfaces.native.protocol import HealthStatus, ModelList, Readiness, VoiceList
 from serve_app.surfaces.native.websocket import NATIVE
 from serve_app.surfaces.openai.protocol import OpenAISpeechRequest
 from serve_app.surfaces.openai.serving import OpenAIEvents, from_openai, is_openai_request
@@ -74,16 +73,17 @@ def attach_router(app: FastAPI, state: IngressState) -> None:
             catalog = await state.refresh_catalog()
         except ServiceError as e:
             raise Overloaded("not_ready", "The speech pipeline is not ready.") from e
-        return catalog.readiness().model_copy(update={"replica": state.replica_status()})
+        return discovery.readiness(catalog).model_copy(update={"replica": state.replica_status()})
 
     @app.get("/v1/models", dependencies=[any_key])
     async def models() -> ModelList:
-        return (await state.catalog()).models()
+        return discovery.models(await state.catalog())
 
     @app.get("/v1/capabilities", dependencies=[any_key], response_model_exclude_none=True)
     async def capabilities() -> Capabilities:
         catalog = await state.catalog()
-        return catalog.capabilities().model_copy(update={"compatibility": state.compat.describe()})
+        compatibility = state.compat.describe()
+        return discovery.capabilities(catalog).model_copy(update={"compatibility": compatibility})
 
     @app.get("/v1/voices", response_model_exclude_none=True)
     async def voices(request: Request) -> VoiceList:

@@ -7,12 +7,8 @@ from typing import Any
 
 from serve_app.http.errors import InvalidRequest
 from serve_app.ingress.state import IngressState
-from serve_app.surfaces.native.protocol import (
-    VoiceOptions,
-    WsAudioMessage,
-    WsInputMessage,
-    WsQuery,
-)
+from serve_app.speech.vocabulary import VoiceOptions
+from serve_app.surfaces.native.protocol import WsAudioMessage, WsInputMessage, WsQuery
 from serve_app.surfaces.websocket.wire import ClientMessage, SessionQuery, parse
 
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from serve_app.surfaces.native.protocol import Format, Quality, UnicodeText
+from serve_app.speech.vocabulary import Format, Quality, UnicodeText
 
 
 class VoiceRef(BaseModel):

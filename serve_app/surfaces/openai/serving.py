@@ -31,11 +31,8 @@ from deployments.encoding.writers import STREAMABLE_FORMATS
 from deployments.messages import Timings
 from serve_app.http.errors import validate
 from serve_app.speech.catalog import Catalog
+from serve_app.speech.vocabulary import RequestUsage, SpeechRequest
 from serve_app.surfaces.compat import ClientNames, client_language
-from serve_app.surfaces.native.protocol import (
-    RequestUsage,
-    SpeechRequest,
-)
 from serve_app.surfaces.openai.protocol import OpenAISpeechRequest, VoiceRef
 
 

@@ -52,10 +52,8 @@ from serve_app.speech.admission import Ticket, client_address
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.job import Voicing, elapsed_ms
 from serve_app.speech.service import SpeechService
-from serve_app.surfaces.native.protocol import (
-    VoiceOptions,
-    WsFinalMessage,
-)
+from serve_app.speech.vocabulary import VoiceOptions
+from serve_app.surfaces.native.protocol import WsFinalMessage
 from serve_app.surfaces.websocket.context import ContextAudio, all_or_none
 from serve_app.surfaces.websocket.contexts import Contexts
 from serve_app.surfaces.websocket.message_rate import MessageRate

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ValidationError
 
 from serve_app.http.errors import from_validation_error
 from serve_app.ingress.state import IngressState
-from serve_app.surfaces.native.protocol import VoiceOptions, WsGenerationConfig
+from serve_app.speech.vocabulary import VoiceOptions
+from serve_app.surfaces.native.protocol import WsGenerationConfig
 
 M = TypeVar("M", bound=BaseModel)
 

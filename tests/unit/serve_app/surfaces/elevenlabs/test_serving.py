@@ -17,9 +17,9 @@ from deployments.voice_design.analysis import measure
 from serve_app.http.errors import InvalidRequest
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
+from serve_app.speech.vocabulary import CustomVoiceRequest
 from serve_app.speech.voice_saving import save_voice
 from serve_app.surfaces.elevenlabs.serving import output_format
-from serve_app.surfaces.native.protocol import CustomVoiceRequest
 from tests.conftest import decode, pcm_seconds
 from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK
 

@@ -119,7 +119,7 @@ def test_the_wire_formats_are_the_encoders_formats() -> None:
     from typing import get_args
 
     from deployments.encoding.writers import FORMATS, STREAMABLE_FORMATS
-    from serve_app.surfaces.native.protocol import Format, StreamableFormat
+    from serve_app.speech.vocabulary import Format, StreamableFormat
 
     assert get_args(Format) == FORMATS
     assert get_args(StreamableFormat) == STREAMABLE_FORMATS
