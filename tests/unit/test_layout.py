@@ -1,4 +1,5 @@
-"""The house's shape: no import cycles between our modules, and modules of a readable size."""
+"""The house's shape: no import cycles between our modules, serve_app's packages in
+layers that import only downward, and modules of a readable size."""
 
 from __future__ import annotations
 
@@ -8,6 +9,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("serve_app", "deployments", "loadtest")
 MAX_LINES = 420  # "under ~400 lines": the largest today are a language's number readers
+# serve_app's packages, lowest first: a module imports from its own layer or below,
+# never above (README, Architecture). Top-level modules (app.py, run.py) are packages here.
+LAYERS = (
+    ("settings",),
+    ("accounts",),
+    ("http",),
+    ("speech",),
+    ("surfaces",),
+    ("ingress",),
+    ("app", "run", "cluster"),
+)
 
 
 def modules() -> dict[str, Path]:
@@ -85,6 +97,49 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         if node not in index:
             connect(node)
     return found
+
+
+def layer_of(module: str) -> int | None:
+    """The layer of a ``serve_app`` module (None: another package, or serve_app itself)."""
+    parts = module.split(".")
+    if parts[0] != "serve_app" or len(parts) < 2:
+        return None
+    return next((i for i, names in enumerate(LAYERS) if parts[1] in names), None)
+
+
+def against_layers(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of ``graph`` (module -> modules it imports) that climbs a layer."""
+    found = []
+    for module, imported in graph.items():
+        own = layer_of(module)
+        for target in sorted(imported):
+            theirs = layer_of(target)
+            if own is not None and theirs is not None and theirs > own:
+                found.append(f"{module} -> {target}")
+    return sorted(found)
+
+
+def test_serve_app_s_packages_import_only_downward() -> None:
+    known = modules()
+    packages = {
+        name.split(".")[1]
+        for name in known
+        if name.count(".") >= 1 and name.startswith("serve_app.")
+    }
+    assert packages == {name for layer in LAYERS for name in layer}  # every package has a layer
+    graph = {name: runtime_imports(path, name) & set(known) for name, path in known.items()}
+    assert against_layers(graph) == []
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    graph = {
+        "serve_app.speech.service": {"serve_app.surfaces.native.protocol", "serve_app.http.errors"},
+        "serve_app.surfaces.compat": {"serve_app.speech.catalog"},
+        "serve_app.accounts.admin": {"deployments.messages"},
+    }
+    assert against_layers(graph) == [
+        "serve_app.speech.service -> serve_app.surfaces.native.protocol"
+    ]
 
 
 def test_no_module_imports_itself_round_a_cycle() -> None:

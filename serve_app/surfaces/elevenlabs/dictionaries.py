@@ -20,13 +20,13 @@ from deployments.normaliser import pls
 from serve_app.accounts import ApiKey
 from serve_app.accounts.dictionaries import DictionaryRow
 from serve_app.http.errors import InvalidRequest, read_json
-from serve_app.ingress.state import IngressState
 from serve_app.speech.dictionaries import (
     check_name,
     parse_rules,
     read_lexicon,
     rules_of,
 )
+from serve_app.surfaces.services import Services
 
 PREFIX = "/v1/pronunciation-dictionaries"
 TAGS: list[str | Enum] = ["ElevenLabs-compatible"]
@@ -104,7 +104,7 @@ async def _lexicon_form(request: Request) -> tuple[str, str | None, bytes]:
     return check_name(name), _description(description), data
 
 
-def attach_dictionaries(app: FastAPI, state: IngressState) -> None:
+def attach_dictionaries(app: FastAPI, state: Services) -> None:
     speech_key = Depends(state.auth.require("speech"))
     dictionaries = state.dictionaries
 

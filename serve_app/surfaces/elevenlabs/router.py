@@ -10,12 +10,12 @@ from fastapi import Depends, FastAPI, Request, WebSocket
 
 from serve_app.accounts import ApiKey
 from serve_app.http.errors import read_json
-from serve_app.ingress.state import IngressState
 from serve_app.surfaces.elevenlabs.dictionaries import attach_dictionaries
 from serve_app.surfaces.elevenlabs.protocol import LOCATORS, ElevenSpeechRequest
 from serve_app.surfaces.elevenlabs.serving import from_elevenlabs, timestamped
 from serve_app.surfaces.elevenlabs.websocket import ELEVEN, ELEVEN_MULTI
 from serve_app.surfaces.framing import AUDIO_RESPONSES, json_body, raw_audio
+from serve_app.surfaces.services import Services
 from serve_app.surfaces.websocket.session import StreamInputSession
 
 # ElevenLabs' text-to-speech endpoints: (path suffix, streamed, with timings, summary).
@@ -27,7 +27,7 @@ ELEVEN_ROUTES = (
 )
 
 
-def attach_router(app: FastAPI, state: IngressState) -> None:
+def attach_router(app: FastAPI, state: Services) -> None:
     speech_key = Depends(state.auth.require("speech"))
 
     def endpoint_for(stream: bool, timed: bool) -> Callable[..., Awaitable[Any]]:

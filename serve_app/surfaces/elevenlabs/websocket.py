@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from serve_app.http.errors import NotFound
-from serve_app.ingress.state import IngressState
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.surfaces.compat import client_language
 from serve_app.surfaces.elevenlabs.protocol import LOCATORS, ElevenWsMessage, ElevenWsQuery
 from serve_app.surfaces.elevenlabs.serving import output_format
 from serve_app.surfaces.native.protocol import WsAudioMessage
+from serve_app.surfaces.services import Services
 from serve_app.surfaces.websocket.wire import ClientMessage, SessionQuery, parse
 
 
@@ -23,7 +23,7 @@ class ElevenWire:
     multi: bool = False  # multi-stream-input: contexts
     dictionaries_param: str = LOCATORS
 
-    def read_query(self, query: dict[str, str], voice_id: str, state: IngressState) -> SessionQuery:
+    def read_query(self, query: dict[str, str], voice_id: str, state: Services) -> SessionQuery:
         eleven = parse(ElevenWsQuery, query)
         wire = output_format(eleven.output_format)
         names = state.compat.elevenlabs
@@ -64,7 +64,7 @@ class ElevenWire:
         return options.language is not None
 
     async def options_for(
-        self, options: VoiceOptions, text: str, voice_id: str, state: IngressState
+        self, options: VoiceOptions, text: str, voice_id: str, state: Services
     ) -> VoiceOptions:
         """ElevenLabs' clients send no language: without a language_code, the language
         of the first text's script; their voice ids name ours."""

@@ -11,7 +11,6 @@ from fastapi import Depends, FastAPI, Request, WebSocket
 from serve_app.accounts import ApiKey
 from serve_app.accounts.records import UsageResponse
 from serve_app.http.errors import Overloaded, ServiceError, parse_body, read_json, validate
-from serve_app.ingress.state import IngressState
 from serve_app.speech.vocabulary import (
     CustomVoiceRequest,
     NormalizeRequest,
@@ -35,6 +34,7 @@ from serve_app.surfaces.native.protocol import HealthStatus, ModelList, Readines
 from serve_app.surfaces.native.websocket import NATIVE
 from serve_app.surfaces.openai.protocol import OpenAISpeechRequest
 from serve_app.surfaces.openai.serving import OpenAIEvents, from_openai, is_openai_request
+from serve_app.surfaces.services import Services
 from serve_app.surfaces.websocket.session import StreamInputSession
 
 # The body is parsed whatever the Content-Type says (curl -d sends a form type);
@@ -58,7 +58,7 @@ SPEECH_BODY = {
 }
 
 
-def attach_router(app: FastAPI, state: IngressState) -> None:
+def attach_router(app: FastAPI, state: Services) -> None:
     any_key = Depends(state.auth.require(None))
     speech_key = Depends(state.auth.require("speech"))
     usage_key = Depends(state.auth.require("usage"))

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from serve_app.http.errors import InvalidRequest
-from serve_app.ingress.state import IngressState
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.surfaces.native.protocol import WsAudioMessage, WsInputMessage, WsQuery
+from serve_app.surfaces.services import Services
 from serve_app.surfaces.websocket.wire import ClientMessage, SessionQuery, parse
 
 
@@ -16,7 +16,7 @@ class NativeWire:
     multi = False
     dictionaries_param = "pronunciation_dictionaries"
 
-    def read_query(self, query: dict[str, str], voice_id: str, state: IngressState) -> SessionQuery:
+    def read_query(self, query: dict[str, str], voice_id: str, state: Services) -> SessionQuery:
         ours = parse(WsQuery, query)
         fields: dict[str, object] = {
             "model": ours.model,
@@ -55,7 +55,7 @@ class NativeWire:
         return True  # the URL names our voice id
 
     async def options_for(
-        self, options: VoiceOptions, text: str, voice_id: str, state: IngressState
+        self, options: VoiceOptions, text: str, voice_id: str, state: Services
     ) -> VoiceOptions:
         return options
 

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from serve_app.http.errors import RateLimited
-from serve_app.ingress.state import IngressState
+from serve_app.surfaces.services import Services
 from serve_app.surfaces.websocket.context import ContextAudio, ContextOwner
 from serve_app.surfaces.websocket.text_buffer import DEFAULT_SCHEDULE
 from serve_app.surfaces.websocket.wire import ClientMessage
@@ -26,7 +26,7 @@ class Contexts:
     def __init__(
         self,
         owner: ContextOwner,
-        state: IngressState,
+        state: Services,
         send: Send,
         send_lock: asyncio.Lock,
         multi: bool,

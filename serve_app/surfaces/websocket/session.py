@@ -47,13 +47,13 @@ from serve_app.http.errors import (
     read_json,
 )
 from serve_app.http.origins import origin_allowed
-from serve_app.ingress.state import IngressState
 from serve_app.speech.admission import Ticket, client_address
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.job import Voicing, elapsed_ms
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.surfaces.native.protocol import WsFinalMessage
+from serve_app.surfaces.services import Services
 from serve_app.surfaces.websocket.context import ContextAudio, all_or_none
 from serve_app.surfaces.websocket.contexts import Contexts
 from serve_app.surfaces.websocket.message_rate import MessageRate
@@ -73,7 +73,7 @@ class StreamInputSession:
     """One WebSocket: its key, its query, its contexts, and one bill settled at the end."""
 
     def __init__(
-        self, websocket: WebSocket, state: IngressState, voice_id: str, wire: WireProtocol
+        self, websocket: WebSocket, state: Services, voice_id: str, wire: WireProtocol
     ) -> None:
         self._ws = websocket
         self._state = state

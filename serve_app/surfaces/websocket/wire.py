@@ -14,9 +14,9 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from serve_app.http.errors import from_validation_error
-from serve_app.ingress.state import IngressState
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.surfaces.native.protocol import WsGenerationConfig
+from serve_app.surfaces.services import Services
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -70,7 +70,7 @@ class WireProtocol(Protocol):
         """Several contexts on one socket, each ended with its own final message."""
         ...
 
-    def read_query(self, query: dict[str, str], voice_id: str, state: IngressState) -> SessionQuery:
+    def read_query(self, query: dict[str, str], voice_id: str, state: Services) -> SessionQuery:
         """The URL's query checked (400 or 404 as the API says)."""
         ...
 
@@ -97,7 +97,7 @@ class WireProtocol(Protocol):
         ...
 
     async def options_for(
-        self, options: VoiceOptions, text: str, voice_id: str, state: IngressState
+        self, options: VoiceOptions, text: str, voice_id: str, state: Services
     ) -> VoiceOptions:
         """The session's options once its first ``text`` is known."""
         ...
