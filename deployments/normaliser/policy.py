@@ -57,9 +57,6 @@ class LanguagePolicy(BaseModel):
         base = folded.replace("_", "-").split("-", 1)[0]
         return table.get(base)
 
-    def script_of(self, code: str) -> str:
-        return self.languages[code].script
-
     def language_of_script(self, text: str) -> str | None:
         """The first language (in policy order) written in the script most letters of
         ``text`` are in: Devanagari -> hi, Latin -> en, Tamil -> ta; None for none."""

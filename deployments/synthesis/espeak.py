@@ -18,8 +18,9 @@ from deployments.espeak_binding import (
     languages,
 )
 from deployments.messages import AudioChunk, PhonemeTiming, Segment, SynthesisParams, WordTiming
-from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, measure_profile
+from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo
 from deployments.synthesis.options import EspeakOptions, EspeakVoiceParams
+from deployments.synthesis.profiling import measure_profile
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.profiles import ProfileCache, VoiceProfile
 

@@ -47,7 +47,6 @@ from deployments.synthesis.engine import (
     CancelToken,
     EngineError,
     EngineInfo,
-    measure_profile,
 )
 from deployments.synthesis.kokoro_assets import default_voices_dir, load_style
 from deployments.synthesis.kokoro_backends import (
@@ -60,6 +59,7 @@ from deployments.synthesis.kokoro_backends import (
 from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer, Phonemes
 from deployments.synthesis.kokoro_pieces import SAMPLE_RATE, Piece, in_context, spoken
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
+from deployments.synthesis.profiling import measure_profile
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.profiles import ProfileCache, VoiceProfile
 

@@ -41,6 +41,14 @@ class Input:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """A text as its voice will be given it, and the characters it is billed for."""
+
+    text: NormalisedText
+    characters: int
+
+
+@dataclass(frozen=True)
 class Voicing:
     """Validated choices of voice, language, controls and output format."""
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import unicodedata
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 
 from deployments.encoding.writers import (
     AUDIO_FORMATS,
@@ -41,6 +40,7 @@ from serve_app.speech.delivery import Delivery
 from serve_app.speech.dictionaries import Dictionaries
 from serve_app.speech.job import (
     Input,
+    Reading,
     SpeechJob,
     Voicing,
     default_rate,
@@ -94,10 +94,12 @@ class SpeechService:
         stream: bool,
         project_id: str | None = None,
         dictionaries_param: str = "pronunciation_dictionaries",
+        bitrate: int | None = None,
     ) -> Voicing:
         """Check ``options`` against the loaded voices, engines and formats, and build
         the voice a description, a reference or a custom voice of ``project_id`` asks
-        for.
+        for. ``bitrate`` (kbps), where a surface's format names one, overrides the
+        quality's.
 
         Raises :class:`ServiceError` subclasses with the API's codes.
         """
@@ -176,7 +178,7 @@ class SpeechService:
             format=options.response_format,
             sample_rate=options.sample_rate or fixed_rate or default_rate(options.response_format),
             volume=options.volume,
-            bitrate_kbps=bitrate_kbps(options.response_format, options.quality),
+            bitrate_kbps=bitrate or bitrate_kbps(options.response_format, options.quality),
         )
         located = options.pronunciation_dictionaries
         rules = await self.dictionaries.rules_for(project_id, located, dictionaries_param)
@@ -334,26 +336,34 @@ class SpeechService:
         :meth:`deliver` settles the job's bill."""
         ticket = self.admission.enter()
         try:
-            voicing = await self.choose(request, request.stream, key.project_id, dictionaries_param)
-            if bitrate_kbps is not None:
-                voicing = replace(
-                    voicing, output=replace(voicing.output, bitrate_kbps=bitrate_kbps)
-                )
+            voicing = await self.choose(
+                request, request.stream, key.project_id, dictionaries_param, bitrate_kbps
+            )
             voicing = with_timings(voicing, request, framed=alignment)
             given = await self.check_input(request.input, request.text_type)
-            normalised = await self.normalise(given.text, voicing, ssml=given.ssml)
-            if not speakable(normalised):
+            reading = await self.read(given, voicing)
+            if reading is None:
                 raise InvalidRequest(
                     "empty_input", "input has nothing to speak (no letters or digits).", "input"
                 )
             around = self.recent.around(key.project_id, request)
-            normalised = await in_context(normalised, *around, self.pipeline, voicing)
-            bill = await self.meter.hold(key, given.billed + normalised.expansion)
+            normalised = await in_context(reading.text, *around, self.pipeline, voicing)
+            bill = await self.meter.hold(key, reading.characters)
         except BaseException:
             ticket.release()
             raise
         self.recent.remember(key.project_id, request_id, request.input)
         return SpeechJob(request_id, voicing, normalised, bill, received_at, ticket)
+
+    async def read(self, given: Input, voicing: Voicing, param: str = "input") -> Reading | None:
+        """``given`` as ``voicing`` will speak it, and the characters it is billed for
+        (what a listener hears, aliases as heard); None if it says nothing (no letter
+        or digit). The one step from checked text to a paid job, for a request's input
+        and a WebSocket's pieces alike."""
+        normalised = await self.normalise(given.text, voicing, param, given.ssml)
+        if not speakable(normalised):
+            return None
+        return Reading(normalised, given.billed + normalised.expansion)
 
     async def deliver(self, speech: SpeechJob, transport: str) -> Delivery:
         """The job's audio on its way, its first chunk already in hand; the delivery

@@ -19,7 +19,8 @@ from starlette.responses import Response
 from deployments.normaliser import pls
 from serve_app.accounts import ApiKey
 from serve_app.accounts.dictionaries import DictionaryRow
-from serve_app.http.errors import InvalidRequest, read_json
+from serve_app.http.body import read_json
+from serve_app.http.errors import InvalidRequest
 from serve_app.speech.dictionaries import (
     check_name,
     parse_rules,

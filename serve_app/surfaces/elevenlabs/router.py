@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import Depends, FastAPI, Request, WebSocket
 
 from serve_app.accounts import ApiKey
-from serve_app.http.errors import read_json
+from serve_app.http.body import read_json
 from serve_app.surfaces.elevenlabs.dictionaries import attach_dictionaries
 from serve_app.surfaces.elevenlabs.protocol import LOCATORS, ElevenSpeechRequest
 from serve_app.surfaces.elevenlabs.serving import from_elevenlabs, timestamped

@@ -33,7 +33,8 @@ from starlette.responses import Response
 
 from deployments.messages import Alignment, Timings
 from deployments.normaliser.ssml import without_tags
-from serve_app.http.errors import InvalidRequest, NotFound, validate
+from serve_app.http.body import validate
+from serve_app.http.errors import InvalidRequest, NotFound
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.job import SpeechJob
 from serve_app.speech.service import SpeechService

@@ -10,7 +10,8 @@ from fastapi import Depends, FastAPI, Request, WebSocket
 
 from serve_app.accounts import ApiKey
 from serve_app.accounts.records import UsageResponse
-from serve_app.http.errors import Overloaded, ServiceError, parse_body, read_json, validate
+from serve_app.http.body import parse_body, read_json, validate
+from serve_app.http.errors import Overloaded, ServiceError
 from serve_app.speech.vocabulary import (
     CustomVoiceRequest,
     NormalizeRequest,

@@ -29,7 +29,7 @@ import json
 
 from deployments.encoding.writers import STREAMABLE_FORMATS
 from deployments.messages import Timings
-from serve_app.http.errors import validate
+from serve_app.http.body import validate
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.vocabulary import RequestUsage, SpeechRequest
 from serve_app.surfaces.compat import ClientNames, client_language

@@ -14,7 +14,7 @@ from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.normaliser.ssml import without_tags
 from serve_app.http.errors import InvalidRequest
 from serve_app.speech.admission import Ticket
-from serve_app.speech.job import Voicing, speakable, with_alignment
+from serve_app.speech.job import Voicing, with_alignment
 from serve_app.speech.service import SpeechService
 from serve_app.surfaces.websocket.text_buffer import Piece, TextBuffer
 
@@ -153,13 +153,14 @@ class ContextAudio:
             sample = without_tags(text) if given.ssml else text  # its script tells the language
             base = await session.voicing_for(sample)
             voicing = with_alignment(base, base.output, session.phonemes)
-            normalised = await speech.normalise(text, voicing, "text", given.ssml)
-            if not speakable(normalised):
+            reading = await speech.read(given, voicing, "text")
+            if reading is None:
                 continue  # punctuation alone: nothing to say, nothing to bill
-            billed = given.billed + normalised.expansion  # aliases are billed as heard
+            billed = reading.characters
             await session.extend_bill(billed)
-            ends = {segment.index: segment.billed_through for segment in normalised.segments}
-            job = SynthesisJob(normalised.segments, voicing.params)
+            segments = reading.text.segments
+            ends = {segment.index: segment.billed_through for segment in segments}
+            job = SynthesisJob(segments, voicing.params)
             async for chunk in speech.pipeline.synthesize(job):
                 if chunk.timings is not None:  # words: offsets in all the context's text
                     chunk = replace(chunk, timings=chunk.timings.moved(0, piece.start))

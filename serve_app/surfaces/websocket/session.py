@@ -26,7 +26,6 @@ import base64
 import json
 import logging
 import time
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -36,6 +35,7 @@ from deployments.messages import EncodedChunk
 from deployments.normaliser.pronunciation import PronunciationRule
 from serve_app.accounts import ApiKey
 from serve_app.http.auth import authorization_of
+from serve_app.http.body import read_json
 from serve_app.http.errors import (
     AuthenticationFailed,
     BodyTooLarge,
@@ -44,7 +44,6 @@ from serve_app.http.errors import (
     PermissionDenied,
     RateLimited,
     ServiceError,
-    read_json,
 )
 from serve_app.http.origins import origin_allowed
 from serve_app.speech.admission import Ticket, client_address
@@ -212,13 +211,9 @@ class StreamInputSession:
         if self._voicing is None:
             assert self._options is not None
             options = await self._wire.options_for(self._options, text, self._voice_id, self._state)
-            voicing = await self._state.speech.choose(
-                options, True, self._project_id, self._wire.dictionaries_param
+            self._voicing = await self._state.speech.choose(
+                options, True, self._project_id, self._wire.dictionaries_param, self._bitrate_kbps
             )
-            if self._bitrate_kbps is not None:
-                output = replace(voicing.output, bitrate_kbps=self._bitrate_kbps)
-                voicing = replace(voicing, output=output)
-            self._voicing = voicing
         return self._voicing
 
     async def _authenticate(self, authorization: str | None) -> ApiKey:

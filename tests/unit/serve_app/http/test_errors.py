@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from serve_app.http.errors import InvalidRequest, ServiceError, read_json
+from serve_app.http.body import read_json
+from serve_app.http.errors import InvalidRequest, ServiceError
 
 
 @pytest.mark.parametrize("digits", [65, 4_301, 100_000])
