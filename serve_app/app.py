@@ -25,7 +25,7 @@ from deployments.normaliser.deployment import TextNormaliserDeployment
 from deployments.synthesis.deployment import SynthesiserDeployment
 from deployments.synthesis.synthesiser import CONFIGS, SynthesiserConfig
 from deployments.synthesis.voices import VoiceRegistry
-from serve_app.ingress.deployment import Ingress
+from serve_app.ingress.deployment import Ingress, Stages
 from serve_app.ingress.placement import Placement
 from serve_app.settings import IngressConfig
 
@@ -94,7 +94,7 @@ def compose(args: AppArgs, options: Mapping[str, dict[str, Any]]) -> Application
     placement = args.placement
     config = args.synthesiser
     registry = VoiceRegistry.from_file(config.voices_path)
-    stages: dict[str, Any] = {
+    stages: Stages = {
         "normaliser": None,
         "encoder": None,
         "synthesiser": None,

@@ -66,6 +66,14 @@ class Authenticator:
             )
         return key
 
+    async def project_of(self, headers: Mapping[str, str]) -> str | None:
+        """The project of the key ``headers`` carry, None if they carry none (a key
+        that is sent must be valid)."""
+        authorization = authorization_of(headers)
+        if authorization is None:
+            return None
+        return (await self.authorise(authorization, None)).project_id
+
     def require(self, scope: str | None) -> Callable[..., Awaitable[ApiKey]]:
         """A dependency that yields the caller's key if it has ``scope`` (None: any key).
         The OpenAPI document shows it as bearer security (or xi-api-key)."""

@@ -11,6 +11,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from serve_app.accounts.maintenance import maintain_ledger
 from serve_app.http.errors import install_error_handlers
 from serve_app.http.http10 import Http10Middleware
 from serve_app.http.middleware import ReaderPaceMiddleware, RequestContextMiddleware
@@ -29,7 +30,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 def create_app(state: IngressState) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        maintenance = asyncio.create_task(state.maintain_ledger())
+        ledger = maintain_ledger(state.store, lambda: state.meter.live, state.config.hold_lease_s)
+        maintenance = asyncio.create_task(ledger)
         yield
         maintenance.cancel()
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from typing import Any
+from typing import Any, TypedDict
 
 from fastapi import FastAPI
 from ray import serve
@@ -32,23 +32,35 @@ from serve_app.speech.pipeline import (
 keep_replica_server_on_loopback()
 
 
+class Stages(TypedDict):
+    """What ``build_app`` hands each ingress replica. ``normaliser``, ``encoder``,
+    ``synthesiser``: a deployment's handle (Serve turns the bound application into
+    one before the replica starts), or None to run that stage here; ``local_voices``:
+    the ``SynthesiserConfig`` (as a dict) of the voices that run here (None: none);
+    ``placement``: where each stage runs, for /ready; ``voice_order``: the registry's
+    order, which /v1/voices keeps."""
+
+    normaliser: Any
+    encoder: Any
+    synthesiser: Any
+    local_voices: dict[str, Any] | None
+    placement: dict[str, str]
+    voice_order: list[str]
+
+
 class IngressReplica:
     async def __init__(  # type: ignore[misc]  # Serve awaits an async constructor
         self,
-        stages: dict[str, Any],
+        stages: Stages,
         settings: dict[str, Any] | None = None,
     ) -> None:
-        """``stages``: ``normaliser``, ``encoder``, ``synthesiser``: each a deployment's
-        handle, or None to run that stage here; ``local_voices``: the
-        ``SynthesiserConfig`` of the voices that run here (None: none);
-        ``placement``: where each stage runs, for /ready; ``voice_order``: the
-        registry's order, which /v1/voices keeps. ``settings``:
+        """``stages``: where each stage runs (:class:`Stages`). ``settings``:
         IngressConfig fields; those left out come from ``TTS_*`` variables."""
         warn_without_flow_control()
         config = IngressConfig.from_env(**(settings or {}))
         # before Serve starts this replica's own server (direct ingress)
         bound_websocket_messages(config.ws_max_message_bytes)
-        local = stages.get("local_voices")
+        local = stages["local_voices"]
         self._local = SynthesisRunner(local) if local is not None else None
         self._state = IngressState(
             config,
@@ -83,28 +95,28 @@ def _running_replicas() -> dict[str, int]:
 
 
 def _pipeline(
-    stages: dict[str, Any], runner: SynthesisRunner | None, first_audio_wait_s: float
+    stages: Stages, runner: SynthesisRunner | None, first_audio_wait_s: float
 ) -> Pipeline:
     """The pipeline over the stages ``build_app`` handed this replica, with ``runner``
     speaking the voices placed here."""
     local = LocalSynthesis(runner) if runner is not None else None
     normalisation: Normalisation = (
         RemoteNormalisation(stages["normaliser"])
-        if stages.get("normaliser") is not None
+        if stages["normaliser"] is not None
         else LocalNormalisation()
     )
     syntheses: list[Synthesis] = [local] if local is not None else []
     encoding: Encoding | None = None
-    if stages.get("synthesiser") is not None:
+    if stages["synthesiser"] is not None:
         remote = RemoteSynthesis(stages["synthesiser"])
         syntheses.append(remote)
         encoding = (
             RemoteEncoding(stages["encoder"])
-            if stages.get("encoder") is not None
+            if stages["encoder"] is not None
             else LocalEncoding(remote)
         )
     return Pipeline(
-        normalisation, encoding, syntheses, local, stages.get("voice_order"), first_audio_wait_s
+        normalisation, encoding, syntheses, local, stages["voice_order"], first_audio_wait_s
     )
 
 

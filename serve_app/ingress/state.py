@@ -7,14 +7,14 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 import psutil
 
 from deployments.normaliser.policy import LanguagePolicy
-from serve_app.accounts import AccountStore, Usage, ensure_dev_project
-from serve_app.http.auth import Authenticator, authorization_of
-from serve_app.http.errors import NotFound, ServiceError
+from serve_app.accounts import AccountStore, ensure_dev_project
+from serve_app.http.auth import Authenticator
+from serve_app.http.errors import ServiceError
 from serve_app.ingress.placement import SYNTHESISER
 from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission, PerAddress
@@ -25,10 +25,9 @@ from serve_app.speech.dictionaries import Dictionaries
 from serve_app.speech.metrics import Metrics, NullMetrics
 from serve_app.speech.pipeline import Pipeline
 from serve_app.speech.service import SpeechService
-from serve_app.speech.vocabulary import VoiceRecord
 from serve_app.speech.warm_up import speak_unbilled
 from serve_app.surfaces.compat import CompatConfig
-from serve_app.surfaces.native.protocol import ReplicaStatus, VoiceList
+from serve_app.surfaces.native.protocol import ReplicaStatus
 
 logger = logging.getLogger("serve_app")
 
@@ -139,55 +138,3 @@ class IngressState:
             active_requests=self.admission.active,
             warm_up_s=self.warmed_up_s,
         )
-
-    async def optional_project(self, headers: Mapping[str, str]) -> str | None:
-        """The project of the key ``headers`` carry, None if they carry none (a key
-        that is sent must be valid)."""
-        authorization = authorization_of(headers)
-        if authorization is None:
-            return None
-        return (await self.auth.authorise(authorization, None)).project_id
-
-    async def voice_list(self, project_id: str | None) -> VoiceList:
-        """The public voices, and ``project_id``'s own after them."""
-        listed = VoiceList(data=(await self.catalog()).voice_records())
-        if project_id is not None:
-            listed.data.extend(v.record() for v in await self.voices.all(project_id))
-        return listed
-
-    async def voice_record(self, voice_id: str, project_id: str | None) -> VoiceRecord:
-        for record in (await self.voice_list(None)).data:
-            if record.id == voice_id:
-                return record
-        custom = await self.voices.get(project_id, voice_id) if project_id else None
-        if custom is None:
-            raise NotFound("voice_not_found", f"No voice '{voice_id}'.", "voice_id")
-        return custom.record()
-
-    async def delete_voice(self, voice_id: str, project_id: str) -> None:
-        if not await self.voices.delete(project_id, voice_id):
-            raise NotFound(
-                "voice_not_found", f"Your project has no voice '{voice_id}'.", "voice_id"
-            )
-
-    async def usage(self, project_id: str) -> Usage:
-        return await self.store.call(self.store.usage, project_id)
-
-    async def maintain_ledger(self) -> None:
-        """Runs for the replica's life: heartbeat this replica's holds, settle the
-        open holds of replicas that stopped heartbeating (crashed processes), and
-        those of this replica that no request owns any more (a request cancelled at
-        the wrong moment, a settlement that failed)."""
-        lease = self.config.hold_lease_s
-        while True:
-            try:
-                await self.store.call(self.store.heartbeat)
-                recovered = await self.store.call(self.store.recover, lease)
-                if recovered:
-                    logger.warning("settled %d holds left by stopped replicas", recovered)
-                orphans = await self.store.call(self.store.settle_orphans, self.meter.live, lease)
-                if orphans:
-                    logger.warning("settled %d holds that no request owned", orphans)
-            except Exception:
-                logger.exception("ledger maintenance failed; retrying")
-            await asyncio.sleep(lease / 3)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from deployments.messages import VoiceDesign
 from deployments.voice_design.description import Report
 from serve_app.accounts import AccountStore
+from serve_app.http.errors import NotFound
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.vocabulary import VoiceRecord
 
@@ -99,3 +100,28 @@ class CustomVoices:
 
     async def delete(self, project_id: str, voice_id: str) -> bool:
         return await self._store.call(self._store.delete_voice, project_id, voice_id)
+
+    async def listed(self, catalog: Catalog, project_id: str | None) -> list[VoiceRecord]:
+        """The public voices, and ``project_id``'s own after them."""
+        records = catalog.voice_records()
+        if project_id is not None:
+            records.extend(v.record() for v in await self.all(project_id))
+        return records
+
+    async def record(self, catalog: Catalog, voice_id: str, project_id: str | None) -> VoiceRecord:
+        """A public voice, or one of ``project_id``'s own (404 ``voice_not_found``)."""
+        for record in catalog.voice_records():
+            if record.id == voice_id:
+                return record
+        custom = await self.get(project_id, voice_id) if project_id else None
+        if custom is None:
+            raise NotFound("voice_not_found", f"No voice '{voice_id}'.", "voice_id")
+        return custom.record()
+
+    async def remove(self, project_id: str, voice_id: str) -> None:
+        """Delete one of the project's voices (404 ``voice_not_found`` if it has none so
+        called)."""
+        if not await self.delete(project_id, voice_id):
+            raise NotFound(
+                "voice_not_found", f"Your project has no voice '{voice_id}'.", "voice_id"
+            )

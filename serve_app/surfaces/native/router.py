@@ -89,7 +89,8 @@ def attach_router(app: FastAPI, state: Services) -> None:
     @app.get("/v1/voices", response_model_exclude_none=True)
     async def voices(request: Request) -> VoiceList:
         """Public voices; with a key, its project's own voices too."""
-        return await state.voice_list(await state.optional_project(request.headers))
+        project_id = await state.auth.project_of(request.headers)
+        return VoiceList(data=await state.voices.listed(await state.catalog(), project_id))
 
     @app.post(
         "/v1/voices",
@@ -104,16 +105,16 @@ def attach_router(app: FastAPI, state: Services) -> None:
 
     @app.get("/v1/voices/{voice_id}", response_model_exclude_none=True)
     async def voice(voice_id: str, request: Request) -> VoiceRecord:
-        project_id = await state.optional_project(request.headers)
-        return await state.voice_record(voice_id, project_id)
+        project_id = await state.auth.project_of(request.headers)
+        return await state.voices.record(await state.catalog(), voice_id, project_id)
 
     @app.delete("/v1/voices/{voice_id}", status_code=204)
     async def delete_voice(voice_id: str, key: ApiKey = speech_key) -> None:
-        await state.delete_voice(voice_id, key.project_id)
+        await state.voices.remove(key.project_id, voice_id)
 
     @app.get("/v1/account/usage")
     async def account_usage(key: ApiKey = usage_key) -> UsageResponse:
-        return UsageResponse.of(await state.usage(key.project_id))
+        return UsageResponse.of(await state.store.call(state.store.usage, key.project_id))
 
     @app.post(
         "/v1/audio/speech",
