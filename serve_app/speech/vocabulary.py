@@ -9,7 +9,7 @@ surface reads them as they are); other surfaces build them from their own.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
@@ -136,6 +136,18 @@ class VoiceOptions(BaseModel):
         description="Accepted for clients that send one: every voice here is "
         "deterministic (the same request gives the same audio), so it changes nothing.",
     )
+
+
+Options = TypeVar("Options", bound=VoiceOptions)
+
+
+def preferring(options: Options, voice: str) -> Options:
+    """``options`` naming ``voice`` as a preference, not a choice (another API's name
+    for one of our voices): the service takes the language's own voice where that one
+    does not speak it, as when a request names no voice (SpeechService.choose)."""
+    preferred = options.model_copy(update={"voice": voice})
+    preferred.__pydantic_fields_set__.discard("voice")
+    return preferred
 
 
 class SpeechRequest(VoiceOptions):

@@ -43,15 +43,16 @@ class ClientNames(BaseModel):
     def names_model(self, model: object) -> bool:
         return isinstance(model, str) and model in self.models
 
-    def voice(self, name: str, language: str, catalog: Catalog) -> VoiceConfig | None:
+    def voice(self, name: str, catalog: Catalog) -> VoiceConfig | None:
         """The registered voice ``name`` stands for (one of its names, or one of our
-        ids), in ``language``: where that voice does not speak it, the language's own
-        voice of the same gender. None for any other name: a project's own voice, or
-        404 ``voice_not_found`` when the request is chosen (SpeechService.choose)."""
+        ids): a preference (``vocabulary.preferring``), which the service trades for the
+        language's own voice where it does not speak the request's language. None for
+        any other name: a project's own voice, or 404 ``voice_not_found`` when the
+        request is chosen (SpeechService.choose)."""
         voice = catalog.voice(self.voices.get(name, name))
         if voice is None and not is_voice_id(name):  # no voice of ours could be called so
             raise NotFound("voice_not_found", f"No voice '{name}'.", "voice")
-        return catalog.voice_for_language(language, voice) if voice is not None else None
+        return voice
 
 
 def client_language(catalog: Catalog, given: str | None, text: str, param: str) -> str:

@@ -38,7 +38,7 @@ from serve_app.http.errors import InvalidRequest, NotFound
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.job import SpeechJob
 from serve_app.speech.service import SpeechService
-from serve_app.speech.vocabulary import SpeechRequest
+from serve_app.speech.vocabulary import SpeechRequest, preferring
 from serve_app.surfaces.compat import ClientNames, client_language
 from serve_app.surfaces.elevenlabs.protocol import ElevenSpeechRequest
 from serve_app.surfaces.framing import DeliveryResponse
@@ -103,7 +103,7 @@ def from_elevenlabs(
         raise NotFound("model_not_found", f"No model '{eleven.model_id}'.", "model_id")
     sample = without_tags(eleven.text) if ssml else eleven.text
     language = client_language(catalog, eleven.language_code, sample, "language_code")
-    voice = names.voice(voice_id, language, catalog)
+    voice = names.voice(voice_id, catalog)
     speed = eleven.voice_settings.speed if eleven.voice_settings else None
     fields: dict[str, object] = {
         "input": eleven.text,
@@ -125,7 +125,10 @@ def from_elevenlabs(
     }
     if eleven.pronunciation_dictionary_locators is not None:
         fields["pronunciation_dictionaries"] = eleven.pronunciation_dictionary_locators
-    return ElevenRequest(SpeechRequest(**fields), wire.bitrate_kbps)  # type: ignore[arg-type]
+    request = SpeechRequest(**fields)  # type: ignore[arg-type]
+    if voice is not None:  # a name of ours: the language's own voice where it does not speak it
+        request = preferring(request, voice.id)
+    return ElevenRequest(request, wire.bitrate_kbps)
 
 
 def timestamps(alignment: Alignment | None, offset_ms: int) -> dict[str, object] | None:

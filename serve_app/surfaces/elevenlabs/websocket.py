@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from serve_app.http.errors import NotFound
-from serve_app.speech.vocabulary import VoiceOptions
+from serve_app.speech.vocabulary import VoiceOptions, preferring
 from serve_app.surfaces.compat import client_language
 from serve_app.surfaces.elevenlabs.protocol import LOCATORS, ElevenWsMessage, ElevenWsQuery
 from serve_app.surfaces.elevenlabs.serving import output_format
@@ -70,9 +70,11 @@ class ElevenWire:
         of the first text's script; their voice ids name ours."""
         catalog = await state.catalog()
         language = client_language(catalog, options.language, text, "language_code")
-        voice = state.compat.elevenlabs.voice(voice_id, language, catalog)
-        named = voice.id if voice is not None else voice_id  # else the project's own?
-        return options.model_copy(update={"voice": named, "language": language})
+        voice = state.compat.elevenlabs.voice(voice_id, catalog)
+        options = options.model_copy(update={"language": language})
+        if voice is None:  # perhaps the project's own
+            return options.model_copy(update={"voice": voice_id})
+        return preferring(options, voice.id)
 
     def audio_message(
         self, index: int, audio: str, alignment: dict[str, Any] | None, context_id: str

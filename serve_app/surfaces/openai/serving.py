@@ -59,7 +59,7 @@ def from_openai(
     openai = validate(OpenAISpeechRequest, document)
     language = client_language(catalog, openai.language, openai.input, "language")
     name = openai.voice.id if isinstance(openai.voice, VoiceRef) else openai.voice
-    voice = names.voice(name, language, catalog)  # None: perhaps the project's own
+    voice = names.voice(name, catalog)  # None: perhaps the project's own
     fields: dict[str, object] = {
         "input": openai.input,
         "model": model_id,
@@ -78,7 +78,9 @@ def from_openai(
     if instructions is not None and describes:
         fields["voice_description"] = instructions
     # Validated above with OpenAI's ranges (speed 0.25-4.0), wider than ours.
-    request = SpeechRequest.model_construct(_fields_set=set(fields), **fields)
+    # a name of ours is a preference: the language's own voice where it does not speak it
+    chosen = set(fields) - ({"voice"} if voice is not None else set())
+    request = SpeechRequest.model_construct(_fields_set=chosen, **fields)
     return OpenAIRequest(request, instructions_ignored=instructions is not None and not describes)
 
 

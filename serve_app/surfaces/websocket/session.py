@@ -223,7 +223,9 @@ class StreamInputSession:
         await all_or_none(self._receive(first), self._supervise())
         if not self._wire.multi:
             assert self._delivery is not None
-            usage = self._delivery.usage()
+            # settled before the client is told: the usage it reads is in the ledger
+            self._delivery.voicing = self._voicing
+            usage = await self._delivery.aclose()
             await self._ws.send_text(WsFinalMessage(usage=usage).model_dump_json())
 
     async def _supervise(self) -> None:

@@ -5,6 +5,7 @@ auto mode (no chunk schedule)."""
 from __future__ import annotations
 
 import base64
+import time
 from typing import Any
 
 from starlette.testclient import TestClient, WebSocketTestSession
@@ -28,6 +29,16 @@ def until(ws: WebSocketTestSession, key: str) -> tuple[list[dict[str, Any]], dic
         assert "error" not in message, message
         audio.append(message)
     return audio, message
+
+
+def settled(client: TestClient, requests: int) -> dict[str, int]:
+    """The project's usage once ``requests`` requests are settled: a session settles
+    a moment after its final message."""
+    for _ in range(100):
+        if (current := usage(client))["requests"] >= requests:
+            return current
+        time.sleep(0.05)
+    return current
 
 
 def test_a_named_flush_is_acknowledged_after_its_last_audio(client: TestClient) -> None:
@@ -77,7 +88,7 @@ def test_a_clear_stops_the_audio_and_bills_what_arrived(client: TestClient) -> N
     late_chars = sum(len(m["alignment"]["chars"]) for m in late if m.get("alignment"))
     assert late_chars <= sentences[0] + sentences[1] + 2
     assert pcm_seconds(pcm, 24000) < 12.0  # LONG says ~20 s
-    spent = usage(client)
+    spent = settled(client, before["requests"] + 1)
     assert final["usage"]["audio_ms"] == int(pcm_seconds(pcm, 24000) * 1000)
     assert spent["audio_ms"] - before["audio_ms"] == final["usage"]["audio_ms"]
     billed = final["usage"]["characters"]
