@@ -8,6 +8,7 @@ from deployments.loopback import keep_replica_server_on_loopback
 from deployments.messages import NormalisedText
 from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
 from deployments.normaliser.pronunciation import PronunciationRule
+from deployments.normaliser.ssml import SsmlText
 
 keep_replica_server_on_loopback()
 
@@ -23,12 +24,12 @@ class TextNormaliserReplica:
         language: str,
         quality: str,
         rules: tuple[PronunciationRule, ...] = (),
-        ssml: bool = False,
+        ssml: bool | SsmlText = False,
         read: bool = True,
     ) -> NormalisedText:
         """``text`` cleaned, segmented and read for ``language`` and ``quality``, with
         the pronunciation ``rules`` of the request applied to it as written; an SSML
-        document where ``ssml`` (the ingress has read it once: it reads here too);
+        document where ``ssml`` (as the ingress read it, once);
         numbers and symbols left as written unless ``read``.
 
         Never raises for plain text.

@@ -33,7 +33,7 @@ from deployments.normaliser.pronunciation import (
 )
 from deployments.normaliser.segmenter import PROFILES, segment
 from deployments.normaliser.sources import word_sources
-from deployments.normaliser.ssml import MAX_PAUSE_MS, Pause, parse
+from deployments.normaliser.ssml import MAX_PAUSE_MS, Pause, SsmlText, parse
 from deployments.normaliser.stretches import Stretch, stretches
 from deployments.normaliser.transliteration import is_romanised, romanised_to_devanagari
 
@@ -83,19 +83,20 @@ class TextNormaliser:
         language: str,
         quality: str = "balanced",
         rules: tuple[PronunciationRule, ...] = (),
-        ssml: bool = False,
+        ssml: bool | SsmlText = False,
         read: bool = True,
     ) -> NormalisedText:
         """Normalise ``text``. Never raises for plain text (lone surrogates, which the
         API refuses, are dropped); segment offsets index ``text`` itself. ``rules``
         match the text as written, before any word is read: an alias is then read
         like the text around it. ``ssml``: ``text`` is an SSML document (raises
-        :class:`SsmlError` if it cannot be read); its elements become rules, pauses,
+        :class:`SsmlError` if it cannot be read), or ``ssml`` is that document as read
+        already (the ingress reads it once); its elements become rules, pauses,
         prosody and languages of the segments (``stretches``). ``read`` False: the
         text is cleaned and segmented but its numbers and symbols are left as written
         (for the voice to read as it can: ``apply_text_normalization: off``)."""
         if ssml:
-            document = parse(text)
+            document = ssml if isinstance(ssml, SsmlText) else parse(text)
             plan = stretches(document, language)
             body, to_input = document.text, document.span_in_input
         else:
@@ -148,7 +149,7 @@ class TextNormaliser:
         ]
         expansions = [(start, extra) for start, extra in expansions if extra > 0]
         pauses = document.pauses if ssml else ()
-        segments = _paused(text, pieces, pauses, to_input, ssml, expansions)
+        segments = _paused(text, pieces, pauses, to_input, bool(ssml), expansions)
         applied = tuple(
             AppliedRule(*to_input(*part.document_span(a.start, a.end)), a.rule)
             for part in parts
@@ -312,7 +313,7 @@ async def normalise_off_loop(
     language: str,
     quality: str,
     rules: tuple[PronunciationRule, ...] = (),
-    ssml: bool = False,
+    ssml: bool | SsmlText = False,
     read: bool = True,
 ) -> NormalisedText:
     """``normaliser.normalise``, on a thread when the text is long enough to matter,

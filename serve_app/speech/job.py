@@ -18,6 +18,7 @@ from deployments.messages import (
     SynthesisParams,
 )
 from deployments.normaliser.pronunciation import PronunciationRule
+from deployments.normaliser.ssml import SsmlText
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.description import Report
 from serve_app.http.errors import InvalidRequest
@@ -33,11 +34,21 @@ from serve_app.speech.voice_modes import (
 @dataclass(frozen=True)
 class Input:
     """A request's text once checked: what the normaliser reads (an SSML document
-    where ``ssml``) and how many characters are billed (the ones a listener hears)."""
+    where ``document``, as read once) and how many characters are billed (the ones a
+    listener hears)."""
 
     text: str
     billed: int
-    ssml: bool = False
+    document: SsmlText | None = None
+
+    @property
+    def ssml(self) -> bool:
+        return self.document is not None
+
+    @property
+    def markup(self) -> bool | SsmlText:
+        """What the normaliser is told of the text's markup: the document, or none."""
+        return self.document if self.document is not None else False
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from deployments.encoding.encoder import encode_stream
 from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, NormalisedText, SynthesisJob
 from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
 from deployments.normaliser.pronunciation import PronunciationRule
+from deployments.normaliser.ssml import SsmlText
 from deployments.synthesis.runner import SynthesisRunner
 from deployments.synthesis.synthesiser import SynthesiserInfo
 from serve_app.http.errors import InternalError, Overloaded, ServiceError
@@ -62,7 +63,7 @@ class Normalisation(Protocol):
         language: str,
         quality: str,
         rules: Rules = (),
-        ssml: bool = False,
+        ssml: bool | SsmlText = False,
         read: bool = True,
     ) -> NormalisedText: ...
 
@@ -80,7 +81,7 @@ class LocalNormalisation:
         language: str,
         quality: str,
         rules: Rules = (),
-        ssml: bool = False,
+        ssml: bool | SsmlText = False,
         read: bool = True,
     ) -> NormalisedText:
         return await normalise_off_loop(
@@ -100,7 +101,7 @@ class RemoteNormalisation:
         language: str,
         quality: str,
         rules: Rules = (),
-        ssml: bool = False,
+        ssml: bool | SsmlText = False,
         read: bool = True,
     ) -> NormalisedText:
         result: NormalisedText = await self._handle.normalise.remote(
@@ -232,7 +233,7 @@ class Pipeline:
         language: str,
         quality: str,
         rules: Rules = (),
-        ssml: bool = False,
+        ssml: bool | SsmlText = False,
         read: bool = True,
     ) -> NormalisedText:
         """``text`` cleaned and segmented for ``language`` and ``quality``, ``rules``

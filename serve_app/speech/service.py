@@ -26,6 +26,7 @@ from deployments.messages import (
 from deployments.normaliser import ssml
 from deployments.normaliser.cleaning import clean_text
 from deployments.normaliser.normaliser import off_loop_if_long
+from deployments.normaliser.ssml import SsmlText
 from deployments.normaliser.stretches import base_language
 from deployments.synthesis.voices import VoiceConfig, is_voice_id
 from serve_app.accounts import ApiKey
@@ -261,10 +262,13 @@ class SpeechService:
         text = await self.check_text(text, param)
         if text_type != "ssml":
             return Input(text, len(text))
-        try:  # the markup as sent, so that lines and columns are the client's
-            await off_loop_if_long(ssml.parse, unicodedata.normalize("NFC", sent))
+        try:
             document = await off_loop_if_long(ssml.parse, text)
-        except ssml.SsmlError as e:
+        except ssml.SsmlError:
+            try:  # the markup as sent, so that lines and columns are the client's
+                await off_loop_if_long(ssml.parse, unicodedata.normalize("NFC", sent))
+            except ssml.SsmlError as where:
+                e = where
             raise InvalidRequest("invalid_value", f"{param}: {e}", param) from None
         catalog = await self._catalog()
         for mark in document.marks:
@@ -278,7 +282,7 @@ class SpeechService:
                 )  # fmt: skip
         if not document.text.strip():
             raise InvalidRequest("empty_input", f"{param} has nothing to speak.", param)
-        return Input(text, len(document.text), ssml=True)
+        return Input(text, len(document.text), document)
 
     async def preview(self, request: NormalizeRequest, project_id: str) -> NormalisedText:
         """What the voice would be given for ``request`` (with the pronunciation
@@ -297,13 +301,13 @@ class SpeechService:
             given = await self.check_input(request.input, request.text_type)
             reads = request.apply_text_normalization != "off"
             return await self.pipeline.normalise(
-                given.text, language, request.quality, rules, given.ssml, reads
+                given.text, language, request.quality, rules, given.markup, reads
             )
         finally:
             ticket.release()
 
     async def normalise(
-        self, text: str, voicing: Voicing, param: str = "input", ssml: bool = False
+        self, text: str, voicing: Voicing, param: str = "input", ssml: bool | SsmlText = False
     ) -> NormalisedText:
         """``text`` as the voice will be given it, if that is within the spoken limit."""
         params = voicing.params
@@ -360,7 +364,7 @@ class SpeechService:
         (what a listener hears, aliases as heard); None if it says nothing (no letter
         or digit). The one step from checked text to a paid job, for a request's input
         and a WebSocket's pieces alike."""
-        normalised = await self.normalise(given.text, voicing, param, given.ssml)
+        normalised = await self.normalise(given.text, voicing, param, given.markup)
         if not speakable(normalised):
             return None
         return Reading(normalised, given.billed + normalised.expansion)

@@ -25,7 +25,7 @@ async def speak_unbilled(service: SpeechService, request: SpeechRequest = WARM_U
         request = request.model_copy(update={"voice": loaded[0].id})
     voicing = await service.choose(request, request.stream)
     given = await service.check_input(request.input, request.text_type)
-    normalised = await service.normalise(given.text, voicing, ssml=given.ssml)
+    normalised = await service.normalise(given.text, voicing, ssml=given.markup)
     job = EncodeJob(SynthesisJob(normalised.segments, voicing.params), voicing.output)
     async for _ in service.pipeline.encode(job):  # to its end: the stream closes itself
         pass
