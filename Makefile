@@ -36,8 +36,8 @@ $(VENV)/.installed: pyproject.toml constraints.txt deployments/synthesis/data/ko
 	$(PY) -m pip install -q -c constraints.txt uv
 	$(PY) -m uv pip install -q --compile-bytecode --python $(PY) -c constraints.txt \
 	  $(addprefix --find-links ,$(FIND_LINKS)) -e '.[dev,clients,piper,vits,kokoro-torch]'
-	$(PY) -m deployments.synthesis.kokoro_assets
-	$(PY) -m deployments.synthesis.kokoro_torch.weights
+	$(PY) -m deployments.synthesis.kokoro.assets
+	$(PY) -m deployments.synthesis.kokoro.model.weights
 	$(PY) -m deployments.synthesis.synthesiser
 	touch $@
 

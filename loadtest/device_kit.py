@@ -39,7 +39,7 @@ import venv
 from collections.abc import Iterable
 from pathlib import Path
 
-from deployments.synthesis.kokoro_assets import MODEL_PACKAGES, default_voices_dir, voice_hashes
+from deployments.synthesis.kokoro.assets import MODEL_PACKAGES, default_voices_dir, voice_hashes
 
 # Distributions the GPU tests and benchmarks import that the lent machines' image
 # does not hold (its package list: torch, numpy, onnx, onnxruntime, pytest,
@@ -220,7 +220,7 @@ def assemble(kit: Path, site: Path) -> None:
                 raise KitError(f"voice {path.stem} is not kokoro-js's (sha256 differs)")
             shutil.copyfile(path, dest / path.name)
     sys.path.insert(0, str(site))  # the model's packages, for the conversion
-    from deployments.synthesis.kokoro_torch import weights
+    from deployments.synthesis.kokoro.model import weights
 
     print(weights.install(weights.default_weights_path()))
     print(f"kit: {len(wheels)} wheels into {site}, voices into {dest}")

@@ -25,7 +25,7 @@ def _load_piper(options: dict[str, Any]) -> Engine:
 
 
 def _load_kokoro(options: dict[str, Any]) -> Engine:
-    from deployments.synthesis.kokoro import KokoroEngine
+    from deployments.synthesis.kokoro.engine import KokoroEngine
 
     return KokoroEngine.load(options)
 

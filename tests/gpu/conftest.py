@@ -1,6 +1,6 @@
 """The Kokoro fixtures of the CPU tier (the export, its conversion, texts), for the GPU tier."""
 
-from tests.unit.deployments.synthesis.kokoro_torch.conftest import (  # noqa: F401
+from tests.unit.deployments.synthesis.kokoro.model.conftest import (  # noqa: F401
     conversion,
     export,
     model_bytes,

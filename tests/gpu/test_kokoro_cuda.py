@@ -17,16 +17,16 @@ pytestmark = [
     pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA"),
 ]
 
-from deployments.synthesis.kokoro_backends import ONNX_GAIN  # noqa: E402
-from deployments.synthesis.kokoro_torch.model import KokoroModel  # noqa: E402
-from deployments.synthesis.kokoro_torch.spectral import mel_distance  # noqa: E402
-from tests.unit.deployments.synthesis.kokoro_torch.conftest import HINDI_VOICES  # noqa: E402
-from tests.unit.deployments.synthesis.kokoro_torch.test_model import (  # noqa: E402
+from deployments.synthesis.kokoro.backends import ONNX_GAIN  # noqa: E402
+from deployments.synthesis.kokoro.model.model import KokoroModel  # noqa: E402
+from deployments.synthesis.kokoro.model.spectral import mel_distance  # noqa: E402
+from tests.unit.deployments.synthesis.kokoro.model.conftest import HINDI_VOICES  # noqa: E402
+from tests.unit.deployments.synthesis.kokoro.model.test_model import (  # noqa: E402
     MAX_BATCH_DISTANCE_DB,
     MAX_DISTANCE_DB,
     SENTENCES,
 )
-from tests.unit.deployments.synthesis.kokoro_torch.test_precision import (  # noqa: E402
+from tests.unit.deployments.synthesis.kokoro.model.test_precision import (  # noqa: E402
     MAX_HALF_DISTANCE_DB,
 )
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from deployments.synthesis.kokoro_assets import voice_hashes
+from deployments.synthesis.kokoro.assets import voice_hashes
 from deployments.synthesis.voices import VoiceRegistry
 from loadtest.device_kit import (
     MANIFEST,

@@ -72,7 +72,7 @@ def test_the_cache_measures_once_and_survives_a_restart(tmp_path: Path) -> None:
 def test_a_voice_that_cannot_be_measured_still_serves(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from deployments.synthesis import engine as engines
+    from deployments.synthesis import profiling as engines
     from deployments.synthesis import espeak
     from deployments.synthesis.voices import VoiceConfig
 
@@ -116,7 +116,7 @@ def test_the_shipped_voices_come_measured(tmp_path: Path, monkeypatch: pytest.Mo
     """Every voice of configs/voices.yaml with voice modes loads without a measurement:
     its profile is in the package (if this fails, a voice, a probe or the analysis
     changed: make the file again as deployments.voice_design.profiles says)."""
-    from deployments.synthesis import engine as engines
+    from deployments.synthesis import profiling as engines
     from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
 
     measured: list[int] = []

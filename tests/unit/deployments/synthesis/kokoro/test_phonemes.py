@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deployments.espeak_binding import espeak_library
-from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer, Phonemes, _groups
+from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer, Phonemes, _groups
 
 
 def said(phonemes: Phonemes, text: str) -> dict[str, str]:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from deployments.messages import PhonemeTiming, WordTiming
-from deployments.synthesis.kokoro_backends import SAMPLES_PER_FRAME, Item, Voiced
-from deployments.synthesis.kokoro_phonemes import KOKORO_IPA, Phonemes
+from deployments.synthesis.kokoro.backends import SAMPLES_PER_FRAME, Item, Voiced
+from deployments.synthesis.kokoro.phonemes import KOKORO_IPA, Phonemes
 
 SAMPLE_RATE = 24_000
 # Trimming: samples above this are speech; keep a little before the first one.

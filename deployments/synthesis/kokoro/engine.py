@@ -1,17 +1,17 @@
 """The ``kokoro`` engine: Kokoro-82M, through ONNX Runtime or torch.
 
 A neural voice at 24 kHz: text becomes phonemes through eSpeak NG
-(:mod:`kokoro_phonemes`), phonemes become audio in one model call per piece of
+(:mod:`.phonemes`), phonemes become audio in one model call per piece of
 at most ``max_tokens`` symbols (cut at sentence, then clause, then word ends),
 so a long text never holds the engine in one call and a cancelled stream stops
 between pieces. Each piece's audio is trimmed and limited, and its words timed
-from the frames the model gave their phonemes (:mod:`kokoro_pieces`).
+from the frames the model gave their phonemes (:mod:`.pieces`).
 
-Two backends (:mod:`kokoro_backends`): the int8 ONNX export, one text per call,
+Two backends (:mod:`.backends`): the int8 ONNX export, one text per call,
 where concurrency is several calls at once: on CPU a call that runs alone takes
 a session with every core's threads and calls beside others take one-core
 sessions (``parallel_calls`` of them, default one per core); and the model in
-torch with float weights converted from the same export (:mod:`kokoro_torch`),
+torch with float weights converted from the same export (:mod:`.model`),
 where the engine batches: the segments of concurrent streams are spoken in one
 forward pass (:class:`BatchingKokoroEngine`).
 
@@ -48,16 +48,16 @@ from deployments.synthesis.engine import (
     EngineError,
     EngineInfo,
 )
-from deployments.synthesis.kokoro_assets import default_voices_dir, load_style
-from deployments.synthesis.kokoro_backends import (
+from deployments.synthesis.kokoro.assets import default_voices_dir, load_style
+from deployments.synthesis.kokoro.backends import (
     Item,
     KokoroBackend,
     Voiced,
     load_onnx,
     load_torch,
 )
-from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer, Phonemes
-from deployments.synthesis.kokoro_pieces import SAMPLE_RATE, Piece, in_context, spoken
+from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer, Phonemes
+from deployments.synthesis.kokoro.pieces import SAMPLE_RATE, Piece, in_context, spoken
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
 from deployments.synthesis.profiling import measure_profile
 from deployments.synthesis.voices import VoiceConfig

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from deployments.synthesis.kokoro_torch.layers import (
+from deployments.synthesis.kokoro.model.layers import (
     LEAK,
     AdainResBlk1d,
     AdaLayerNorm,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from deployments.synthesis.kokoro_pieces import SAMPLE_RATE, pause_after, soft_limit, trim
+from deployments.synthesis.kokoro.pieces import SAMPLE_RATE, pause_after, soft_limit, trim
 
 
 def test_trim_limit_and_pauses() -> None:

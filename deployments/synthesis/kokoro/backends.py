@@ -3,7 +3,7 @@ their style rows and speeds in, each one's audio out. Two backends:
 
 - :class:`OnnxKokoro`, the int8 ONNX export through ONNX Runtime, one text per call
   (its batch dimension is fixed at 1);
-- :class:`TorchKokoro`, :class:`.kokoro_torch.model.KokoroModel` with float weights on a device
+- :class:`TorchKokoro`, :class:`.model.model.KokoroModel` with float weights on a device
   (CPU or CUDA, float32, float16 or bfloat16), every text of a call in one padded
   forward pass.
 
@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from deployments.synthesis.engine import EngineError, EngineUnavailable
-from deployments.synthesis.kokoro_assets import load_model_bytes
+from deployments.synthesis.kokoro.assets import load_model_bytes
 from deployments.synthesis.options import KokoroOptions
 
 logger = logging.getLogger("deployments")
@@ -146,8 +146,8 @@ class TorchKokoro:
         original ``kokoro-v1_0.pth``) on ``device`` in ``dtype``."""
         import torch
 
-        from deployments.synthesis.kokoro_torch.model import KokoroModel
-        from deployments.synthesis.kokoro_torch.weights import load, load_checkpoint
+        from deployments.synthesis.kokoro.model.model import KokoroModel
+        from deployments.synthesis.kokoro.model.weights import load, load_checkpoint
 
         if device == "cpu":
             torch.set_num_threads(threads)
@@ -180,7 +180,7 @@ def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
     model = load_model_bytes()
     if opts.backend == "onnx-float":
         try:
-            from deployments.synthesis.kokoro_float import float_graph
+            from deployments.synthesis.kokoro.onnx_float import float_graph
 
             model = float_graph(model)
         except ImportError as e:
@@ -254,13 +254,13 @@ def load_torch(opts: KokoroOptions, threads: int) -> TorchKokoro:
         import torch
     except ImportError as e:
         raise EngineUnavailable("the kokoro torch backend needs torch (the vits extra)") from e
-    from deployments.synthesis.kokoro_torch.weights import default_weights_path
+    from deployments.synthesis.kokoro.model.weights import default_weights_path
 
     weights = Path(opts.weights) if opts.weights else default_weights_path()
     if not weights.is_file():
         raise EngineUnavailable(
             f"Kokoro's torch weights are not at {weights}: run `python -m "
-            "deployments.synthesis.kokoro_torch.weights` (make install does)"
+            "deployments.synthesis.kokoro.model.weights` (make install does)"
         )
     device = opts.device
     if device == "cuda" and not torch.cuda.is_available():

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from deployments.synthesis.kokoro_torch.layers import AdaIN1d, AdainResBlk1d, length_mask
+from deployments.synthesis.kokoro.model.layers import AdaIN1d, AdainResBlk1d, length_mask
 
 SAMPLE_RATE = 24_000
 STYLE = 128

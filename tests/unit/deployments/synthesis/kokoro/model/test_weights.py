@@ -8,8 +8,8 @@ import numpy as np
 import torch
 from onnx import numpy_helper
 
-from deployments.synthesis.kokoro_torch.model import KokoroModel
-from deployments.synthesis.kokoro_torch.weights import (
+from deployments.synthesis.kokoro.model.model import KokoroModel
+from deployments.synthesis.kokoro.model.weights import (
     Conversion,
     load,
     load_checkpoint,

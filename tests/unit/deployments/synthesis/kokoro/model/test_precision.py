@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from deployments.synthesis.kokoro_torch.model import KokoroModel
-from deployments.synthesis.kokoro_torch.spectral import mel_distance
-from deployments.synthesis.kokoro_torch.weights import Conversion
+from deployments.synthesis.kokoro.model.model import KokoroModel
+from deployments.synthesis.kokoro.model.spectral import mel_distance
+from deployments.synthesis.kokoro.model.weights import Conversion
 
 # Each half type's decoder against float32 with equal durations (measured on the CPU:
 # bfloat16 1.0-1.6 dB, its 8-bit mantissa; float16 0.4-0.6 dB). For scale: the int8

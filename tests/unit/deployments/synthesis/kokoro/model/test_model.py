@@ -1,5 +1,5 @@
 """The torch model against the int8 export it was converted from, and a batch against
-its items spoken alone (spectral distance: deployments.synthesis.kokoro_torch.spectral)."""
+its items spoken alone (spectral distance: deployments.synthesis.kokoro.model.spectral)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from deployments.synthesis.kokoro_backends import ONNX_GAIN
-from deployments.synthesis.kokoro_torch.model import KokoroModel
-from deployments.synthesis.kokoro_torch.spectral import mel_distance
+from deployments.synthesis.kokoro.backends import ONNX_GAIN
+from deployments.synthesis.kokoro.model.model import KokoroModel
+from deployments.synthesis.kokoro.model.spectral import mel_distance
 
 from .conftest import HINDI_VOICES
 

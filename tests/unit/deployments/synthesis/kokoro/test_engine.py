@@ -10,9 +10,9 @@ import pytest
 
 from deployments.messages import PhonemeSpan, Segment, SynthesisParams, WordTiming
 from deployments.synthesis.engine import CancelToken, EngineUnavailable
-from deployments.synthesis.kokoro_assets import MODEL_PACKAGES, load_model_bytes
-from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer, vocabulary
-from deployments.synthesis.kokoro_pieces import SAMPLE_RATE
+from deployments.synthesis.kokoro.assets import MODEL_PACKAGES, load_model_bytes
+from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer, vocabulary
+from deployments.synthesis.kokoro.pieces import SAMPLE_RATE
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig
 
@@ -215,7 +215,7 @@ def torch_engine():
 
 def test_the_torch_backend_batches_segments_of_several_streams(torch_engine) -> None:
     from deployments.synthesis.engine import BatchEngine
-    from deployments.synthesis.kokoro import BatchingKokoroEngine
+    from deployments.synthesis.kokoro.engine import BatchingKokoroEngine
 
     engine = torch_engine
     assert isinstance(engine, BatchingKokoroEngine) and isinstance(engine, BatchEngine)
@@ -249,7 +249,7 @@ def test_both_backends_time_words_alike(engine, torch_engine) -> None:
 
 def test_missing_torch_weights_name_the_install_step(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
-    with pytest.raises(EngineUnavailable, match=r"deployments\.synthesis\.kokoro_torch\.weights"):
+    with pytest.raises(EngineUnavailable, match=r"deployments\.synthesis\.kokoro\.model\.weights"):
         load_engine("kokoro", {"backend": "torch", "weights": str(tmp_path / "none.safetensors")})
 
 
@@ -280,7 +280,7 @@ def test_calls_beside_others_take_one_core_sessions() -> None:
     one-thread session each, never two calls on one; they all speak alike."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from deployments.synthesis.kokoro_torch.spectral import mel_distance
+    from deployments.synthesis.kokoro.model.spectral import mel_distance
 
     engine = load_engine("kokoro", {"threads": 2})
     engine.add_voice(VOICES["hf_alpha"])
@@ -309,7 +309,7 @@ def test_calls_beside_others_take_one_core_sessions() -> None:
 
 
 def test_one_core_sessions_follow_the_cores_and_the_option() -> None:
-    from deployments.synthesis.kokoro_backends import narrow_sessions
+    from deployments.synthesis.kokoro.backends import narrow_sessions
 
     assert narrow_sessions(None, 1) == 0  # one core: the one session
     assert narrow_sessions(None, 2) == 2

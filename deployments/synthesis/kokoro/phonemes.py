@@ -92,7 +92,7 @@ REPLACEMENTS = {
 @cache
 def vocabulary() -> dict[str, int]:
     """Kokoro-82M's symbol -> token id table (the model's ``config.json`` vocab)."""
-    path = Path(__file__).resolve().parent / "data" / "kokoro_vocab.json"
+    path = Path(__file__).resolve().parents[1] / "data" / "kokoro_vocab.json"
     table: dict[str, int] = json.loads(path.read_text(encoding="utf-8"))["vocab"]
     return table
 

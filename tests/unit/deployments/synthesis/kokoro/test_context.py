@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
-from deployments.synthesis.kokoro import KokoroEngine
+from deployments.synthesis.kokoro.engine import KokoroEngine
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
 
-REGISTRY = Path(__file__).resolve().parents[4] / "configs" / "voices.yaml"
+REGISTRY = Path(__file__).resolve().parents[5] / "configs" / "voices.yaml"
 BEFORE = "आज सुबह से लगातार बारिश हो रही है।"
 TEXT = "इसलिए दफ़्तर पहुँचने में देर हो सकती है।"
 AFTER = "कृपया घर से थोड़ा पहले निकलें।"

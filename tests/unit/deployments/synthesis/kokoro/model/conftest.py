@@ -13,15 +13,15 @@ torch = pytest.importorskip("torch", reason="the kokoro-torch extra is not insta
 onnx = pytest.importorskip("onnx", reason="the kokoro-torch extra is not installed")
 
 from deployments.espeak_binding import espeak_library  # noqa: E402
-from deployments.synthesis.kokoro_assets import (  # noqa: E402
+from deployments.synthesis.kokoro.assets import (  # noqa: E402
     default_voices_dir,
     load_model_bytes,
     load_style,
 )
-from deployments.synthesis.kokoro_backends import with_durations  # noqa: E402
-from deployments.synthesis.kokoro_phonemes import KokoroPhonemizer  # noqa: E402
-from deployments.synthesis.kokoro_torch.model import KokoroModel  # noqa: E402
-from deployments.synthesis.kokoro_torch.weights import Conversion, convert_onnx  # noqa: E402
+from deployments.synthesis.kokoro.backends import with_durations  # noqa: E402
+from deployments.synthesis.kokoro.model.model import KokoroModel  # noqa: E402
+from deployments.synthesis.kokoro.model.weights import Conversion, convert_onnx  # noqa: E402
+from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer  # noqa: E402
 
 HINDI_VOICES = ("hf_alpha", "hf_beta", "hm_omega", "hm_psi")
 Speak = Callable[[str, str, str], tuple[list[int], np.ndarray]]

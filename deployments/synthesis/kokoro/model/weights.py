@@ -12,7 +12,7 @@ it, dequantised with its scale and zero point (per tensor, or per output column
 for linear layers and LSTM directions) and reshaped to torch's layout, so the
 state dict loads strictly into :class:`~.model.KokoroModel`.
 
-``python -m deployments.synthesis.kokoro_torch.weights`` (run by ``make install``)
+``python -m deployments.synthesis.kokoro.model.weights`` (run by ``make install``)
 writes the converted weights as safetensors under the environment's
 ``share/kokoro-torch``; the engine reads them from there.
 """
@@ -218,7 +218,7 @@ def load(path: Path) -> dict[str, torch.Tensor]:
 def install(dest: Path, force: bool = False) -> str:
     """Convert the export to float weights at ``dest`` (unless they are there); what
     was done, in a line."""
-    from deployments.synthesis.kokoro_assets import load_model_bytes
+    from deployments.synthesis.kokoro.assets import load_model_bytes
 
     if dest.is_file() and not force:
         return f"kokoro torch weights: already at {dest}"
