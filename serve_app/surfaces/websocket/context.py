@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from deployments.encoding.encoder import StreamEncoder
-from deployments.messages import AudioChunk, EncodedChunk, SynthesisJob
+from deployments.messages import AudioChunk, EncodedChunk, OutputParams, SynthesisJob
 from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.normaliser.ssml import without_tags
 from serve_app.http.errors import InvalidRequest
@@ -29,34 +29,20 @@ class FlushMark:
     flush_id: str
 
 
-class ContextOwner(Protocol):
-    """What a context needs of the session it belongs to."""
+@dataclass(frozen=True)
+class ContextSettings:
+    """What a session's query and first message settle for all its contexts: SSML
+    texts, phoneme timings, the dictionaries' rules, the longest text that may wait
+    for a sentence end."""
 
-    @property
-    def speech(self) -> SpeechService: ...
+    ssml: bool = False
+    phonemes: bool = False
+    rules: tuple[PronunciationRule, ...] = ()
+    max_buffered_chars: int = 8192
 
-    @property
-    def max_buffered_chars(self) -> int: ...
 
-    @property
-    def ssml(self) -> bool:
-        """Whether the session's texts are SSML."""
-        ...
-
-    @property
-    def phonemes(self) -> bool:
-        """Whether audio carries phoneme timings and visemes."""
-        ...
-
-    @property
-    def rules(self) -> tuple[PronunciationRule, ...]:
-        """The pronunciation rules of the session's dictionaries."""
-        ...
-
-    @property
-    def voicing(self) -> Voicing:
-        """The session's voicing, settled by its first text."""
-        ...
+class ContextSink(Protocol):
+    """Where a context's text is voiced and paid for, and its audio goes: its session."""
 
     async def voicing_for(self, text: str) -> Voicing:
         """The voicing for ``text`` (the first text settles the session's)."""
@@ -82,15 +68,20 @@ class ContextAudio:
 
     def __init__(
         self,
-        session: ContextOwner,
+        speech: SpeechService,
+        settings: ContextSettings,
+        sink: ContextSink,
         context_id: str,
         schedule: tuple[int, ...] | None,
         stream: int = 0,
     ) -> None:
         self.id = context_id
         self.stream = stream
-        self.buffer = TextBuffer(schedule, markup=session.ssml, rules=session.rules)
-        self._session = session
+        self.buffer = TextBuffer(schedule, markup=settings.ssml, rules=settings.rules)
+        self._speech = speech
+        self._settings = settings
+        self._sink = sink
+        self._output: OutputParams | None = None  # the session's, once its voicing is known
         self._pieces: asyncio.Queue[Piece | FlushMark | None] = asyncio.Queue()
         # (characters of the context's text spoken by the chunk's end, the chunk)
         self._audio: asyncio.Queue[tuple[int, AudioChunk] | FlushMark | None] = asyncio.Queue(
@@ -119,7 +110,7 @@ class ContextAudio:
         for piece in ready:
             if piece is not None:
                 await self._pieces.put(piece)
-        limit = self._session.max_buffered_chars
+        limit = self._settings.max_buffered_chars
         if len(self.buffer) > limit:
             raise InvalidRequest(
                 "input_too_long", f"More than {limit} characters wait for a sentence end.", "text"
@@ -141,23 +132,25 @@ class ContextAudio:
     async def _produce(self) -> None:
         """Synthesise pieces in order; each piece's audio goes to the sender as it comes,
         with the characters of this context's text it has spoken by its end."""
-        session = self._session
-        speech = session.speech
+        speech, settings, sink = self._speech, self._settings, self._sink
         spoken = 0  # characters of this context's cleaned text before the piece
         while (piece := await self._pieces.get()) is not None:
             if isinstance(piece, FlushMark):
                 await self._audio.put(piece)
                 continue
-            given = await speech.check_input(piece.text, "ssml" if session.ssml else "text", "text")
+            given = await speech.check_input(
+                piece.text, "ssml" if settings.ssml else "text", "text"
+            )
             text = given.text
             sample = without_tags(text) if given.ssml else text  # its script tells the language
-            base = await session.voicing_for(sample)
-            voicing = with_alignment(base, base.output, session.phonemes)
+            base = await sink.voicing_for(sample)
+            self._output = base.output
+            voicing = with_alignment(base, base.output, settings.phonemes)
             reading = await speech.read(given, voicing, "text")
             if reading is None:
                 continue  # punctuation alone: nothing to say, nothing to bill
             billed = reading.characters
-            await session.extend_bill(billed)
+            await sink.extend_bill(billed)
             segments = reading.text.segments
             ends = {segment.index: segment.billed_through for segment in segments}
             job = SynthesisJob(segments, voicing.params)
@@ -178,20 +171,21 @@ class ContextAudio:
                 # a named flush ends a turn: what the encoder holds goes out (an MP3
                 # stream ends; the next audio begins another), then the acknowledgement
                 if encoder is not None and (tail := await encoder.finish()) is not None:
-                    await self._session.send_audio(self, index, tail)
+                    await self._sink.send_audio(self, index, tail)
                     index += 1
                 encoder = None
-                await self._session.send_flush_done(self, item.flush_id)
+                await self._sink.send_flush_done(self, item.flush_id)
                 continue
             end_char, chunk = item
             if encoder is None:
-                encoder = StreamEncoder(self._session.voicing.output, chunk.sample_rate)
+                assert self._output is not None  # its piece's voicing was chosen first
+                encoder = StreamEncoder(self._output, chunk.sample_rate)
             encoded = await encoder.add(chunk.samples, end_char, chunk.alignment, chunk.timings)
             if encoded is not None:
-                await self._session.send_audio(self, index, encoded)
+                await self._sink.send_audio(self, index, encoded)
                 index += 1
         if encoder is not None and (tail := await encoder.finish()) is not None:
-            await self._session.send_audio(self, index, tail)
+            await self._sink.send_audio(self, index, tail)
 
 
 async def all_or_none(*jobs: Coroutine[Any, Any, None]) -> None:

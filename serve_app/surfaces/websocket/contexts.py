@@ -11,7 +11,7 @@ from typing import Any
 
 from serve_app.http.errors import RateLimited
 from serve_app.surfaces.services import Services
-from serve_app.surfaces.websocket.context import ContextAudio, ContextOwner
+from serve_app.surfaces.websocket.context import ContextAudio, ContextSettings, ContextSink
 from serve_app.surfaces.websocket.text_buffer import DEFAULT_SCHEDULE
 from serve_app.surfaces.websocket.wire import ClientMessage
 
@@ -25,14 +25,15 @@ class Contexts:
 
     def __init__(
         self,
-        owner: ContextOwner,
+        sink: ContextSink,
         state: Services,
         send: Send,
         send_lock: asyncio.Lock,
         multi: bool,
         auto_mode: bool = False,
     ) -> None:
-        self._owner = owner
+        self._sink = sink
+        self.settings = ContextSettings()  # the session's, once its first message is read
         self._state = state
         self._send = send
         self._send_lock = send_lock
@@ -64,7 +65,12 @@ class Contexts:
         config = message.generation_config
         schedule = tuple(config.chunk_length_schedule) if config else DEFAULT_SCHEDULE
         context = ContextAudio(
-            self._owner, context_id, None if self.auto_mode else schedule, next(self._streams)
+            self._state.speech,
+            self.settings,
+            self._sink,
+            context_id,
+            None if self.auto_mode else schedule,
+            next(self._streams),
         )
         context.ticket = ticket
         self._open[context_id] = context

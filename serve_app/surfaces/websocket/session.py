@@ -32,7 +32,6 @@ from pydantic import BaseModel
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from deployments.messages import EncodedChunk
-from deployments.normaliser.pronunciation import PronunciationRule
 from serve_app.accounts import ApiKey
 from serve_app.http.auth import authorization_of
 from serve_app.http.body import read_json
@@ -49,11 +48,10 @@ from serve_app.http.origins import origin_allowed
 from serve_app.speech.admission import Ticket, client_address
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.job import Voicing, elapsed_ms
-from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.surfaces.native.protocol import WsFinalMessage
 from serve_app.surfaces.services import Services
-from serve_app.surfaces.websocket.context import ContextAudio, all_or_none
+from serve_app.surfaces.websocket.context import ContextAudio, ContextSettings, all_or_none
 from serve_app.surfaces.websocket.contexts import Contexts
 from serve_app.surfaces.websocket.message_rate import MessageRate
 from serve_app.surfaces.websocket.wire import ClientMessage, WireProtocol
@@ -85,31 +83,18 @@ class StreamInputSession:
         self._rate = MessageRate(state.config.ws_max_messages_per_s)
         self._send_lock = asyncio.Lock()
         self._contexts = Contexts(self, state, self._send_json, self._send_lock, wire.multi)
+        self._ssml = False  # the query says
+        self._phonemes = False  # the query asks for phoneme timings
         self._sent_any = False
         self._options: VoiceOptions | None = None
         self._bitrate_kbps: int | None = None
         self._voicing: Voicing | None = None
         self._project_id: str | None = None
         self._format = "pcm"
-        self.ssml = False  # the query says
-        self.phonemes = False  # the query asks for phoneme timings
-        self.rules: tuple[PronunciationRule, ...] = ()  # of the dictionaries the session names
         self._inactivity_s = 20.0
 
-    # -- what a context needs of its session (context.ContextOwner) --
-
-    @property
-    def voicing(self) -> Voicing:
-        assert self._voicing is not None
-        return self._voicing
-
-    @property
-    def speech(self) -> SpeechService:
-        return self._state.speech
-
-    @property
-    def max_buffered_chars(self) -> int:
-        return self._state.config.ws_max_buffered_chars
+    # -- where its contexts' text is voiced and paid for, and their audio goes
+    # (context.ContextSink) --
 
     async def extend_bill(self, characters: int) -> None:
         assert self._delivery is not None
@@ -165,8 +150,8 @@ class StreamInputSession:
         self._inactivity_s = query.inactivity_s
         self._bitrate_kbps = query.bitrate_kbps
         self._format = query.response_format
-        self.ssml = query.ssml
-        self.phonemes = query.phonemes
+        self._ssml = query.ssml
+        self._phonemes = query.phonemes
         self._contexts.auto_mode = query.auto_mode
         return dict(query.fields)
 
@@ -198,8 +183,11 @@ class StreamInputSession:
         if located is not None:
             fields["pronunciation_dictionaries"] = located
         self._options = VoiceOptions.model_validate(fields)
-        self.rules = await self._state.speech.dictionaries.rules_for(
+        rules = await self._state.speech.dictionaries.rules_for(
             key.project_id, self._options.pronunciation_dictionaries, self._wire.dictionaries_param
+        )
+        self._contexts.settings = ContextSettings(
+            self._ssml, self._phonemes, rules, self._state.config.ws_max_buffered_chars
         )
         if self._wire.voice_known(self._options):
             await self.voicing_for("")  # the voice is known: check it now

@@ -9,13 +9,12 @@ import pytest
 onnx = pytest.importorskip("onnx", reason="the kokoro-torch extra is not installed")
 torch = pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
 
-from tests.unit.deployments.synthesis.kokoro.test_engine import VOICES  # noqa: E402
-
 from deployments.messages import Segment, SynthesisParams  # noqa: E402
 from deployments.synthesis.kokoro.assets import load_model_bytes  # noqa: E402
 from deployments.synthesis.kokoro.model.spectral import mel_distance  # noqa: E402
 from deployments.synthesis.kokoro.onnx_float import float_graph  # noqa: E402
 from deployments.synthesis.registry import load_engine  # noqa: E402
+from tests.unit.deployments.synthesis.kokoro.test_engine import VOICES  # noqa: E402
 
 MAX_DISTANCE_DB = 1.5  # measured 0.78-0.84 dB: the export's inverse STFT against torch's
 
