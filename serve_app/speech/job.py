@@ -8,6 +8,9 @@ import unicodedata
 from dataclasses import dataclass, replace
 
 from deployments.encoding.writers import (
+    AUDIO_FORMATS,
+    STREAMABLE_FORMATS,
+    bitrate_kbps,
     content_type,
 )
 from deployments.messages import (
@@ -22,10 +25,10 @@ from deployments.normaliser.ssml import SsmlText
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.description import Report
 from serve_app.http.errors import InvalidRequest
-from serve_app.settings import PCM_DEFAULT_RATE
+from serve_app.settings import PCM_DEFAULT_RATE, SAMPLE_RATES
 from serve_app.speech.admission import Ticket
 from serve_app.speech.billing import Bill
-from serve_app.speech.vocabulary import SpeechRequest
+from serve_app.speech.vocabulary import SpeechRequest, VoiceOptions
 from serve_app.speech.voice_modes import (
     header_value,
 )
@@ -148,3 +151,35 @@ def with_timings(voicing: Voicing, request: SpeechRequest, framed: bool) -> Voic
 
 def elapsed_ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000.0, 2)
+
+
+def output_of(options: VoiceOptions, stream: bool, bitrate: int | None = None) -> OutputParams:
+    """How ``options`` want their audio (400 for a format that cannot stream, a rate
+    that is not offered or not the format's own); ``bitrate`` (kbps), where a
+    surface's format names one, overrides the quality's."""
+    if stream and options.response_format not in STREAMABLE_FORMATS:
+        raise InvalidRequest(
+            "unsupported_format_for_stream",
+            f"'{options.response_format}' is only for buffered delivery (stream: false);"
+            f" streams carry {', '.join(STREAMABLE_FORMATS)}.",
+            "response_format",
+        )
+    if options.sample_rate is not None and options.sample_rate not in SAMPLE_RATES:
+        raise InvalidRequest(
+            "invalid_value",
+            f"sample_rate must be one of {', '.join(map(str, SAMPLE_RATES))}.",
+            "sample_rate",
+        )
+    fixed_rate = AUDIO_FORMATS[options.response_format].sample_rate
+    if fixed_rate and options.sample_rate not in (None, fixed_rate):
+        raise InvalidRequest(
+            "invalid_value",
+            f"'{options.response_format}' is always {fixed_rate} Hz.",
+            "sample_rate",
+        )
+    return OutputParams(
+        format=options.response_format,
+        sample_rate=options.sample_rate or fixed_rate or default_rate(options.response_format),
+        volume=options.volume,
+        bitrate_kbps=bitrate or bitrate_kbps(options.response_format, options.quality),
+    )

@@ -13,14 +13,8 @@ import asyncio
 import unicodedata
 from collections.abc import Awaitable, Callable
 
-from deployments.encoding.writers import (
-    AUDIO_FORMATS,
-    STREAMABLE_FORMATS,
-    bitrate_kbps,
-)
 from deployments.messages import (
     NormalisedText,
-    OutputParams,
     SynthesisParams,
 )
 from deployments.normaliser import ssml
@@ -31,7 +25,7 @@ from deployments.normaliser.stretches import base_language
 from deployments.synthesis.voices import VoiceConfig, is_voice_id
 from serve_app.accounts import ApiKey
 from serve_app.http.errors import InvalidRequest, NotFound
-from serve_app.settings import SAMPLE_RATES, IngressConfig
+from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission
 from serve_app.speech.billing import Meter
 from serve_app.speech.catalog import Catalog
@@ -44,8 +38,8 @@ from serve_app.speech.job import (
     Reading,
     SpeechJob,
     Voicing,
-    default_rate,
     elapsed_ms,
+    output_of,
     speakable,
     with_timings,
 )
@@ -115,26 +109,7 @@ class SpeechService:
             )
         if options.voice_description is not None:
             check_description(options.voice_description)
-        if stream and options.response_format not in STREAMABLE_FORMATS:
-            raise InvalidRequest(
-                "unsupported_format_for_stream",
-                f"'{options.response_format}' is only for buffered delivery (stream: false);"
-                f" streams carry {', '.join(STREAMABLE_FORMATS)}.",
-                "response_format",
-            )
-        if options.sample_rate is not None and options.sample_rate not in SAMPLE_RATES:
-            raise InvalidRequest(
-                "invalid_value",
-                f"sample_rate must be one of {', '.join(map(str, SAMPLE_RATES))}.",
-                "sample_rate",
-            )
-        fixed_rate = AUDIO_FORMATS[options.response_format].sample_rate
-        if fixed_rate and options.sample_rate not in (None, fixed_rate):
-            raise InvalidRequest(
-                "invalid_value",
-                f"'{options.response_format}' is always {fixed_rate} Hz.",
-                "sample_rate",
-            )
+        output = output_of(options, stream, bitrate)
         if not is_voice_id(options.voice):
             raise InvalidRequest("invalid_value", "That is not a valid voice id.", "voice")
         voice = catalog.voice(options.voice)
@@ -174,12 +149,6 @@ class SpeechService:
             speed=options.speed,
             pitch=options.pitch,
             quality=options.quality,
-        )
-        output = OutputParams(
-            format=options.response_format,
-            sample_rate=options.sample_rate or fixed_rate or default_rate(options.response_format),
-            volume=options.volume,
-            bitrate_kbps=bitrate or bitrate_kbps(options.response_format, options.quality),
         )
         located = options.pronunciation_dictionaries
         rules = await self.dictionaries.rules_for(project_id, located, dictionaries_param)
