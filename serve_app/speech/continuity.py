@@ -21,15 +21,17 @@ from serve_app.speech.vocabulary import SpeechRequest
 
 # Characters of context kept (the engine reads the words nearest the request only).
 CONTEXT_CHARS = 500
-# Requests remembered, per project, and projects, for previous_request_ids.
-REQUESTS_KEPT = 64
-PROJECTS_KEPT = 1024
+# Requests remembered, per project, and projects, for previous_request_ids: each
+# request's text as far as context reads it (its first and last CONTEXT_CHARS), so
+# at most ~16 MB however large the texts (16 x 256 x 1,000 characters of 4 bytes).
+REQUESTS_KEPT = 16
+PROJECTS_KEPT = 256
 
 
 class RecentTexts:
     """The input texts of each project's latest requests, by request id: bounded, in
     this process (a request served by another replica is not found, and its id is
-    ignored)."""
+    ignored). Of each text only its ends are kept: what context reads of it."""
 
     def __init__(self, per_project: int = REQUESTS_KEPT, projects: int = PROJECTS_KEPT) -> None:
         self._per_project = per_project
@@ -39,6 +41,8 @@ class RecentTexts:
     def remember(self, project_id: str, request_id: str, text: str) -> None:
         texts = self._texts.pop(project_id, None) or OrderedDict()
         self._texts[project_id] = texts
+        if len(text) > 2 * CONTEXT_CHARS:  # what context reads of it: its two ends
+            text = f"{text[:CONTEXT_CHARS]} {text[-CONTEXT_CHARS:]}"
         texts[request_id] = text
         while len(texts) > self._per_project:
             texts.popitem(last=False)
