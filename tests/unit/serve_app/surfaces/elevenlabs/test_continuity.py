@@ -80,3 +80,12 @@ def test_recent_texts_are_bounded_per_project_and_in_projects() -> None:
     recent.remember("s", "r", "s's")  # a third project: the least recent goes
     assert recent.joined("p", ["r1"]) == "" and recent.joined("q", ["r"]) == "q's"
     assert recent.joined("q", ["r", "x"]) == "q's"
+
+
+def test_a_long_text_is_remembered_by_its_ends() -> None:
+    """Context reads the end of the text before and the start of the text after: a
+    long request is kept as those, not whole."""
+    recent = RecentTexts()
+    recent.remember("p", "r", "आरंभ " + "बीच " * 2000 + "अंत")
+    kept = recent.joined("p", ["r"])
+    assert kept.startswith("आरंभ") and kept.endswith("अंत") and len(kept) <= 1001
