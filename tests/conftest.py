@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import socket
 import sqlite3
@@ -11,6 +12,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -86,6 +88,11 @@ def decode(data: bytes, fmt: str | None = None) -> tuple[np.ndarray, int]:
 def pcm_seconds(data: bytes, sample_rate: int) -> float:
     assert len(data) % 2 == 0, "PCM16 bodies hold whole samples"
     return len(data) / 2 / sample_rate
+
+
+def sse_events(body: str) -> list[dict[str, Any]]:
+    """The data of each event of an SSE body, in order."""
+    return [json.loads(block.split("data: ", 1)[1]) for block in body.split("\n\n") if block]
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ segment and speak only the segment, others leave it. It is never billed.
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
@@ -74,13 +75,15 @@ async def in_context(
     params = voicing.params
 
     async def read(text: str) -> str:
+        if not text:
+            return ""
         said = await pipeline.normalise(
             text, params.language, params.quality, voicing.rules, False, voicing.reads_text
         )
         return said.text
 
-    if before:
-        segments[0] = replace(segments[0], context_before=await read(before))
-    if after:
-        segments[-1] = replace(segments[-1], context_after=await read(after))
+    # both read at once: two calls to the normaliser, not one after the other
+    said_before, said_after = await asyncio.gather(read(before), read(after))
+    segments[0] = replace(segments[0], context_before=said_before)
+    segments[-1] = replace(segments[-1], context_after=said_after)
     return replace(normalised, segments=tuple(segments))

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from tests.conftest import pcm_seconds
+from tests.conftest import pcm_seconds, sse_events
 from tests.serve.conftest import Service, usage, usage_after
 
 pytestmark = pytest.mark.serve
@@ -31,8 +31,7 @@ def test_sse_carries_phonemes_and_visemes(service: Service) -> None:
     response = httpx.post(
         service.url + "/v1/audio/speech", headers=service.auth, json=body, timeout=60
     )
-    events = [json.loads(b.split("data: ", 1)[1]) for b in response.text.split("\n\n") if b]
-    deltas = [e for e in events if e["type"] == "audio.delta"]
+    deltas = [e for e in sse_events(response.text) if e["type"] == "audio.delta"]
     phonemes = [p for d in deltas for p in d["phonemes"]["phonemes"]]
     words = {
         TEXT[a:b]

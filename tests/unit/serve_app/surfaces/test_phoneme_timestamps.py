@@ -6,7 +6,6 @@ with the real engines."""
 from __future__ import annotations
 
 import base64
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +16,10 @@ from starlette.testclient import TestClient
 from deployments.synthesis.visemes import VISEMES
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
-from tests.conftest import pcm_seconds
+from tests.conftest import pcm_seconds, sse_events
 from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK, make_state
 
 TEXT = "मुझे 25 किलो चावल चाहिए।"
-
-
-def sse_events(body: str) -> list[dict[str, Any]]:
-    return [json.loads(block.split("data: ", 1)[1]) for block in body.split("\n\n") if block]
 
 
 def check_track(messages: list[dict[str, Any]], audio_key: str, rate: int = 24000) -> set[str]:

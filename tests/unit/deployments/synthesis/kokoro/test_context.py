@@ -12,6 +12,7 @@ from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.kokoro.engine import KokoroEngine
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
+from tests.unit.deployments.synthesis.test_phoneme_timings import TOLERANCE_MS, speech_span_ms
 
 REGISTRY = Path(__file__).resolve().parents[5] / "configs" / "voices.yaml"
 BEFORE = "आज सुबह से लगातार बारिश हो रही है।"
@@ -53,12 +54,10 @@ def test_only_the_segment_is_spoken(
     assert {(w.start, w.end) for w in read.words} == {(w.start, w.end) for w in alone.words}
     assert 0.75 < read.samples.size / alone.samples.size < 1.25
     # the phonemes still span the speech: nothing of the context is left at either end
-    frame = 240
-    energy = np.convolve(read.samples.astype(np.float64) ** 2, np.ones(frame) / frame, "same")
-    loud = np.flatnonzero(energy > energy.max() * 1e-4)
+    speech_starts, speech_ends = speech_span_ms(read)
     first = read.phonemes[0].start_ms
     last = read.phonemes[-1].start_ms + read.phonemes[-1].duration_ms
-    assert abs(loud[0] / 24 - first) <= 50 and abs((loud[-1] + 1) / 24 - last) <= 50
+    assert abs(speech_starts - first) <= TOLERANCE_MS and abs(speech_ends - last) <= TOLERANCE_MS
 
 
 def test_a_cut_into_context_does_not_click(kokoro: tuple[KokoroEngine, VoiceConfig]) -> None:
