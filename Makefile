@@ -18,7 +18,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Ray worker would compile what it imports of torch and ray afresh each time it starts.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install browser run test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity clean \
+.PHONY: install browser run docs docs-build test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity clean \
 	cluster-up cluster-down cluster-status cluster-load gpu-kit gpu-rehearsal
 
 # uv resolves and installs the whole project in seconds where pip takes minutes, and
@@ -35,7 +35,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt deployments/synthesis/data/ko
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -c constraints.txt uv
 	$(PY) -m uv pip install -q --compile-bytecode --python $(PY) -c constraints.txt \
-	  $(addprefix --find-links ,$(FIND_LINKS)) -e '.[dev,clients,piper,vits,kokoro-torch]'
+	  $(addprefix --find-links ,$(FIND_LINKS)) -e '.[dev,clients,piper,vits,kokoro-torch,docs]'
 	$(PY) -m deployments.synthesis.kokoro.assets
 	$(PY) -m deployments.synthesis.kokoro.model.weights
 	$(PY) -m deployments.synthesis.synthesiser
@@ -45,6 +45,19 @@ install: $(VENV)/.installed
 
 run: install
 	PORT=$(PORT) $(PY) -m serve_app.run
+
+# The documentation site: docs/ with mkdocs.yml. The API reference page renders the
+# OpenAPI document the code serves, written here first (serve_app/openapi.py), so it
+# cannot drift from the routes. docs-build is strict: a broken link or anchor, a page
+# missing from the nav fails it (make test runs it). docs serves the site with reload.
+DOCS_PORT ?= 8001
+docs-build: install
+	$(PY) -m serve_app.openapi docs/api/openapi.json
+	$(VENV)/bin/mkdocs build --strict --quiet
+
+docs: install
+	$(PY) -m serve_app.openapi docs/api/openapi.json
+	$(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
 
 lint: install
 	$(VENV)/bin/ruff check .
@@ -69,7 +82,7 @@ browser:
 # busy for ~40 s; apt mostly waits on the network and the disk): measured, ~30 s
 # less than linting first. -O keeps each one's output in one piece.
 test: install
-	$(MAKE) --no-print-directory -j3 -Otarget lint browser test-fast
+	$(MAKE) --no-print-directory -j3 -Otarget lint browser docs-build test-fast
 	$(PY) -m pytest --durations=20 tests/serve tests/gpu
 	$(PY) -m pytest --durations=10 tests/cluster
 
@@ -86,7 +99,7 @@ cluster-tests: install
 	$(PY) -m pytest --durations=10 tests/cluster
 
 # A head, a CPU worker and two synthesis workers (separate `ray start` processes),
-# PostgreSQL as the ledger, `serve deploy` through the dashboard: README, "A Ray
+# PostgreSQL as the ledger, `serve deploy` through the dashboard: docs/deploying.md, "A Ray
 # cluster on this machine". PORT is the head's proxy; the workers' follow it.
 cluster-up: install
 	$(PY) -m serve_app.cluster up --port $(PORT)
@@ -114,11 +127,11 @@ else
 endif
 
 # Not part of `make test`: what previous_text / next_text cost (model time) and change
-# (pitch at the joint between requests) for the default voice (README, "Continuity").
+# (pitch at the joint between requests) for the default voice (docs/voice-agents.md).
 bench-continuity: install
 	$(PY) -m loadtest.continuity
 
-# A lent GPU machine (README, "Performance on a GPU"): gpu-kit packs what it lacks in
+# A lent GPU machine (docs/performance.md): gpu-kit packs what it lacks in
 # pieces under 48 MiB (.gpu-kit/1, .gpu-kit/2: one carried per call), and
 # loadtest/device_run.sh runs the GPU tier and tables there in one command.
 # gpu-rehearsal runs that same sequence on this machine's CPU first.

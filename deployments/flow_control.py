@@ -1,7 +1,7 @@
 """Whether Serve holds a producer back when its reader stops reading.
 
 Synthesis runs ahead of what has been heard only as far as the buffers between
-the stages let it (README, "Reliability"). That holds when Serve runs our code
+the stages let it (docs/operations.md). That holds when Serve runs our code
 on the replica's own event loop and streams between replicas over gRPC, whose
 flow control makes a replica's ``yield`` wait for its reader: what
 ``RAY_SERVE_THROUGHPUT_OPTIMIZED=1`` sets, as ``make run``, ``cluster.yaml`` and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU run, in one command on a lent machine (README, "Performance on a GPU"):
+# The GPU run, in one command on a lent machine (docs/performance.md):
 #
 #   bash loadtest/device_run.sh KIT OUT [cuda|cpu]
 #

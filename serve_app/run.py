@@ -70,7 +70,7 @@ def main() -> None:
         choices=("haproxy", "serve"),
         default=os.environ.get("TTS_PROXY", "haproxy"),
         help="haproxy: HAProxy on PORT forwards straight to the ingress replicas "
-        "(the fastest path, README Performance); serve: Ray Serve's Python proxy",
+        "(the fastest path, docs/performance.md); serve: Ray Serve's Python proxy",
     )
     args = parser.parse_args()
     if args.replicas < 1:
@@ -177,9 +177,9 @@ def start_ray(num_cpus: float | None, metrics_port: int, log_to_driver: bool = T
 
 def default_replicas() -> int:
     """One ingress replica per core: a replica's Python runs on one core at a time
-    (measured on 2 cores: 2 replicas produce ~1.5x the audio of one, README
-    Performance). Capped because the embedded SQLite ledger takes one writer at a
-    time; past that, PostgreSQL and a Serve config."""
+    (measured on 2 cores: 2 replicas produce ~1.5x the audio of one,
+    docs/performance.md). Capped because the embedded SQLite ledger takes one writer
+    at a time; past that, PostgreSQL and a Serve config."""
     return max(1, min(os.cpu_count() or 1, MAX_DEFAULT_REPLICAS))
 
 
@@ -187,8 +187,8 @@ def local_serve_environment() -> None:
     """Ray and Serve settings for a service on one machine (make run, the serve
     tests). Set before Ray is imported: Serve reads them at import."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no internet here
-    # Measured here: time to first audio 56 -> 33 ms at one stream (README,
-    # Performance). Our code never blocks an event loop, which this mode needs.
+    # Measured here: time to first audio 56 -> 33 ms at one stream
+    # (docs/performance.md). Our code never blocks an event loop, which this mode needs.
     os.environ.setdefault("RAY_SERVE_THROUGHPUT_OPTIMIZED", "1")
     # That mode serves each replica on its own port too, and a stopping replica
     # waits this long for load balancers to stop sending (30 s by default, for a

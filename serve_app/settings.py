@@ -14,7 +14,7 @@ ENV_PREFIX = "TTS_"
 DEFAULT_MODEL_ID = "service-v1"
 SAMPLE_RATES = (8000, 16000, 22050, 24000, 44100, 48000)
 # pcm without a sample_rate: what OpenAI's clients (and most players of raw PCM) assume,
-# whatever the voice's own rate (README, Audio formats); other formats keep the voice's.
+# whatever the voice's own rate (docs/api/http.md); other formats keep the voice's.
 PCM_DEFAULT_RATE = 24000
 
 

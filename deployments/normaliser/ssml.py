@@ -217,7 +217,7 @@ class _Reader:
         if not self.open and name != "speak":
             self.fail(f"the root element is <speak>, not <{name}>")
         if name not in MARKING | STRUCTURE:
-            self.fail(f"<{name}> is not supported (README 'SSML')")
+            self.fail(f"<{name}> is not supported (docs/pronunciation.md)")
         if self.open and self.open[-1].element in TEXT_ONLY:
             self.fail(f"<{self.open[-1].element}> holds text only, not <{name}>")
         kept = self.checked(name, attributes)

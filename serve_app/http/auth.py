@@ -13,10 +13,20 @@ from serve_app.http.errors import AuthenticationFailed, PermissionDenied
 
 # Documents the scheme only; the header is read and judged by Authenticator, so that
 # every failure gets the API's own error codes.
-BEARER = HTTPBearer(scheme_name="bearer", auto_error=False)
+BEARER = HTTPBearer(
+    scheme_name="bearer",
+    bearerFormat="sk-proj-<id>-<secret>",
+    description="A project's key: `Authorization: Bearer sk-proj-...`",
+    auto_error=False,
+)
 
 
-XI_API_KEY = APIKeyHeader(name="xi-api-key", scheme_name="xi-api-key", auto_error=False)
+XI_API_KEY = APIKeyHeader(
+    name="xi-api-key",
+    scheme_name="xi-api-key",
+    description="The same key as ElevenLabs' clients send it (accepted on every route)",
+    auto_error=False,
+)
 
 
 def authorization_of(headers: Mapping[str, str]) -> str | None:

@@ -39,7 +39,10 @@ def create_app(state: IngressState) -> FastAPI:
         lifespan=lifespan,
         title="Speech synthesis service",
         version="1",
-        description="Text in, speech out: buffered, chunked, SSE. The README says more.",
+        description=(
+            "Text in, speech out: buffered, chunked or as Server-Sent Events; a WebSocket"
+            " takes text as it is written. The documentation site (docs/) says more."
+        ),
         responses=ERRORS,
     )
     install_error_handlers(app, state.metrics.rejected)

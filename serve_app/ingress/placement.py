@@ -3,7 +3,7 @@
 The graph is Ingress -> TextNormaliser (unary) and Ingress -> AudioEncoder ->
 Synthesiser (streams). Each stage can be folded into the ingress process
 instead: on a CPU-only machine serving eSpeak, a Ray hop costs more than the work
-(README Performance). Synthesis can also be placed per engine: the voices of
+(docs/performance.md). Synthesis can also be placed per engine: the voices of
 ``ingress_engines`` run (and are encoded) inside the ingress even where the
 others sit on the Synthesiser deployment, so a cluster never sends a cheap CPU
 voice through a GPU replica.

@@ -85,15 +85,14 @@ DICTIONARIES_FIELD = Field(
     max_length=MAX_DICTIONARIES_PER_REQUEST,
     description="Up to 3 of the project's pronunciation dictionaries, `{id, version_id}` "
     "(latest when no version_id), their rules applied to the text as written; when the "
-    "field is not sent, the project's default dictionaries apply (README 'Pronunciation "
-    "dictionaries').",
+    "field is not sent, the project's default dictionaries apply (docs/pronunciation.md).",
 )
 
 
 TextType = Annotated[
     Literal["text", "ssml"],
     Field(
-        description="`ssml`: `input` is an SSML document (README 'SSML'); plain text is "
+        description="`ssml`: `input` is an SSML document (docs/pronunciation.md); plain text is "
         "never read as markup."
     ),
 ]
@@ -121,11 +120,11 @@ class VoiceOptions(BaseModel):
     sample_rate: int | None = Field(None, description="8000, 16000, 22050, 24000, 44100, 48000.")
     voice_description: str | None = Field(
         None,
-        description="A voice described in words, English or Hindi (README 'Voice modes'): "
+        description="A voice described in words, English or Hindi (docs/voice-modes.md): "
         "'a calm, deep male voice, speaking slowly'.",
     )
     reference_audio: str | None = Field(
-        None, description="Base64 WAV of a voice to match, 1-20 s (README 'Voice modes')."
+        None, description="Base64 WAV of a voice to match, 1-20 s (docs/voice-modes.md)."
     )
     pronunciation_dictionaries: Dictionaries = DICTIONARIES_FIELD
     apply_text_normalization: TextNormalization = "auto"
@@ -162,7 +161,7 @@ class SpeechRequest(VoiceOptions):
         max_length=4096,
         description="The text spoken before this one (the last sentence of a paragraph "
         "sent sentence by sentence): read for prosody, not spoken, not billed "
-        "(README 'Continuity across requests').",
+        "(docs/voice-agents.md).",
     )
     next_text: UnicodeText | None = Field(
         None, max_length=4096, description="The text to be spoken after this one: as above."
@@ -180,7 +179,7 @@ class SpeechRequest(VoiceOptions):
         False,
         description="With stream_format `sse`: each audio.delta carries the phonemes its "
         "audio says (IPA, start and duration in ms from the chunk's start, the input's "
-        "offsets of their word) and visemes (README 'Phoneme timings and visemes').",
+        "offsets of their word) and visemes (docs/voice-agents.md).",
     )
 
 

@@ -6,7 +6,7 @@ from deployments.messages import EncodeJob, SynthesisJob
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import SpeechRequest
 
-# What a replica speaks before it takes requests: the README's first request.
+# What a replica speaks before it takes requests: the first request of docs/getting-started.md.
 WARM_UP_REQUEST = SpeechRequest.model_validate(
     {"input": "नमस्ते, आप कैसे हैं?", "response_format": "mp3"}
 )

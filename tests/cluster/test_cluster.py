@@ -5,7 +5,7 @@ when idle and starts again for the next request.
 
 The tests share one cluster and run in this file's order; the node is lost next to
 last, and the idle Synthesiser is measured last. Each prints what it measured
-(README, "On a Ray cluster").
+(docs/deploying.md).
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ class OnnxKokoro:
     first audio); calls that run beside others take a narrow one each, since on
     2 cores two one-thread sessions side by side speak ~1.2x the calls per second
     of one two-thread session (whose threads wait for each other at every parallel
-    section), though each call is ~1.6x slower (README, Performance)."""
+    section), though each call is ~1.6x slower (docs/performance.md)."""
 
     def __init__(
         self, session: Any, device: str, name: str = "onnx", narrow: tuple[Any, ...] = ()

@@ -31,8 +31,8 @@ def attach_router(app: FastAPI, state: Services) -> None:
     speech_key = Depends(state.auth.require("speech"))
 
     def endpoint_for(stream: bool, timed: bool) -> Callable[..., Awaitable[Any]]:
-        """An ElevenLabs text-to-speech endpoint: its request as ours, answered in its
-        framing (serving.py)."""
+        """ElevenLabs' text-to-speech request, answered as ElevenLabs answers it (the
+        audio, streamed or whole, or with character timestamps)."""
 
         async def endpoint(
             request: Request,

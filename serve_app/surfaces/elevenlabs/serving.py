@@ -94,7 +94,7 @@ def from_elevenlabs(
     phonemes: bool = False,
 ) -> ElevenRequest:
     """ElevenLabs' request as ours (400/404 with our codes for what is wrong in it);
-    ``ssml``: its text is SSML (``enable_ssml_parsing``, README 'SSML'); ``phonemes``:
+    ``ssml``: its text is SSML (``enable_ssml_parsing``, docs/pronunciation.md); ``phonemes``:
     the query asks for phoneme timings (ours: the /with-timestamps routes carry them)."""
     eleven = validate(ElevenSpeechRequest, document)
     wire = output_format(output)

@@ -11,7 +11,7 @@ from deployments.messages import NormalisedText, Prosody
 
 class PhonemeRecord(BaseModel):
     """``text[start:end]`` of a segment is said with these phonemes where the voice's
-    engine takes them (README 'Pronunciation dictionaries')."""
+    engine takes them (docs/pronunciation.md)."""
 
     start: int
     end: int

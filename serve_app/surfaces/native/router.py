@@ -123,8 +123,9 @@ def attach_router(app: FastAPI, state: Services) -> None:
         responses=AUDIO_RESPONSES,
     )
     async def create_speech(request: Request, key: ApiKey = speech_key) -> Any:
-        """Our speech request; a request naming an OpenAI model is read and
-        answered as OpenAI's (surfaces/openai)."""
+        """Speech for a text: raw chunked audio, Server-Sent Events or one buffered
+        body. A request whose `model` is an OpenAI model id is read and answered as
+        OpenAI's API would."""
         document = read_json(await request.body())
         headers: dict[str, str] = {}
         events: SseEvents = SpecEvents()

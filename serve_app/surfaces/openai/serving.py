@@ -15,9 +15,9 @@ request is our own, unchanged. An OpenAI request becomes our own
   client assumes) unless ``sample_rate`` says otherwise; every format but ``wav``
   streams, ``wav`` is sent whole (OpenAI's clients read the body either way).
 - ``speed`` 0.25-4.0 (engines clamp to what they can do).
-- ``instructions`` is a voice description (``voice_description``, README "Voice
-  modes") where the voice's engine builds voices from descriptions; for a voice
-  whose engine cannot, it is accepted and not applied, and the response says so
+- ``instructions`` is a voice description (``voice_description``,
+  docs/voice-modes.md) where the voice's engine builds voices from descriptions;
+  for a voice whose engine cannot, it is accepted and not applied, and the response says so
   (``x-service-instructions: ignored``).
 - ``stream_format: "sse"`` gets OpenAI's events (``speech.audio.delta``,
   ``speech.audio.done``), not ours.

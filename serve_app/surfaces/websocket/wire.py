@@ -57,7 +57,7 @@ class SessionQuery:
     inactivity_s: float
     response_format: str
     bitrate_kbps: int | None = None
-    ssml: bool = False  # every text is SSML (README 'SSML')
+    ssml: bool = False  # every text is SSML (docs/pronunciation.md)
     phonemes: bool = False  # audio messages carry phoneme timings and visemes
     auto_mode: bool = False  # no chunk schedule: pieces end at sentences and flushes
 
