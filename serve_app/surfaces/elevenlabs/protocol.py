@@ -6,7 +6,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from serve_app.speech.vocabulary import CONTROLS, Speed, TextNormalization, UnicodeText
+from serve_app.speech.vocabulary import (
+    CONTROLS,
+    DictionaryLocator,
+    Speed,
+    TextNormalization,
+    UnicodeText,
+)
 from serve_app.surfaces.native.protocol import FlushId, WsGenerationConfig
 
 
@@ -35,7 +41,8 @@ class ElevenSpeechRequest(BaseModel):
     previous_request_ids: list[str] | None = None
     next_request_ids: list[str] | None = None
     seed: int | None = None
-    pronunciation_dictionary_locators: list[dict[str, Any]] | None = None
+    # checked as they are read (a locator without its id is a 400 naming it here)
+    pronunciation_dictionary_locators: list[DictionaryLocator] | None = None
     apply_text_normalization: TextNormalization = "auto"
     apply_language_text_normalization: bool | None = None
     use_pvc_as_ivc: bool | None = None
@@ -70,7 +77,7 @@ class ElevenWsMessage(BaseModel):
     try_trigger_generation: bool = False
     close_context: bool = False
     close_socket: bool = False
-    pronunciation_dictionary_locators: list[dict[str, Any]] | None = None
+    pronunciation_dictionary_locators: list[DictionaryLocator] | None = None
 
 
 class ElevenWsQuery(BaseModel):

@@ -57,7 +57,8 @@ class ElevenWire:
 
     def dictionaries_of(self, first: ClientMessage) -> list[dict[str, Any]] | None:
         assert isinstance(first, ElevenWsMessage)
-        return first.pronunciation_dictionary_locators
+        located = first.pronunciation_dictionary_locators
+        return None if located is None else [d.model_dump() for d in located]
 
     def voice_known(self, options: VoiceOptions) -> bool:
         # without a language_code, the voice depends on the first text's script

@@ -178,6 +178,13 @@ def test_a_websocket_takes_dictionaries_in_its_first_message(
         plain = session()
         said = session(**{field: [{locator: made["id"]}]})
         assert said > plain + 0.5
+        # a locator without its id: the client's mistake, an error message and 1008
+        with client.websocket_connect(url, headers=auth) as ws:
+            ws.send_json({"text": " ", field: [{}]})
+            error = ws.receive_json()["error"]
+            assert error["code"] == "missing_field", error
+            assert error["param"].startswith(field), error
+            assert ws.receive()["code"] == 1008
 
 
 async def test_a_phoneme_rule_reaches_the_default_voice(

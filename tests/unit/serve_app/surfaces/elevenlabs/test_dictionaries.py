@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import httpx
 import pytest
 from elevenlabs import pronunciation_dictionaries as pd
 from elevenlabs.client import AsyncElevenLabs
@@ -154,3 +155,22 @@ async def test_locators_on_text_to_speech_are_applied(state: IngressState) -> No
         await seconds(PronunciationDictionaryVersionLocator(pronunciation_dictionary_id="pd_x"))
     assert refused.value.status_code == 404
     assert refused.value.body["error"]["param"] == "pronunciation_dictionary_locators[0]"
+
+
+async def test_a_malformed_locator_is_a_400_naming_it(state: IngressState) -> None:
+    """A locator without its dictionary's id is the client's mistake, said as such (it
+    was a 500: the body's locators were checked only after the request was built)."""
+    from serve_app.ingress.api import create_app
+    from tests.unit.serve_app.conftest import DEV_KEY
+
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post(
+            f"/v1/text-to-speech/{ESPEAK}",
+            headers={"xi-api-key": DEV_KEY},
+            json={"text": "नमस्ते", "pronunciation_dictionary_locators": [{}]},
+        )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "missing_field"
+    assert error["param"].startswith("pronunciation_dictionary_locators.0")
