@@ -79,3 +79,23 @@ def test_every_operation_but_the_public_ones_wants_a_key() -> None:
             response = client.request(method, path, json={"input": "hi"})
             assert response.status_code == 401, (method, path, response.text)
             assert response.json()["error"]["code"] == "missing_api_key"
+
+
+def test_the_document_names_each_body_once_and_promises_no_422() -> None:
+    """Request bodies are named schemas (the reference shows SpeechRequest once, not
+    a nested copy per operation), and no operation documents FastAPI's 422: a bad
+    request is a 400 here."""
+    document = TestClient(espeak_app()).get("/openapi.json").json()
+    schemas = document["components"]["schemas"]
+    speech = document["paths"]["/v1/audio/speech"]["post"]["requestBody"]
+    refs = speech["content"]["application/json"]["schema"]["anyOf"]
+    assert refs == [
+        {"$ref": "#/components/schemas/SpeechRequest"},
+        {"$ref": "#/components/schemas/OpenAISpeechRequest"},
+    ]
+    assert "DictionaryLocator" in schemas and "$defs" not in schemas["SpeechRequest"]
+    assert "#/$defs/" not in str(document)
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            assert "422" not in operation["responses"]
+    assert "HTTPValidationError" not in schemas
