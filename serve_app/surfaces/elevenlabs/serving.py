@@ -29,18 +29,19 @@ import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from pydantic import ValidationError
 from starlette.responses import Response
 
 from deployments.messages import Alignment, Timings
 from deployments.normaliser.ssml import without_tags
 from serve_app.http.body import validate
-from serve_app.http.errors import InvalidRequest, NotFound
+from serve_app.http.errors import InvalidRequest, NotFound, from_validation_error
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.job import SpeechJob
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import SpeechRequest, preferring
 from serve_app.surfaces.compat import ClientNames, client_language
-from serve_app.surfaces.elevenlabs.protocol import ElevenSpeechRequest
+from serve_app.surfaces.elevenlabs.protocol import LOCATORS, ElevenSpeechRequest
 from serve_app.surfaces.framing import DeliveryResponse
 
 DEFAULT_OUTPUT_FORMAT = "mp3_44100_128"
@@ -125,10 +126,33 @@ def from_elevenlabs(
     }
     if eleven.pronunciation_dictionary_locators is not None:
         fields["pronunciation_dictionaries"] = eleven.pronunciation_dictionary_locators
-    request = SpeechRequest(**fields)  # type: ignore[arg-type]
+    request = as_ours(fields)
     if voice is not None:  # a name of ours: the language's own voice where it does not speak it
         request = preferring(request, voice.id)
     return ElevenRequest(request, wire.bitrate_kbps)
+
+
+# Our request's fields by the names ElevenLabs' body gives them, for errors.
+_THEIR_NAMES = {
+    "input": "text",
+    "model": "model_id",
+    "language": "language_code",
+    "speed": "voice_settings.speed",
+    "pronunciation_dictionaries": LOCATORS,
+}
+
+
+def as_ours(fields: dict[str, object]) -> SpeechRequest:
+    """``fields`` as our request; what our request refuses (four request ids where
+    three are allowed) is a 400 naming ElevenLabs' field, never a 500."""
+    try:
+        return SpeechRequest.model_validate(fields)
+    except ValidationError as e:
+        error = from_validation_error(e)
+    head, dot, rest = (error.param or "").partition(".")
+    param = _THEIR_NAMES.get(head, head) + dot + rest
+    message = error.message.replace(f"'{error.param}'", f"'{param}'")
+    raise InvalidRequest(error.code, message, param or None) from None
 
 
 def timestamps(alignment: Alignment | None, offset_ms: int) -> dict[str, object] | None:

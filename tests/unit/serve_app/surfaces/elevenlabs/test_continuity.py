@@ -89,3 +89,18 @@ def test_a_long_text_is_remembered_by_its_ends() -> None:
     recent.remember("p", "r", "आरंभ " + "बीच " * 2000 + "अंत")
     kept = recent.joined("p", ["r"])
     assert kept.startswith("आरंभ") and kept.endswith("अंत") and len(kept) <= 1001
+
+
+async def test_more_request_ids_than_allowed_is_a_400_naming_the_field(
+    http: httpx.AsyncClient,
+) -> None:
+    """Four ids where three are allowed: the client's mistake, named in ElevenLabs'
+    terms (it was a 500: our request refused what their body had let through)."""
+    response = await http.post(
+        "http://test/v1/text-to-speech/default",
+        headers={"xi-api-key": DEV_KEY},
+        json={"text": SECOND, "next_request_ids": ["a", "b", "c", "d"]},
+    )
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == "invalid_value" and error["param"] == "next_request_ids"
