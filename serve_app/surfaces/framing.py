@@ -27,6 +27,18 @@ from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import RequestUsage
 
 SSE_CONTENT_TYPE = "text/event-stream"
+# One event of a speech request's SSE stream, as a client's SSE parser gives it.
+SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "description": "One Server-Sent Event: `event` names it (`audio.delta`, `audio.done`, "
+    "`error`; OpenAI's requests get `data` lines only, of type `speech.audio.delta` and "
+    "`speech.audio.done`), `data` is one JSON document.",
+    "required": ["data"],
+    "properties": {
+        "event": {"type": "string", "enum": ["audio.delta", "audio.done", "error"]},
+        "data": {"type": "string", "contentMediaType": "application/json"},
+    },
+}
 # What a speech request answers with: audio (raw, chunked or buffered) or SSE events.
 AUDIO_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
@@ -38,7 +50,7 @@ AUDIO_RESPONSES: dict[int | str, dict[str, Any]] = {
                 }
                 for fmt in FORMATS
             },
-            SSE_CONTENT_TYPE: {"schema": {"type": "string"}},
+            SSE_CONTENT_TYPE: {"schema": SSE_EVENT},
         },
     }
 }
