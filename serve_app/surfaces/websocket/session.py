@@ -34,7 +34,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from deployments.messages import EncodedChunk
 from serve_app.accounts import ApiKey
 from serve_app.http.auth import authorization_of
-from serve_app.http.body import read_json
+from serve_app.http.body import read_json, validate
 from serve_app.http.errors import (
     AuthenticationFailed,
     BodyTooLarge,
@@ -182,7 +182,8 @@ class StreamInputSession:
         located = self._wire.dictionaries_of(first)
         if located is not None:
             fields["pronunciation_dictionaries"] = located
-        self._options = VoiceOptions.model_validate(fields)
+        # what the options refuse is the client's mistake: an error message and 1008
+        self._options = validate(VoiceOptions, fields)
         rules = await self._state.speech.dictionaries.rules_for(
             key.project_id, self._options.pronunciation_dictionaries, self._wire.dictionaries_param
         )
