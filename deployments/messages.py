@@ -160,8 +160,9 @@ class Segment:
     # the text a listener hears, not the markup; aliases: what they add to it)
     billed_end: int | None = None
     # cut from the segment after it only for a sooner first audio (a first sentence's
-    # first clause): a Synthesiser speaks the two as one unless it has room to spend
-    # a model call on the cut (deployments.synthesis.runner, ``joined``)
+    # first clause): a Synthesiser reads the two as one and renders them in two parts
+    # where the engine can, else speaks them as one unless it has room to spend a
+    # model call on the cut (deployments.synthesis.runner, ``joined``)
     joins_next: bool = False
     # where each word of ``text`` came from in the input: (start, end) in ``text``,
     # (start, end) in the input; words a reading made (``₹5`` -> "five rupees") share

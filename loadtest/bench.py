@@ -109,17 +109,24 @@ def measured_level(url: str, plan: Plan, streams: int) -> LevelResult:
     result.cpu_ms = cpu.per_request_ms(used, cpu.snapshot(), len(result.ttfa_ms))
     after = first_clauses(url)
     if clauses is not None and after is not None:
-        result.first_clauses = (after[0] - clauses[0], after[1] - clauses[1])
+        result.first_clauses = (
+            after[0] - clauses[0],
+            after[1] - clauses[1],
+            after[2] - clauses[2],
+        )
     return result
 
 
-def first_clauses(url: str) -> tuple[int, int] | None:
-    """Kokoro's first clauses spoken alone and joined so far, from /ready (None where
-    the server has no such report: the baselines)."""
+def first_clauses(url: str) -> tuple[int, int, int] | None:
+    """Kokoro's first clauses read with their sentence and rendered in parts, spoken
+    alone, and joined so far, from /ready (None where the server has no such report:
+    the baselines)."""
     try:
         ready = httpx.get(url + "/ready", headers={"Authorization": f"Bearer {KEY}"}, timeout=10)
         stats = next(e for e in ready.json()["engines"] if e["name"] == "kokoro")["stats"]
-        return int(stats["first_clauses_alone"]), int(stats["first_clauses_joined"])
+        counts = ("parted", "alone", "joined")
+        parted, alone, joined = (int(stats[f"first_clauses_{how}"]) for how in counts)
+        return parted, alone, joined
     except (httpx.HTTPError, ValueError, KeyError, StopIteration, TypeError):
         return None
 

@@ -78,11 +78,12 @@ def rate_table(results: list[LevelResult], baseline: list[LevelResult]) -> str:
 
 def neural_table(results: list[LevelResult], baseline: list[LevelResult]) -> str:
     """Per level: first audio, audio seconds and requests per wall second, each against
-    the baseline's, and how the Synthesiser spoke first clauses (alone: a call of
-    their own for a sooner first audio; joined: with their sentence, under load)."""
+    the baseline's, and how the Synthesiser spoke first clauses (parted: read with
+    their sentence, its audio rendered in two parts; alone: a call of their own for a
+    sooner first audio; joined: with their sentence, under load)."""
     columns = [
         "streams", "requests", "TTFA p50 ms", "TTFA p95 ms", "audio s / wall s", "requests / s",
-        "errors", "first clauses alone / joined", "baseline TTFA p50 / p95 ms",
+        "errors", "first clauses parted / alone / joined", "baseline TTFA p50 / p95 ms",
         "baseline audio s / wall s", "baseline requests / s",
         "vs baseline: p50 / p95 / audio s / requests",
     ]  # fmt: skip
@@ -90,7 +91,7 @@ def neural_table(results: list[LevelResult], baseline: list[LevelResult]) -> str
     for r, b in zip(results, baseline, strict=True):
         p50, p95 = percentile(r.ttfa_ms, 0.5), percentile(r.ttfa_ms, 0.95)
         b50, b95 = percentile(b.ttfa_ms, 0.5), percentile(b.ttfa_ms, 0.95)
-        clauses = "{} / {}".format(*r.first_clauses) if r.first_clauses else "-"
+        clauses = " / ".join(map(str, r.first_clauses)) if r.first_clauses else "-"
         ratios = [p50 / b50, p95 / b95, throughput(r) / throughput(b)]
         ratios.append(requests_per_s(r) / requests_per_s(b))
         rows.append([

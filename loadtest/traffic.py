@@ -23,8 +23,9 @@ class LevelResult:
     wall_s: float = 0.0
     # CPU ms per request by part of the service (loadtest.cpu), where measured
     cpu_ms: dict[str, float] = field(default_factory=dict)
-    # the Synthesiser's first clauses spoken alone and with their sentence
-    first_clauses: tuple[int, int] | None = None
+    # the Synthesiser's first clauses read with their sentence and rendered in parts,
+    # spoken alone, and joined to their sentence
+    first_clauses: tuple[int, int, int] | None = None
 
 
 def percentile(values: list[float], q: float) -> float:

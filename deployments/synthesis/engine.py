@@ -83,6 +83,27 @@ class Engine(Protocol):
 
 
 @runtime_checkable
+class PartedEngine(Protocol):
+    """An engine that can read a segment once and render it in two parts, so that the
+    first part's audio comes before the rest is rendered, for about the compute of
+    the whole (where two calls would each render their own silences)."""
+
+    def synthesize_parts(
+        self,
+        segment: Segment,
+        split_at: int,
+        voice: VoiceConfig,
+        params: SynthesisParams,
+        cancel: CancelToken | None = None,
+    ) -> Iterator[AudioChunk] | None:
+        """None where it cannot part ``segment`` at character ``split_at`` (it may have
+        read the text to know); else an iterator of two chunks, each timed from its own
+        start: ``segment.text[:split_at]``'s, then the rest's (its words as offsets of
+        ``segment.text[split_at:]``), rendered as they are asked for."""
+        ...
+
+
+@runtime_checkable
 class BatchEngine(Protocol):
     """An engine that speaks several segments in one pass (of its voices, each item
     with its own: how many passes that takes is the engine's business)."""

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import AsyncGenerator, Awaitable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from deployments.messages import AudioChunk, Segment, SynthesisJob, SynthesisParams
 from deployments.synthesis.batcher import Batcher
@@ -24,6 +24,7 @@ from deployments.synthesis.engine import CancelToken
 from deployments.synthesis.scheduler import SegmentScheduler
 from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig, SynthesiserInfo
 
+R = TypeVar("R")
 BROKEN_AFTER = 3
 # A segment's audio leaves in pieces of at most this long: one message of a Serve
 # stream may hold 4 MiB (gRPC's limit), ~43 s of float32 at 24 kHz, and a long
@@ -46,7 +47,7 @@ class SynthesisRunner:
             for info in self._synthesiser.info().engines
         }
         self._failures: dict[str, tuple[int, str]] = {}  # engine: (calls failed in a row, last)
-        # (engine, "alone" or "joined"): how each first clause was spoken
+        # (engine, "alone", "joined" or "parted"): how each first clause was spoken
         self._first_clauses: Counter[tuple[str, str]] = Counter()
         # one batcher per engine: one forward pass at a time each, first segments first
         self._batchers: dict[str, Batcher[tuple[Segment, SynthesisParams], AudioChunk]] = {
@@ -69,28 +70,66 @@ class SynthesisRunner:
         engine = self._synthesiser.engine_name(job.params.voice) or ""
         batched = self._synthesiser.batches(job.params.voice)
         scheduler = self._schedulers.get(engine)
+        segments = job.segments
         try:
-            for i, segment in enumerate(self._planned(job.segments, engine, batched)):
+            parted = None
+            if scheduler is not None and not batched:
+                parted = await self._parted(engine, scheduler, job, cancel)
+                if parted is not None:
+                    head, rest = parted
+                    for part in split(head, MAX_CHUNK_SECONDS):
+                        yield part
+                    # the rest waits behind other streams' first segments, as any later one
+                    chunk = await self._tracked(engine, scheduler.run(rest, first=False))
+                    for part in split(chunk, MAX_CHUNK_SECONDS):
+                        yield part
+                    segments = segments[2:]
+            for i, segment in enumerate(self._planned(segments, engine, batched)):
+                first = i == 0 and parted is None
                 if batched:
-                    batch = self._batchers[engine].submit((segment, job.params), first=i == 0)
+                    batch = self._batchers[engine].submit((segment, job.params), first=first)
                     chunk = await self._tracked(engine, batch)
                 else:
                     speak = functools.partial(self._synthesiser.speak, segment, job.params, cancel)
                     if scheduler is None:
                         chunk = speak()  # an unknown voice: speak raises EngineError
                     else:
-                        chunk = await self._tracked(engine, scheduler.run(speak, first=i == 0))
+                        chunk = await self._tracked(engine, scheduler.run(speak, first=first))
                 for part in split(chunk, MAX_CHUNK_SECONDS):
                     yield part
         finally:
             cancel.cancel()
 
+    async def _parted(
+        self, engine: str, scheduler: SegmentScheduler, job: SynthesisJob, cancel: CancelToken
+    ) -> tuple[AudioChunk, Callable[[], AudioChunk]] | None:
+        """The first part's chunk and a call for the rest's, where ``job`` opens with a
+        clause cut from its sentence and the engine reads the two once and renders
+        them in parts, cut in the pause its reading makes between them (nearly the
+        compute of the sentence whole, so under any load); None where it does not
+        (then :meth:`_planned` decides)."""
+        segments = job.segments
+        if len(segments) < 2 or not segments[0].joins_next:
+            return None
+        together = joined(segments[0], segments[1])
+        if together is None or not self._synthesiser.parts(job.params.voice):
+            return None
+        speak = functools.partial(
+            self._synthesiser.speak_parts, segments[0], segments[1], together, job.params, cancel
+        )
+        parted = await self._tracked(engine, scheduler.run(speak, first=True))
+        if parted is not None:
+            self._first_clauses[engine, "parted"] += 1
+        return parted
+
     def _planned(self, segments: tuple[Segment, ...], engine: str, batched: bool) -> list[Segment]:
-        """``segments`` as they are spoken: a first clause cut for a sooner first audio
-        (``Segment.joins_next``) is spoken alone only while no other stream waits for
-        its own first audio on this engine; otherwise, and anywhere past the first
-        segment, with the rest of its sentence, so no model call is spent twice
-        under load (each call renders its own silences and reads its text afresh)."""
+        """``segments`` as they are spoken, where the engine did not render a first
+        clause and its sentence in parts (:meth:`_parted`): a first clause cut for a
+        sooner first audio (``Segment.joins_next``) is spoken alone only while no
+        other stream waits for its own first audio on this engine; otherwise, and
+        anywhere past the first segment, with the rest of its sentence, so no model
+        call is spent twice under load (each call renders its own silences and reads
+        its text afresh)."""
         planned: list[Segment] = []
         pending = list(segments)
         while pending:
@@ -114,8 +153,8 @@ class SynthesisRunner:
         scheduler = self._schedulers.get(engine)
         return scheduler is None or scheduler.first_waiting == 0
 
-    async def _tracked(self, engine: str, call: Awaitable[AudioChunk]) -> AudioChunk:
-        """``call``'s chunk, its success or failure counted for :meth:`check_health`."""
+    async def _tracked(self, engine: str, call: Awaitable[R]) -> R:
+        """``call``'s result, its success or failure counted for :meth:`check_health`."""
         try:
             chunk = await call
         except Exception as e:
@@ -154,6 +193,7 @@ class SynthesisRunner:
                     **e.extra,
                     "first_clauses_alone": self._first_clauses[e.name, "alone"],
                     "first_clauses_joined": self._first_clauses[e.name, "joined"],
+                    "first_clauses_parted": self._first_clauses[e.name, "parted"],
                 },
             )
             for e in info.engines

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from deployments.synthesis.engine import (
     EngineError,
     EngineInfo,
     EngineUnavailable,
+    PartedEngine,
 )
 from deployments.synthesis.options import ENGINE_OPTIONS, check
 from deployments.synthesis.registry import load_engine
@@ -219,8 +221,48 @@ class Synthesiser:
             raise EngineError(f"voice {params.voice!r} is not loaded")
         engine = self._engines[voice.engine]
         spoken = list(engine.synthesize(segment, voice, spoken_params(segment, params), cancel))
-        chunk = aligned(segment, params, spoken)
-        return timed(shaped(replace(chunk, sample_rate=voice.sample_rate), segment), segment)
+        return finished(spoken, segment, params, voice)
+
+    def parts(self, voice_id: str) -> bool:
+        """Whether the engine of ``voice_id`` can read a segment once and render it in parts."""
+        voice = self._voices.get(voice_id)
+        return voice is not None and isinstance(self._engines[voice.engine], PartedEngine)
+
+    def speak_parts(
+        self,
+        first: Segment,
+        second: Segment,
+        together: Segment,
+        params: SynthesisParams,
+        cancel: CancelToken | None = None,
+    ) -> tuple[AudioChunk, Callable[[], AudioChunk]] | None:
+        """``first``'s chunk and a call for ``second``'s, from one reading of ``together``
+        (first's text, a space, second's: :func:`~deployments.synthesis.runner.joined`)
+        rendered in two parts (blocking, both); None where the engine does not part it
+        (then nothing was rendered)."""
+        voice = self._voices.get(params.voice)
+        engine = self._engines[voice.engine] if voice is not None else None
+        if voice is None or not isinstance(engine, PartedEngine):
+            return None
+        split_at = len(first.text) + 1
+        spoken = spoken_params(together, params)
+        parts = engine.synthesize_parts(together, split_at, voice, spoken, cancel)
+        if parts is None:
+            return None
+        head = finished([next(parts)], first, params, voice)
+
+        def rest() -> AudioChunk:
+            return finished([next(parts)], second, params, voice)
+
+        return head, rest
+
+
+def finished(
+    chunks: list[AudioChunk], segment: Segment, params: SynthesisParams, voice: VoiceConfig
+) -> AudioChunk:
+    """An engine's chunks of ``segment`` as the job's one chunk: aligned, shaped, timed."""
+    chunk = replace(aligned(segment, params, chunks), sample_rate=voice.sample_rate)
+    return timed(shaped(chunk, segment), segment)
 
 
 def aligned(segment: Segment, params: SynthesisParams, chunks: list[AudioChunk]) -> AudioChunk:

@@ -2,7 +2,11 @@
 their style rows and speeds in, each one's audio out. Two backends:
 
 - :class:`OnnxKokoro`, the int8 ONNX export through ONNX Runtime, one text per call
-  (its batch dimension is fixed at 1);
+  (its batch dimension is fixed at 1), its graph cut in two where the encoder hands
+  over to the decoder (:func:`split_graph`): a *reader* (tokens to each frame's text
+  features, pitch and energy: ~3% of a call) and a *renderer* (those frames to audio),
+  so that the engine can read a text once and render its frames in parts
+  (:class:`ReadingBackend`);
 - :class:`TorchKokoro`, :class:`.model.model.KokoroModel` with float weights on a device
   (CPU or CUDA, float32, float16 or bfloat16), every text of a call in one padded
   forward pass.
@@ -18,7 +22,7 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -30,9 +34,13 @@ logger = logging.getLogger("deployments")
 
 ONNX_GAIN = 1.5
 SAMPLES_PER_FRAME = 600  # a duration unit: 25 ms at 24 kHz
-# The export's durations (frames per token, rounded and clamped): an inner tensor
-# of its graph, made an output of the session.
+# Inner tensors of the export's graph, where its encoder hands over to its decoder:
+# the durations (frames per token, rounded and clamped), and per frame the text's
+# features [1, 512, frames], pitch and energy (each [1, 2 * frames]).
 ONNX_DURATIONS = "/encoder/Clip_output_0"
+FEATURES = "/encoder/MatMul_1_output_0"
+PITCH = "/encoder/Reshape_output_0"
+ENERGY = "/encoder/Reshape_1_output_0"
 Item = tuple[list[int], np.ndarray, float]  # tokens (boundaries included), style row, speed
 
 
@@ -43,6 +51,28 @@ class Voiced:
 
     audio: np.ndarray
     durations: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the reader made of one item: everything the renderer needs to render any
+    run of its frames (the text's features, pitch and energy at two values a frame,
+    the style row) and the frames each token was given (boundaries included)."""
+
+    features: np.ndarray
+    pitch: np.ndarray
+    energy: np.ndarray
+    style: np.ndarray
+    durations: np.ndarray
+
+    @property
+    def frames(self) -> int:
+        return int(self.features.shape[2])
+
+    def frame_energy(self) -> np.ndarray:
+        """The predicted energy of each frame (the mean of its two values): low where
+        the reading pauses."""
+        return np.asarray(self.energy.reshape(-1, 2).mean(axis=1))
 
 
 class KokoroBackend(Protocol):
@@ -60,75 +90,127 @@ class KokoroBackend(Protocol):
         ...
 
 
+@runtime_checkable
+class ReadingBackend(Protocol):
+    """A backend that reads an item and renders its frames apart: ``render(read(item),
+    0, frames)`` is ``run([item])``'s audio; a run of frames rendered alone differs
+    from the same frames of the whole (the decoder normalises over the frames it is
+    given, and convolves across the cut), most within a few frames of the cut."""
+
+    def read(self, item: Item) -> Reading: ...
+
+    def render(self, reading: Reading, start: int, end: int) -> np.ndarray:
+        """The audio of frames ``start``..``end`` of ``reading`` (float32, 24 kHz)."""
+        ...
+
+
+@dataclass(frozen=True)
+class SessionPair:
+    """The two halves of the graph, on sessions of the same threads."""
+
+    reader: Any
+    renderer: Any
+
+
 class OnnxKokoro:
-    """The export on ONNX Runtime: a ``session`` with every core's threads, and on a
-    CPU of several cores ``narrow`` sessions of one core's threads each. A call that
-    finds no other running takes the wide one (the fastest single call: a stream's
-    first audio); calls that run beside others take a narrow one each, since on
-    2 cores two one-thread sessions side by side speak ~1.2x the calls per second
-    of one two-thread session (whose threads wait for each other at every parallel
-    section), though each call is ~1.6x slower (docs/performance.md)."""
+    """The export on ONNX Runtime: a ``wide`` pair of sessions with every core's
+    threads, and on a CPU of several cores ``narrow`` pairs of one core's threads
+    each. A call that finds no other running takes the wide one (the fastest single
+    call: a stream's first audio); calls that run beside others take a narrow one
+    each, since on 2 cores two one-thread sessions side by side speak ~1.2x the calls
+    per second of one two-thread session (whose threads wait for each other at every
+    parallel section), though each call is ~1.6x slower (docs/performance.md)."""
+
+    timed = True
 
     def __init__(
-        self, session: Any, device: str, name: str = "onnx", narrow: tuple[Any, ...] = ()
+        self,
+        wide: SessionPair,
+        device: str,
+        name: str = "onnx",
+        narrow: tuple[SessionPair, ...] = (),
     ) -> None:
-        self._session = session
-        self._free = list(narrow)  # the narrow sessions no call is using
+        self._wide = wide
+        self._free = list(narrow)  # the narrow pairs no call is using
         self.narrow = len(narrow)
         self._running = 0
         self._choosing = threading.Lock()
         self.device = device
         self.name = name
-        names = [output.name for output in session.get_outputs()]
-        self._outputs = names[:1] + [n for n in names if n == ONNX_DURATIONS]
-        self.timed = len(self._outputs) == 2
 
-    def sessions(self) -> tuple[Any, ...]:
-        """Every session, the wide one first (for a warm-up of each)."""
+    def sessions(self) -> tuple[SessionPair, ...]:
+        """Every pair of sessions, the wide one first (for a warm-up of each)."""
         with self._choosing:
-            return (self._session, *self._free)
+            return (self._wide, *self._free)
 
-    def _take(self) -> tuple[Any, bool]:
-        """The session for a call starting now, and whether it is a narrow one."""
+    def _take(self) -> tuple[SessionPair, bool]:
+        """The sessions for a call starting now, and whether they are a narrow pair."""
         with self._choosing:
             self._running += 1
             if self._running > 1 and self._free:
                 return self._free.pop(), True
-            return self._session, False
+            return self._wide, False
 
-    def _give_back(self, session: Any, narrow: bool) -> None:
+    def _give_back(self, pair: SessionPair, narrow: bool) -> None:
         with self._choosing:
             self._running -= 1
             if narrow:
-                self._free.append(session)
+                self._free.append(pair)
 
     def warm_up(self, items: list[Item]) -> None:
-        for session in self.sessions():
-            self._run_on(session, items)
+        for pair in self.sessions():
+            for item in items:
+                reading = _read(pair.reader, item)
+                _render(pair.renderer, reading, 0, reading.frames)
 
     def run(self, items: list[Item]) -> list[Voiced]:
-        session, narrow = self._take()
+        pair, narrow = self._take()
         try:
-            return self._run_on(session, items)
+            out = []
+            for item in items:
+                reading = _read(pair.reader, item)
+                audio = _render(pair.renderer, reading, 0, reading.frames)
+                out.append(Voiced(audio, reading.durations))
+            return out
         finally:
-            self._give_back(session, narrow)
+            self._give_back(pair, narrow)
 
-    def _run_on(self, session: Any, items: list[Item]) -> list[Voiced]:
-        out = []
-        for tokens, style, speed in items:
-            feed = {
-                "tokens": np.array([tokens], dtype=np.int64),
-                "style": style.reshape(1, -1).astype(np.float32),
-                "speed": np.array([speed], dtype=np.float32),
-            }
-            audio, *durations = session.run(self._outputs, feed)
-            out.append(
-                Voiced(
-                    np.asarray(audio, dtype=np.float32).reshape(-1),
-                    np.asarray(durations[0]).reshape(-1).astype(np.int64) if durations else None,
-                )
-            )
-        return out
+    def read(self, item: Item) -> Reading:
+        pair, narrow = self._take()
+        try:
+            return _read(pair.reader, item)
+        finally:
+            self._give_back(pair, narrow)
+
+    def render(self, reading: Reading, start: int, end: int) -> np.ndarray:
+        pair, narrow = self._take()
+        try:
+            return _render(pair.renderer, reading, start, end)
+        finally:
+            self._give_back(pair, narrow)
+
+
+def _read(reader: Any, item: Item) -> Reading:
+    tokens, style, speed = item
+    row = style.reshape(1, -1).astype(np.float32)
+    feed = {
+        "tokens": np.array([tokens], dtype=np.int64),
+        "style": row,
+        "speed": np.array([speed], dtype=np.float32),
+    }
+    features, pitch, energy, durations = reader.run([FEATURES, PITCH, ENERGY, ONNX_DURATIONS], feed)
+    return Reading(features, pitch, energy, row, np.asarray(durations).reshape(-1).astype(np.int64))
+
+
+def _render(renderer: Any, reading: Reading, start: int, end: int) -> np.ndarray:
+    feed = {
+        FEATURES: reading.features[:, :, start:end],
+        PITCH: reading.pitch[:, 2 * start : 2 * end],
+        ENERGY: reading.energy[:, 2 * start : 2 * end],
+        "style": reading.style,
+    }
+    (audio,) = renderer.run(["audio"], feed)
+    return np.asarray(audio, dtype=np.float32).reshape(-1)
 
 
 class TorchKokoro:
@@ -178,14 +260,14 @@ def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
     except ImportError as e:
         raise EngineUnavailable("the kokoro engine needs the PyPI package onnxruntime") from e
     model = load_model_bytes()
-    if opts.backend == "onnx-float":
-        try:
+    try:  # the graph is made float, and cut in two, with the PyPI package onnx
+        if opts.backend == "onnx-float":
             from deployments.synthesis.kokoro.onnx_float import float_graph
 
             model = float_graph(model)
-        except ImportError as e:
-            raise EngineUnavailable("the onnx-float backend needs the PyPI package onnx") from e
-    model = with_durations(model)
+        reader, renderer = split_graph(model)
+    except ImportError as e:
+        raise EngineUnavailable("the kokoro engine needs the PyPI package onnx") from e
     device: str = opts.device
     providers = ["CPUExecutionProvider"]
     if device == "cuda":
@@ -200,7 +282,7 @@ def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
 
     calls = narrow_sessions(opts.parallel_calls, threads) if device == "cpu" else 0
 
-    def session(threads: int) -> Any:
+    def session(model: bytes, threads: int) -> Any:
         session_options = onnxruntime.SessionOptions()
         session_options.intra_op_num_threads = threads
         session_options.inter_op_num_threads = 1
@@ -214,12 +296,15 @@ def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:
         except Exception as e:
             raise EngineError(f"ONNX Runtime could not load the Kokoro model: {e}") from e
 
-    wide = session(threads)
-    if device == "cuda" and "CUDAExecutionProvider" not in wide.get_providers():
+    def pair(threads: int) -> SessionPair:
+        return SessionPair(session(reader, threads), session(renderer, threads))
+
+    wide = pair(threads)
+    if device == "cuda" and "CUDAExecutionProvider" not in wide.renderer.get_providers():
         logger.warning("kokoro: the CUDA provider did not start; running on CPU")
         device = "cpu"
-    # on CPU, a narrow session per call that may run beside another (parallel_calls)
-    narrow = tuple(session(max(1, threads // calls)) for _ in range(calls))
+    # on CPU, a narrow pair per call that may run beside another (parallel_calls)
+    narrow = tuple(pair(max(1, threads // calls)) for _ in range(calls))
     name = opts.backend if opts.backend != "auto" else "onnx"
     return OnnxKokoro(wide, device, name, narrow)
 
@@ -234,18 +319,20 @@ def narrow_sessions(parallel_calls: int | None, threads: int) -> int:
     return calls if calls > 1 else 0
 
 
-def with_durations(model: bytes) -> bytes:
-    """The export with its durations as a second output (unchanged without the PyPI
-    package onnx, which edits the graph: its voices then have no word timings)."""
-    try:
-        import onnx
-    except ImportError:
-        return model
-    graph = onnx.load_model_from_string(model)
-    graph.graph.output.append(
-        onnx.helper.make_tensor_value_info(ONNX_DURATIONS, onnx.TensorProto.FLOAT, None)
+def split_graph(model: bytes) -> tuple[bytes, bytes]:
+    """The export's graph (``model``'s bytes) cut in two where its encoder hands over to
+    its decoder: the reader (tokens, style, speed -> features, pitch, energy,
+    durations) and the renderer (features, pitch, energy, style -> audio). Run one
+    after the other they give the whole graph's audio, sample for sample."""
+    import onnx
+    from onnx.utils import Extractor
+
+    extractor = Extractor(onnx.load_model_from_string(model))
+    reader = extractor.extract_model(
+        ["tokens", "style", "speed"], [FEATURES, PITCH, ENERGY, ONNX_DURATIONS]
     )
-    return bytes(graph.SerializeToString())
+    renderer = extractor.extract_model([FEATURES, PITCH, ENERGY, "style"], ["audio"])
+    return bytes(reader.SerializeToString()), bytes(renderer.SerializeToString())
 
 
 def load_torch(opts: KokoroOptions, threads: int) -> TorchKokoro:

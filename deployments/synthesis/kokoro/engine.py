@@ -5,7 +5,10 @@ A neural voice at 24 kHz: text becomes phonemes through eSpeak NG
 at most ``max_tokens`` symbols (cut at sentence, then clause, then word ends),
 so a long text never holds the engine in one call and a cancelled stream stops
 between pieces. Each piece's audio is trimmed and limited, and its words timed
-from the frames the model gave their phonemes (:mod:`.pieces`).
+from the frames the model gave their phonemes (:mod:`.pieces`). On the ONNX
+backend a sentence whose first clause was cut for a sooner first audio is read
+once and rendered in two parts cut in the pause its reading makes after the
+clause (:meth:`KokoroEngine.synthesize_parts`, :mod:`.parts`).
 
 Two backends (:mod:`.backends`): the int8 ONNX export, one text per call,
 where concurrency is several calls at once: on CPU a call that runs alone takes
@@ -32,12 +35,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -52,17 +54,20 @@ from deployments.synthesis.kokoro.assets import default_voices_dir, load_style
 from deployments.synthesis.kokoro.backends import (
     Item,
     KokoroBackend,
+    ReadingBackend,
     Voiced,
     load_onnx,
     load_torch,
 )
+from deployments.synthesis.kokoro.parts import cut_frame, heard_parts, split_point
 from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer, Phonemes
-from deployments.synthesis.kokoro.pieces import SAMPLE_RATE, Piece, in_context, spoken
+from deployments.synthesis.kokoro.pieces import SAMPLE_RATE, Piece, cut_pieces, in_context, spoken
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
 from deployments.synthesis.profiling import measure_profile
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.profiles import ProfileCache, VoiceProfile
 
+T = TypeVar("T")
 MODEL_MAX_TOKENS = 510
 PHONEME_VOICES = {"hi": "hi", "en": "en-us"}
 
@@ -71,12 +76,6 @@ BLENDS_KEPT = 64  # blended style tables kept for reuse (a custom voice's, a des
 # most, on each side: the words nearest the segment, enough for its prosody to
 # continue theirs (a clause or so), few enough not to double the call.
 CONTEXT_TOKENS = 32
-
-_BREAKS = (
-    re.compile(r"(?<=[.!?…])\s+"),
-    re.compile(r"(?<=[,;:—])\s+"),
-    re.compile(r"\s+"),
-)
 
 
 def _cores() -> int:
@@ -213,31 +212,12 @@ class KokoroEngine:
         except EspeakError as e:
             raise EngineError(str(e)) from e
 
-    def pieces(self, phonemes: str, level: int = 0) -> list[str]:
+    def pieces(self, phonemes: str) -> list[str]:
         """``phonemes`` cut into pieces of at most ``max_tokens`` symbols, at sentence
         ends first, then clause ends, then word ends."""
-        limit = self.max_tokens
-        if len(self._phonemizer.tokens(phonemes)) <= limit:
-            return [phonemes] if phonemes.strip() else []
-        if level == len(_BREAKS):
-            return [phonemes[i : i + limit] for i in range(0, len(phonemes), limit)]
-        pieces: list[str] = []
-        current = ""
-        for part in _BREAKS[level].split(phonemes):
-            joined = f"{current} {part}".strip()
-            if len(self._phonemizer.tokens(joined)) <= limit:
-                current = joined
-                continue
-            if current:
-                pieces.append(current)
-            current = ""
-            if len(self._phonemizer.tokens(part)) <= limit:
-                current = part
-            else:
-                pieces.extend(self.pieces(part, level + 1))
-        if current:
-            pieces.append(current)
-        return pieces
+        return cut_pieces(
+            phonemes, self.max_tokens, lambda text: len(self._phonemizer.tokens(text))
+        )
 
     def synthesize(
         self,
@@ -260,6 +240,50 @@ class KokoroEngine:
                 yield AudioChunk(
                     heard.audio, SAMPLE_RATE, segment.index, heard.words, phonemes=phonemes
                 )
+
+    def synthesize_parts(
+        self,
+        segment: Segment,
+        split_at: int,
+        voice: VoiceConfig,
+        params: SynthesisParams,
+        cancel: CancelToken | None = None,
+    ) -> Iterator[AudioChunk] | None:
+        """``segment`` read as one text and rendered in two parts (:mod:`.parts`): the
+        audio of ``segment.text[:split_at]``, then (when asked for the next) of the
+        rest, each timed from its own start, the second's words as offsets of
+        ``segment.text[split_at:]``. Reads the text before it returns (a model call of
+        ~3% of the whole); None where the backend cannot render part of a reading,
+        the text takes more than one call or reads context, or the reading makes no
+        pause where it is to be cut."""
+        model = self._model
+        if not isinstance(model, ReadingBackend):
+            return None
+        said, pieces = self._items(segment, voice, params)
+        split = split_point(said, split_at)
+        if len(pieces) != 1 or pieces[0].before or pieces[0].after or split is None:
+            return None
+        (piece,) = pieces
+        reading = self._counted(lambda: model.read(piece.item))
+        cut = cut_frame(said, reading, split)
+        if cut is None:
+            return None
+
+        def render(start: int, end: int) -> np.ndarray:
+            return self._counted(lambda: model.render(reading, start, end))
+
+        def chunks() -> Iterator[AudioChunk]:
+            parts = heard_parts(said, reading, piece.item, split, cut, render)
+            for chars in (0, -split_at):  # the second's words in the text after split_at
+                if chars and cancel is not None and cancel.cancelled:
+                    return
+                heard = next(parts).shifted(chars)
+                phonemes = heard.phonemes if params.with_phonemes else ()
+                yield AudioChunk(
+                    heard.audio, SAMPLE_RATE, segment.index, heard.words, None, phonemes
+                )
+
+        return chunks()
 
     def _items(
         self, segment: Segment, voice: VoiceConfig, params: SynthesisParams
@@ -350,17 +374,26 @@ class KokoroEngine:
 
     def _run(self, items: list[Item]) -> list[Voiced]:
         """One model call for ``items`` (the ONNX backend runs them one by one)."""
+        voiced = self._counted(lambda: self._model.run(items), texts=len(items))
+        with self._count_lock:
+            self._audio_s += sum(v.audio.size for v in voiced) / SAMPLE_RATE
+        return voiced
+
+    def _counted(self, call: Callable[[], T], texts: int = 0) -> T:
+        """``call`` (a model call, or part of one) timed and counted in :meth:`info`;
+        audio it returns counts as audio; a failure is an :class:`EngineError`."""
         started = time.perf_counter()
         try:
-            audio = self._model.run(items)
+            result = call()
         except Exception as e:
             raise EngineError(f"the Kokoro model failed: {e}") from e
         with self._count_lock:
             self._calls += 1
-            self._texts += len(items)
+            self._texts += texts
             self._model_s += time.perf_counter() - started
-            self._audio_s += sum(v.audio.size for v in audio) / SAMPLE_RATE
-        return audio
+            if isinstance(result, np.ndarray):
+                self._audio_s += result.size / SAMPLE_RATE
+        return result
 
 
 class BatchingKokoroEngine(KokoroEngine):

@@ -9,8 +9,9 @@ token say when each word begins.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -47,6 +48,13 @@ class Heard:
     words: tuple[WordTiming, ...]
     phonemes: tuple[PhonemeTiming, ...]
 
+    def shifted(self, chars: int) -> Heard:
+        """The same audio, its words (and their phonemes') ``chars`` further on in the text."""
+        if not chars:
+            return self
+        words = tuple(replace(w, start=w.start + chars, end=w.end + chars) for w in self.words)
+        return Heard(self.audio, words, tuple(p.shifted(0, chars) for p in self.phonemes))
+
 
 # A cut into context's audio fades over this long (no click where it falls mid-sound).
 CONTEXT_FADE_S = 0.01
@@ -56,13 +64,51 @@ CONTEXT_FADE_S = 0.01
 class Piece:
     """One model call's share of a segment: its phonemes, where they start in the
     segment's phonemes, and the model's input for them. ``before``/``after``: tokens
-    of context the input holds around the piece's own (read, then cut away)."""
+    of context the input holds around the piece's own (read, then cut away).
+    ``opens``/``closes``: whether its audio opens with the model's opening silence
+    (trimmed) and closes with its closing one (cut to a pause); a part of a reading
+    cut in a pause has neither on the side of the cut (its audio is kept as is)."""
 
     text: str
     start: int
     item: Item
     before: int = 0
     after: int = 0
+    opens: bool = True
+    closes: bool = True
+
+
+_BREAKS = (
+    re.compile(r"(?<=[.!?…])\s+"),
+    re.compile(r"(?<=[,;:—])\s+"),
+    re.compile(r"\s+"),
+)
+
+
+def cut_pieces(phonemes: str, limit: int, count: Callable[[str], int], level: int = 0) -> list[str]:
+    """``phonemes`` cut into pieces of at most ``limit`` tokens (``count`` counts a
+    text's), at sentence ends first, then clause ends, then word ends."""
+    if count(phonemes) <= limit:
+        return [phonemes] if phonemes.strip() else []
+    if level == len(_BREAKS):
+        return [phonemes[i : i + limit] for i in range(0, len(phonemes), limit)]
+    pieces: list[str] = []
+    current = ""
+    for part in _BREAKS[level].split(phonemes):
+        joined = f"{current} {part}".strip()
+        if count(joined) <= limit:
+            current = joined
+            continue
+        if current:
+            pieces.append(current)
+        current = ""
+        if count(part) <= limit:
+            current = part
+        else:
+            pieces.extend(cut_pieces(part, limit, count, level + 1))
+    if current:
+        pieces.append(current)
+    return pieces
 
 
 def in_context(voiced: Voiced, piece: Piece) -> Voiced:
@@ -79,16 +125,24 @@ def in_context(voiced: Voiced, piece: Piece) -> Voiced:
     first, end = int(frames[1 + piece.before]), int(frames[durations.size - 1 - piece.after])
     start_frame = max(0, first - HEARD_EARLY_FRAMES - 1) if piece.before else 0
     end_frame = max(start_frame, end - HEARD_EARLY_FRAMES) if piece.after else int(frames[-1])
-    audio = voiced.audio[start_frame * SAMPLES_PER_FRAME : end_frame * SAMPLES_PER_FRAME].copy()
-    fade = min(int(CONTEXT_FADE_S * SAMPLE_RATE), audio.size // 2)
-    if fade:
-        ramp = (0.5 - 0.5 * np.cos(np.linspace(0.0, np.pi, fade))).astype(np.float32)
-        if piece.before:
-            audio[:fade] *= ramp
-        if piece.after:
-            audio[-fade:] *= ramp[::-1]
+    audio = voiced.audio[start_frame * SAMPLES_PER_FRAME : end_frame * SAMPLES_PER_FRAME]
+    audio = faded(audio, CONTEXT_FADE_S, start=bool(piece.before), end=bool(piece.after))
     around = [first - start_frame, *own.tolist(), max(0, end_frame - end)]
     return Voiced(audio, np.asarray(around, dtype=np.int64))
+
+
+def faded(audio: np.ndarray, seconds: float, start: bool, end: bool) -> np.ndarray:
+    """``audio`` (a copy) faded in over its first ``seconds`` (``start``) and out over
+    its last (``end``), on a raised cosine."""
+    audio = audio.copy()
+    size = min(int(seconds * SAMPLE_RATE), audio.size // 2)
+    if size:
+        ramp = (0.5 - 0.5 * np.cos(np.linspace(0.0, np.pi, size))).astype(np.float32)
+        if start:
+            audio[:size] *= ramp
+        if end:
+            audio[-size:] *= ramp[::-1]
+    return audio
 
 
 def soft_limit(audio: np.ndarray, knee: float = LIMITER_KNEE) -> np.ndarray:
@@ -143,6 +197,8 @@ def spoken(said: Phonemes, pieces: list[Piece], voiced: Iterable[Voiced]) -> Ite
     timed: set[int] = set()
     for piece, result in zip(pieces, voiced, strict=False):
         start, end = speech_span(result.audio, pause_after(piece.text))
+        start = start if piece.opens else 0
+        end = end if piece.closes else result.audio.size
         audio = soft_limit(result.audio[start:end])
         words: list[WordTiming] = []
         phonemes: tuple[PhonemeTiming, ...] = ()
@@ -156,7 +212,8 @@ def spoken(said: Phonemes, pieces: list[Piece], voiced: Iterable[Voiced]) -> Ite
                     continue
                 # The voice is heard a few frames before its first phoneme's own:
                 # a piece's first word starts where the trim found its speech.
-                offset = min(max(0, int(before[k]) - start), audio.size) if words else 0
+                trimmed = not words and piece.opens
+                offset = 0 if trimmed else min(max(0, int(before[k]) - start), audio.size)
                 timed.add(owner)
                 first, last = said.words[owner]
                 words.append(WordTiming(first, last, (at + offset) * 1000 // SAMPLE_RATE))

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 import numpy as np
 import pytest
+import yaml
 
 from deployments.messages import PhonemeSpan, Prosody, Segment, SynthesisJob, SynthesisParams
 from deployments.synthesis.runner import (
@@ -180,3 +182,61 @@ async def test_a_first_clause_is_spoken_alone_only_while_no_stream_waits() -> No
     await asyncio.gather(*busy)
     stats = next(e for e in runner.info().engines if e.name == "espeak").extra
     assert (stats["first_clauses_alone"], stats["first_clauses_joined"]) == (1, 1)
+
+
+@pytest.fixture(scope="module")
+def kokoro_runner(tmp_path_factory: pytest.TempPathFactory) -> SynthesisRunner:
+    """The default voice (Kokoro) alone, on one-thread sessions."""
+    default = {
+        "id": "default",
+        "name": "Alpha",
+        "engine": "kokoro",
+        "languages": ["hi"],
+        "gender": "female",
+        "sample_rate": 24000,
+        "params": {"style": "hf_alpha"},
+    }
+    path = tmp_path_factory.mktemp("voices") / "voices.yaml"
+    path.write_text(yaml.safe_dump({"voices": [default]}))
+    config = {"voices_path": str(path), "engines": {"kokoro": {"threads": 1}}, "warm_up": False}
+    return SynthesisRunner(config)
+
+
+async def test_a_first_clause_read_with_its_sentence_is_heard_first_then_the_rest(
+    kokoro_runner: SynthesisRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kokoro reads the sentence once and renders it in two parts: the clause's
+    audio under its own index, aligned over its own text, then the rest's, which
+    waits behind other streams' first segments like any later segment."""
+    scheduler = kokoro_runner._schedulers["kokoro"]
+    asked: list[bool] = []
+    run = scheduler.run
+
+    def recorded(call: Callable[[], object], first: bool) -> Awaitable[object]:
+        asked.append(first)
+        return run(call, first)
+
+    monkeypatch.setattr(scheduler, "run", recorded)
+    chunks = [chunk async for chunk in kokoro_runner.synthesize(clause_job("default"))]
+    heard = [(c.segment, "".join(c.alignment.chars) if c.alignment else "") for c in chunks]
+    assert heard == [(0, CLAUSE), (1, REST)]
+    assert asked == [True, False]
+    stats = next(e for e in kokoro_runner.info().engines if e.name == "kokoro").extra
+    assert (stats["first_clauses_parted"], stats["first_clauses_alone"]) == (1, 0)
+
+
+async def test_a_clause_its_reading_does_not_pause_after_is_planned_as_before(
+    kokoro_runner: SynthesisRunner,
+) -> None:
+    """No pause to cut in: the clause is spoken alone while there is room."""
+    clause, rest = "पहला;", "दूसरा और तीसरा विकल्प भी है।"
+    segments = (
+        Segment(0, clause, 0, len(clause), joins_next=True),
+        Segment(1, rest, len(clause) + 1, len(clause) + 1 + len(rest)),
+    )
+    job = SynthesisJob(segments, SynthesisParams("default", "hi"))
+    stats = next(e for e in kokoro_runner.info().engines if e.name == "kokoro").extra
+    alone = stats["first_clauses_alone"]
+    assert [chunk.segment async for chunk in kokoro_runner.synthesize(job)] == [0, 1]
+    stats = next(e for e in kokoro_runner.info().engines if e.name == "kokoro").extra
+    assert stats["first_clauses_alone"] == alone + 1

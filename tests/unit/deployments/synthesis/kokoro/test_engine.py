@@ -287,9 +287,10 @@ def test_calls_beside_others_take_one_core_sessions() -> None:
     model = engine._model
     wide, *narrow = model.sessions()
     assert len(narrow) == 2 and engine.info().concurrency == 2
-    for session in (wide, *narrow):  # no thread spins once its call is done
-        options = session.get_session_options()
-        assert options.get_session_config_entry("session.force_spinning_stop") == "1"
+    for pair in (wide, *narrow):  # no thread spins once its call is done
+        for session in (pair.reader, pair.renderer):
+            options = session.get_session_options()
+            assert options.get_session_config_entry("session.force_spinning_stop") == "1"
     taken = [model._take() for _ in range(4)]
     assert taken[0] == (wide, False)
     assert {id(s) for s, is_narrow in taken[1:3] if is_narrow} == {id(s) for s in narrow}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pytest
@@ -18,7 +17,7 @@ from deployments.synthesis.kokoro.assets import (  # noqa: E402
     load_model_bytes,
     load_style,
 )
-from deployments.synthesis.kokoro.backends import with_durations  # noqa: E402
+from deployments.synthesis.kokoro.backends import OnnxKokoro, SessionPair, split_graph  # noqa: E402
 from deployments.synthesis.kokoro.model.model import KokoroModel  # noqa: E402
 from deployments.synthesis.kokoro.model.weights import Conversion, convert_onnx  # noqa: E402
 from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer  # noqa: E402
@@ -53,13 +52,15 @@ def model(conversion: Conversion) -> KokoroModel:
 
 
 @pytest.fixture(scope="session")
-def export(model_bytes: bytes) -> Any:
-    """An ONNX Runtime session of the export that also answers its durations."""
+def export(model_bytes: bytes) -> OnnxKokoro:
+    """The export on ONNX Runtime as the engine runs it (audio and durations)."""
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = cores()
-    return onnxruntime.InferenceSession(with_durations(model_bytes), options)
+    reader, renderer = split_graph(model_bytes)
+    sessions = (onnxruntime.InferenceSession(half, options) for half in (reader, renderer))
+    return OnnxKokoro(SessionPair(*sessions), "cpu")
 
 
 @pytest.fixture(scope="session")

@@ -4,12 +4,11 @@ its items spoken alone (spectral distance: deployments.synthesis.kokoro.model.sp
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import torch
 
-from deployments.synthesis.kokoro.backends import ONNX_GAIN
+from deployments.synthesis.kokoro.backends import ONNX_GAIN, OnnxKokoro
 from deployments.synthesis.kokoro.model.model import KokoroModel
 from deployments.synthesis.kokoro.model.spectral import mel_distance
 
@@ -51,7 +50,7 @@ MAX_BATCH_RELATIVE_ERROR = 0.01
 
 def test_the_torch_model_speaks_as_the_export_does(
     model: KokoroModel,
-    export: Any,
+    export: OnnxKokoro,
     tokens: Callable[[str, str], list[int]],
     style_row: Callable[[str, list[int]], np.ndarray],
 ) -> None:
@@ -59,13 +58,9 @@ def test_the_torch_model_speaks_as_the_export_does(
         voice = HINDI_VOICES[i % len(HINDI_VOICES)]
         ids = tokens(text, phonemes)
         row = style_row(voice, ids)
-        feed = {
-            "tokens": np.array([ids]),
-            "style": row[None],
-            "speed": np.array([1.0], np.float32),
-        }
-        audio, frames = export.run(None, feed)
-        exported = [int(f) for f in frames.reshape(-1)]
+        (voiced,) = export.run([(ids, row, 1.0)])
+        assert voiced.durations is not None
+        audio, exported = voiced.audio, [int(f) for f in voiced.durations]
         spoken = model([ids], torch.from_numpy(row[None]), torch.ones(1), durations=[exported])[0]
         # durations: within one frame (25 ms) of the export's, token by token
         predicted = spoken.predicted.tolist()
