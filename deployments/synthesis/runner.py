@@ -112,7 +112,7 @@ class SynthesisRunner:
         if len(segments) < 2 or not segments[0].joins_next:
             return None
         together = joined(segments[0], segments[1])
-        if together is None or not self._synthesiser.parts(job.params.voice):
+        if together is None or not self._synthesiser.renders_parts(job.params.voice):
             return None
         speak = functools.partial(
             self._synthesiser.speak_parts, segments[0], segments[1], together, job.params, cancel

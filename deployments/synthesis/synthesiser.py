@@ -223,7 +223,7 @@ class Synthesiser:
         spoken = list(engine.synthesize(segment, voice, spoken_params(segment, params), cancel))
         return finished(spoken, segment, params, voice)
 
-    def parts(self, voice_id: str) -> bool:
+    def renders_parts(self, voice_id: str) -> bool:
         """Whether the engine of ``voice_id`` can read a segment once and render it in parts."""
         voice = self._voices.get(voice_id)
         return voice is not None and isinstance(self._engines[voice.engine], PartedEngine)

@@ -93,9 +93,9 @@ class KokoroBackend(Protocol):
 @runtime_checkable
 class ReadingBackend(Protocol):
     """A backend that reads an item and renders its frames apart: ``render(read(item),
-    0, frames)`` is ``run([item])``'s audio; a run of frames rendered alone differs
-    from the same frames of the whole (the decoder normalises over the frames it is
-    given, and convolves across the cut), most within a few frames of the cut."""
+    0, frames)`` is ``run([item])``'s audio; a run of frames rendered alone sounds as
+    a call of its own would, not as the same frames of the whole (the decoder
+    normalises over the frames it is given, and convolves across the cut)."""
 
     def read(self, item: Item) -> Reading: ...
 
@@ -160,18 +160,12 @@ class OnnxKokoro:
     def warm_up(self, items: list[Item]) -> None:
         for pair in self.sessions():
             for item in items:
-                reading = _read(pair.reader, item)
-                _render(pair.renderer, reading, 0, reading.frames)
+                _spoken(pair, item)
 
     def run(self, items: list[Item]) -> list[Voiced]:
         pair, narrow = self._take()
         try:
-            out = []
-            for item in items:
-                reading = _read(pair.reader, item)
-                audio = _render(pair.renderer, reading, 0, reading.frames)
-                out.append(Voiced(audio, reading.durations))
-            return out
+            return [_spoken(pair, item) for item in items]
         finally:
             self._give_back(pair, narrow)
 
@@ -188,6 +182,12 @@ class OnnxKokoro:
             return _render(pair.renderer, reading, start, end)
         finally:
             self._give_back(pair, narrow)
+
+
+def _spoken(pair: SessionPair, item: Item) -> Voiced:
+    """``item`` read and all its frames rendered: the whole graph's audio."""
+    reading = _read(pair.reader, item)
+    return Voiced(_render(pair.renderer, reading, 0, reading.frames), reading.durations)
 
 
 def _read(reader: Any, item: Item) -> Reading:
