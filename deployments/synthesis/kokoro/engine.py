@@ -254,18 +254,18 @@ class KokoroEngine:
         rest, each timed from its own start, the second's words as offsets of
         ``segment.text[split_at:]``. Reads the text before it returns (a model call of
         ~3% of the whole); None where the backend cannot render part of a reading,
-        the text takes more than one call or reads context, or the reading makes no
-        pause where it is to be cut."""
+        the text takes more than one call, or the reading makes no pause where it
+        is to be cut."""
         model = self._model
         if not isinstance(model, ReadingBackend):
             return None
         said, pieces = self._items(segment, voice, params)
         split = split_point(said, split_at)
-        if len(pieces) != 1 or pieces[0].before or pieces[0].after or split is None:
+        if len(pieces) != 1 or split is None:
             return None
         (piece,) = pieces
         reading = self._counted(lambda: model.read(piece.item))
-        cut = cut_frame(said, reading, split)
+        cut = cut_frame(reading, said, piece, split)
         if cut is None:
             return None
 
@@ -273,7 +273,7 @@ class KokoroEngine:
             return self._counted(lambda: model.render(reading, start, end))
 
         def chunks() -> Iterator[AudioChunk]:
-            parts = heard_parts(said, reading, piece.item, split, cut, render)
+            parts = heard_parts(said, reading, piece, split, cut, render)
             for chars in (0, -split_at):  # the second's words in the text after split_at
                 if chars and cancel is not None and cancel.cancelled:
                     return

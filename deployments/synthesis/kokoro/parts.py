@@ -33,9 +33,16 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from deployments.synthesis.kokoro.backends import SAMPLES_PER_FRAME, Item, Reading, Voiced
+from deployments.synthesis.kokoro.backends import SAMPLES_PER_FRAME, Reading, Voiced
 from deployments.synthesis.kokoro.phonemes import Phonemes
-from deployments.synthesis.kokoro.pieces import HEARD_EARLY_FRAMES, Heard, Piece, faded, spoken
+from deployments.synthesis.kokoro.pieces import (
+    HEARD_EARLY_FRAMES,
+    Heard,
+    Piece,
+    faded,
+    in_context,
+    spoken,
+)
 
 # The predicted energy (the reader's, per frame) at or under which the reading pauses.
 QUIET_ENERGY = 1.0
@@ -68,40 +75,44 @@ def split_point(said: Phonemes, split_at: int) -> tuple[int, int] | None:
     return (at, last + 1) if last >= 0 else None
 
 
-def cut_frame(said: Phonemes, reading: Reading, split: tuple[int, int]) -> int | None:
-    """The frame of ``reading`` (of ``said``'s tokens) at which to cut it for
-    ``split`` (:func:`split_point`), or None where the reading does not pause there."""
+def cut_frame(reading: Reading, said: Phonemes, piece: Piece, split: tuple[int, int]) -> int | None:
+    """The frame of ``reading`` (of ``piece``, all of ``said`` and the context tokens
+    around it) at which to cut it for ``split`` (:func:`split_point`), or None where
+    the reading does not pause there."""
     at, word_end = split
     starts = np.concatenate([[0], np.cumsum(reading.durations)])  # token k from starts[k]
-    mark = int(starts[1 + len(said.token_symbols(0, word_end))])
-    next_word = int(starts[1 + len(said.token_symbols(0, at))])
+    mark = int(starts[1 + piece.before + len(said.token_symbols(0, word_end))])
+    next_word = int(starts[1 + piece.before + len(said.token_symbols(0, at))])
     return pause_frame(reading, mark, next_word)
 
 
 def heard_parts(
     said: Phonemes,
     reading: Reading,
-    item: Item,
+    piece: Piece,
     split: tuple[int, int],
     cut: int,
     render: Callable[[int, int], np.ndarray],
 ) -> Iterator[Heard]:
-    """The two parts of ``reading`` (of ``item``, all of ``said``) cut at frame ``cut``,
-    each as :func:`~.pieces.spoken` hears a piece: trimmed where it holds the model's
-    silence, not where it was cut, its words and phonemes timed from its own start.
-    ``render(start, end)`` renders a run of the reading's frames."""
+    """The two parts of ``reading`` (of ``piece``: all of ``said``, with any context
+    read around it) cut at frame ``cut``, each as :func:`~.pieces.spoken` hears a
+    piece: trimmed where it holds the model's silence (or the context), not where it
+    was cut, its words and phonemes timed from its own start. ``render(start, end)``
+    renders a run of the reading's frames."""
     at = split[0]
-    tokens = len(said.token_symbols(0, at))  # the first part's (token 0 is the boundary)
+    tokens = piece.before + len(said.token_symbols(0, at))  # up to the cut, past token 0
     durations = reading.durations
     runs = render_parts(render, reading, cut)
     # each part's durations as the model would give a call of its own: the first
     # closes on an empty boundary, the second opens with the frames from the cut to
     # its first token
-    first = Voiced(next(runs), np.concatenate([durations[: tokens + 1], [0]]))
-    yield from spoken(said, [Piece(said.text[:at], 0, item, closes=False)], [first])
+    first = Piece(said.text[:at], 0, piece.item, before=piece.before, closes=False)
+    voiced = Voiced(next(runs), np.concatenate([durations[: tokens + 1], [0]]))
+    yield from spoken(said, [first], [in_context(voiced, first)])
+    second = Piece(said.text[at:], at, piece.item, after=piece.after, opens=False)
     opening = int(durations[: tokens + 1].sum()) - cut
-    second = Voiced(next(runs), np.concatenate([[opening], durations[tokens + 1 :]]))
-    yield from spoken(said, [Piece(said.text[at:], at, item, opens=False)], [second])
+    voiced = Voiced(next(runs), np.concatenate([[opening], durations[tokens + 1 :]]))
+    yield from spoken(said, [second], [in_context(voiced, second)])
 
 
 def render_parts(

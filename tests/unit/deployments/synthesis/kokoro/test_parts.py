@@ -71,11 +71,22 @@ def test_the_graph_cut_in_two_speaks_as_the_whole_graph() -> None:
     assert backend.render(reading, 10, 30).size == 20 * SAMPLES_PER_FRAME
 
 
-def test_a_sentence_is_heard_in_two_parts_that_meet_in_its_pause(engine) -> None:
+@pytest.mark.parametrize(
+    "context",
+    [("", ""), ("मैं आपको बताना चाहती हूँ।", "चलिए अब आगे बढ़ते हैं।")],
+    ids=["alone", "in context"],
+)
+def test_a_sentence_is_heard_in_two_parts_that_meet_in_its_pause(
+    engine, context: tuple[str, str]
+) -> None:
     """The clause's audio, then the rest's, each timed from its own start: together
     the sentence as one reading has it (its pause, its words' times, each part's
-    level), the cut in near-silence, for the frames of the whole and the context."""
-    segment = Segment(0, SENTENCE, 0, len(SENTENCE))
+    level), the cut in near-silence, for the frames of the whole and the context.
+    Text read around the sentence (previous_text / next_text) is read, not heard."""
+    before_text, after_text = context
+    segment = Segment(
+        0, SENTENCE, 0, len(SENTENCE), context_before=before_text, context_after=after_text
+    )
     before = rendered_s(engine)
     (whole,) = list(engine.synthesize(segment, VOICE, PARAMS))
     whole_s = rendered_s(engine) - before
