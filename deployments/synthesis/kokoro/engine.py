@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from deployments.espeak_binding import EspeakError, espeak_library
-from deployments.messages import AudioChunk, PhonemeSpan, Segment, SynthesisParams, VoiceDesign
+from deployments.messages import AudioChunk, PhonemeSpan, Segment, SynthesisParams
 from deployments.synthesis.engine import (
     CancelToken,
     EngineError,
@@ -62,6 +62,7 @@ from deployments.synthesis.kokoro.backends import (
 from deployments.synthesis.kokoro.parts import cut_frame, heard_parts, split_point
 from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer, Phonemes
 from deployments.synthesis.kokoro.pieces import SAMPLE_RATE, Piece, cut_pieces, in_context, spoken
+from deployments.synthesis.kokoro.styles import StyleTables
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
 from deployments.synthesis.profiling import measure_profile
 from deployments.synthesis.voices import VoiceConfig
@@ -71,7 +72,6 @@ T = TypeVar("T")
 MODEL_MAX_TOKENS = 510
 PHONEME_VOICES = {"hi": "hi", "en": "en-us"}
 
-BLENDS_KEPT = 64  # blended style tables kept for reuse (a custom voice's, a description's)
 # Tokens of the text around a segment (previous_text / next_text) read with it, at
 # most, on each side: the words nearest the segment, enough for its prosody to
 # continue theirs (a clause or so), few enough not to double the call.
@@ -103,12 +103,10 @@ class KokoroEngine:
         self.max_tokens = max_tokens
         self._voices_dir = voices_dir
         self._phonemizer = KokoroPhonemizer(espeak_library())
-        self._styles: dict[str, np.ndarray] = {}
+        self._styles = StyleTables()
         self._params: dict[str, KokoroVoiceParams] = {}
         self._profiles: dict[str, VoiceProfile] = {}
         self._profile_cache = ProfileCache()
-        self._blended: dict[tuple[tuple[str, float], ...], tuple[np.ndarray, float]] = {}
-        self._blend_lock = threading.Lock()
         self._languages: set[str] = set()
         self._warm = False
         self._calls = 0
@@ -149,12 +147,13 @@ class KokoroEngine:
         params = KokoroVoiceParams.model_validate(voice.params)
         if voice.languages[0] not in PHONEME_VOICES and params.phonemes is None:
             raise EngineError(f"kokoro voice {voice.id!r}: no phonemes for {voice.languages[0]!r}")
-        self._styles[voice.id] = load_style(params.style, self._voices_dir)
+        self._styles.add(voice.id, load_style(params.style, self._voices_dir), params.speed)
         self._params[voice.id] = params
         self._languages.update(voice.languages)
         if not self._warm:  # the first run of a session is several times slower
             tokens = self._phonemizer.tokens("ɹˈɛdi.")
-            self._model.warm_up([([0, *tokens, 0], self._styles[voice.id][len(tokens) - 1], 1.0)])
+            row = self._styles.table(voice.id)[len(tokens) - 1]
+            self._model.warm_up([([0, *tokens, 0], row, 1.0)])
             self._warm = True
         profile = self._measure(voice, params)
         if profile is not None:
@@ -163,7 +162,7 @@ class KokoroEngine:
 
     def _measure(self, voice: VoiceConfig, params: KokoroVoiceParams) -> VoiceProfile | None:
         """The voice's profile, keyed by its style table, phoneme set and pace."""
-        style = hashlib.sha256(self._styles[voice.id].tobytes()).hexdigest()
+        style = hashlib.sha256(self._styles.table(voice.id).tobytes()).hexdigest()
         key = ProfileCache.key("kokoro", style, params.phonemes, params.speed, voice.languages[0])
         return measure_profile(self, voice, self._profile_cache, key, SAMPLE_RATE, pitched=False)
 
@@ -173,7 +172,7 @@ class KokoroEngine:
             languages=tuple(sorted(self._languages)),
             sample_rate=SAMPLE_RATE,
             device=self.device,
-            voices=tuple(self._styles),
+            voices=self._styles.voices(),
             modes=("preset", "description", "reference"),
             controls=("speed",),
             blends=True,
@@ -270,7 +269,7 @@ class KokoroEngine:
             return None
 
         def render(start: int, end: int) -> np.ndarray:
-            return self._counted(lambda: model.render(reading, start, end))
+            return self._counted(lambda: model.render(reading, start, end), samples=len)
 
         def chunks() -> Iterator[AudioChunk]:
             parts = heard_parts(said, reading, piece, split, cut, render)
@@ -291,7 +290,7 @@ class KokoroEngine:
         """``segment``'s phonemes and the model calls they need: each piece of at
         most ``max_tokens`` as the model's input (tokens with their boundaries, the
         style row for their count, the speed)."""
-        style, pace = self._style(voice.id, params.design)
+        style, pace = self._styles.of(voice.id, params.design)
         speed = params.speed * pace
         said = self.phonemize(segment.text, voice, params.language, segment.phonemes)
         pieces = []
@@ -344,44 +343,20 @@ class KokoroEngine:
         item = ([0, *tokens, 0], row, speed)
         return Piece(piece.text, piece.start, item, len(before), len(after))
 
-    def _style(self, voice_id: str, design: VoiceDesign | None) -> tuple[np.ndarray, float]:
-        """The style table and own pace of ``voice_id``, or of the blend ``design`` asks
-        for: the weighted sum of its voices' tables and paces."""
-        blend = design.blend if design is not None else ()
-        if len(blend) <= 1:
-            voice_id = blend[0][0] if blend else voice_id
-            style = self._styles.get(voice_id)
-            if style is None:
-                raise EngineError(f"kokoro voice {voice_id!r} is not loaded")
-            return style, self._params[voice_id].speed
-        with self._blend_lock:
-            found = self._blended.get(blend)
-        if found is not None:
-            return found
-        missing = [name for name, _ in blend if name not in self._styles]
-        if missing:
-            raise EngineError(f"kokoro voices {missing} of the blend are not loaded")
-        mixed = np.zeros_like(self._styles[blend[0][0]])
-        for name, weight in blend:
-            mixed += np.float32(weight) * self._styles[name]
-        pace = sum(weight * self._params[name].speed for name, weight in blend)
-        made = (mixed, float(pace))
-        with self._blend_lock:
-            if len(self._blended) >= BLENDS_KEPT:
-                self._blended.pop(next(iter(self._blended)))
-            self._blended[blend] = made
-        return made
-
     def _run(self, items: list[Item]) -> list[Voiced]:
         """One model call for ``items`` (the ONNX backend runs them one by one)."""
-        voiced = self._counted(lambda: self._model.run(items), texts=len(items))
-        with self._count_lock:
-            self._audio_s += sum(v.audio.size for v in voiced) / SAMPLE_RATE
-        return voiced
+        return self._counted(
+            lambda: self._model.run(items),
+            texts=len(items),
+            samples=lambda voiced: sum(v.audio.size for v in voiced),
+        )
 
-    def _counted(self, call: Callable[[], T], texts: int = 0) -> T:
-        """``call`` (a model call, or part of one) timed and counted in :meth:`info`;
-        audio it returns counts as audio; a failure is an :class:`EngineError`."""
+    def _counted(
+        self, call: Callable[[], T], texts: int = 0, samples: Callable[[T], int] | None = None
+    ) -> T:
+        """``call`` (a model call, or part of one) timed and counted in :meth:`info`,
+        with the texts it read and the ``samples`` of audio it made; a failure is an
+        :class:`EngineError`."""
         started = time.perf_counter()
         try:
             result = call()
@@ -391,8 +366,7 @@ class KokoroEngine:
             self._calls += 1
             self._texts += texts
             self._model_s += time.perf_counter() - started
-            if isinstance(result, np.ndarray):
-                self._audio_s += result.size / SAMPLE_RATE
+            self._audio_s += samples(result) / SAMPLE_RATE if samples is not None else 0.0
         return result
 
 
