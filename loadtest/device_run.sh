@@ -6,9 +6,11 @@
 # KIT holds the pieces `make gpu-kit` packed (each carried in its own call), OUT is
 # where the tables and logs go. Steps, each bounded so the whole ends within 8 minutes:
 # assemble the kit (wheels, voices, torch weights), tests/gpu, the backends table,
-# then the batching Synthesiser against batch-1 at 1..256 streams. With `cpu` (the
-# rehearsal: `make gpu-rehearsal`) the same steps run on this machine's CPU, smaller.
-# Exits non-zero if any step failed; the later steps run regardless.
+# the batching Synthesiser against batch-1 at 1..256 streams, then the batching one
+# again at the largest count under py-spy (profile.txt: where the host's time goes;
+# profile-raw.txt: its stacks). With `cpu` (the rehearsal: `make gpu-rehearsal`) the
+# same steps run on this machine's CPU, smaller. Exits non-zero if any step failed;
+# the later steps run regardless. At most 8 files come back from a call: 7 here.
 set -u
 kit=$1
 out=$2
@@ -41,15 +43,18 @@ step() {  # step NAME LIMIT_S COMMAND...: its output to OUT/NAME.txt, its end to
 cat "$out/summary.txt"
 
 step kit 60 "$python" -m loadtest.device_kit assemble --kit "$kit" --site "$site" || exit 1
-export PYTHONPATH="$site:$PWD"
+export PYTHONPATH="$site:$PWD" PATH="$site/bin:$PATH"  # py-spy's binary is in site/bin
 
+step gpu-tests 90 "$python" -m pytest -p no:cacheprovider -q -s tests/gpu
 if [ "$device" = cuda ]; then
-  step gpu-tests 120 "$python" -m pytest -p no:cacheprovider -q -s tests/gpu
-  step backends 60 "$python" -m loadtest.kokoro_backends --device cuda --batches 1 8 32 64
-  step streams 220 "$python" -m loadtest.kokoro_streams --device cuda --seconds 12
+  step backends 45 "$python" -m loadtest.kokoro_backends --device cuda --batches 1 8 32 64
+  step streams 200 "$python" -m loadtest.kokoro_streams --device cuda --seconds 10
+  step profile 60 "$python" -m loadtest.kokoro_streams --device cuda --streams 256 \
+    --seconds 25 --servers batched --profile "$out/profile-raw.txt"
 else
-  step gpu-tests 120 "$python" -m pytest -p no:cacheprovider -q -s tests/gpu
   step backends 120 "$python" -m loadtest.kokoro_backends --device cpu --batches 1 4 --rounds 1
   step streams 120 "$python" -m loadtest.kokoro_streams --device cpu --streams 1 2 --seconds 5
+  step profile 60 "$python" -m loadtest.kokoro_streams --device cpu --streams 2 \
+    --seconds 8 --servers batched --profile "$out/profile-raw.txt"
 fi
 exit "$failed"

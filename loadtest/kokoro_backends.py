@@ -38,6 +38,15 @@ VOICE = VoiceConfig(
 )
 
 
+def onnx_on_cuda() -> bool:
+    """Whether ONNX Runtime here has its CUDA provider (onnxruntime-gpu)."""
+    try:
+        import onnxruntime
+    except ImportError:
+        return False
+    return "CUDAExecutionProvider" in onnxruntime.get_available_providers()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
@@ -47,6 +56,9 @@ def main() -> None:
     backends = [("onnx", "float32"), ("onnx-float", "float32"), ("torch", "float32")]
     backends.append(("torch", "bfloat16"))
     print(f"Kokoro backends on {machine(args.device)}")
+    if args.device == "cuda" and not onnx_on_cuda():
+        backends = [b for b in backends if not b[0].startswith("onnx")]
+        print("onnx: skipped (onnxruntime here has no CUDA provider: it would run on the CPU)")
     print(f"{'backend':<18}{'batch':>6}{'ms/call':>10}{'audio s':>9}{'x real time':>13}")
     for backend, dtype in backends:
         engine = load_engine("kokoro", {"backend": backend, "device": args.device, "dtype": dtype})

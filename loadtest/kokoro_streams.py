@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
+import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,6 +35,7 @@ import numpy as np
 from deployments.messages import SynthesisJob, SynthesisParams
 from deployments.normaliser.segmenter import PROFILES, segment
 from deployments.synthesis.runner import SynthesisRunner
+from loadtest.profile import record, top
 from loadtest.report import machine
 
 TEXTS = (
@@ -155,6 +159,14 @@ def main() -> None:
     parser.add_argument("--streams", type=int, nargs="+", default=None)
     parser.add_argument("--seconds", type=float, default=20.0, help="per stream count")
     parser.add_argument("--max-batch", type=int, default=64, help="the batched server's")
+    parser.add_argument("--servers", nargs="+", choices=["batched", "batch-1"], default=None)
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="py-spy this process while the batched server runs its largest count: "
+        "the raw stacks to PROFILE, their table printed",
+    )
     args = parser.parse_args()
     counts = args.streams or (list(GPU_STREAMS) if args.device == "cuda" else [1, 2, 4])
     dtype = args.dtype or ("bfloat16" if args.device == "cuda" else "float32")
@@ -162,14 +174,29 @@ def main() -> None:
         f"Kokoro torch {dtype}, many streams, on {machine(args.device)}; {args.seconds:.0f} s each"
     )
     gpu = f"{'gpu':>6}{'GiB':>8}" if args.device == "cuda" else ""
-    for name, batch in (("batched", args.max_batch), ("batch-1", 1)):
+    servers = [("batched", args.max_batch), ("batch-1", 1)]
+    for name, batch in [s for s in servers if args.servers is None or s[0] in args.servers]:
         print(f"\n{name} (max batch {batch})")
         print(
             f"{'streams':>8}{'p50 ms':>9}{'p95 ms':>9}{'audio/s':>10}{'held':>13}{'errors':>7}{gpu}"
         )
         server = runner(args.device, dtype, batch)
         for streams in counts:
+            profiled = args.profile is not None and name == "batched" and streams == max(counts)
+            spy = record(os.getpid(), args.seconds * 0.8, args.profile) if profiled else None
             print(asyncio.run(measure(server, streams, args.seconds, args.device)), flush=True)
+            if profiled:
+                print(profile_table(spy, args.profile, streams))
+
+
+def profile_table(spy: subprocess.Popen[bytes] | None, raw: Path, streams: int) -> str:
+    """The table of the recording ``spy`` made at ``streams`` streams, once it ends."""
+    if spy is None:
+        return "profile: py-spy is not installed here"
+    _, error = spy.communicate()
+    if spy.returncode != 0 or not raw.is_file():
+        return f"profile: py-spy failed ({spy.returncode}): {error.decode(errors='replace')[-500:]}"
+    return f"\nprofile at {streams} streams (py-spy, raw stacks in {raw}):\n{top(raw.read_text())}"
 
 
 if __name__ == "__main__":

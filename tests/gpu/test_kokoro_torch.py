@@ -1,0 +1,140 @@
+"""Kokoro in torch on the tier's device: the converted model against the export, in
+each precision, and a batch of streams against its items alone. On CUDA every Hindi
+voice speaks every sentence; on the CPU one of each, so the harness runs in `make test`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
+pytestmark = pytest.mark.gpu
+pytest.importorskip("onnx", reason="the kokoro-torch extra is not installed")
+
+from deployments.synthesis.kokoro.backends import ONNX_GAIN, OnnxKokoro  # noqa: E402
+from deployments.synthesis.kokoro.model.model import KokoroModel  # noqa: E402
+from deployments.synthesis.kokoro.model.spectral import mel_distance  # noqa: E402
+from tests.gpu.conftest import cuda_only  # noqa: E402
+from tests.unit.deployments.synthesis.kokoro.model.conftest import HINDI_VOICES  # noqa: E402
+from tests.unit.deployments.synthesis.kokoro.model.test_model import (  # noqa: E402
+    MAX_BATCH_DISTANCE_DB,
+    MAX_DISTANCE_DB,
+    SENTENCES,
+)
+from tests.unit.deployments.synthesis.kokoro.model.test_precision import (  # noqa: E402
+    MAX_HALF_DISTANCE_DB,
+)
+
+# A batched item against the same item alone, on CUDA: 0.109 dB at most over 32 streams
+# (H200, float32). cuDNN picks its convolution algorithm by the batch's shape and runs
+# float32 convolutions in TF32 (a 10-bit mantissa), so an item's rounding differs with
+# its batch; the inverse STFT's phases amplify it. For scale, bfloat16 against float32
+# is 1.7-1.9 dB there, float16 0.4-0.6 dB. On the CPU the same check holds to 0.05 dB.
+MAX_CUDA_BATCH_DISTANCE_DB = 0.25
+
+
+def _batch_bound(device: str) -> float:
+    return MAX_CUDA_BATCH_DISTANCE_DB if device == "cuda" else MAX_BATCH_DISTANCE_DB
+
+
+def _sync(device: str) -> None:
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+@pytest.fixture(scope="module")
+def device_model(conversion: Any, device: str) -> KokoroModel:
+    return KokoroModel.from_state(conversion.state).to(device)
+
+
+def test_every_hindi_voice_speaks_every_sentence_as_the_export_does(
+    device: str,
+    device_model: KokoroModel,
+    export: OnnxKokoro,
+    tokens: Callable[[str, str], list[int]],
+    style_row: Callable[[str, list[int]], np.ndarray],
+) -> None:
+    # on the CPU (float32 torch at ~1x real time on two cores): one voice, one sentence
+    voices = HINDI_VOICES if device == "cuda" else HINDI_VOICES[:1]
+    sentences = SENTENCES if device == "cuda" else SENTENCES[1:2]
+    distances = []
+    for voice in voices:
+        for phonemes, text in sentences:
+            ids = tokens(text, phonemes)
+            row = style_row(voice, ids)
+            (voiced,) = export.run([(ids, row, 1.0)])
+            assert voiced.durations is not None
+            exported = [int(f) for f in voiced.durations]
+            spoken = device_model(
+                [ids], torch.from_numpy(row[None]), torch.ones(1), durations=[exported]
+            )[0]
+            predicted = spoken.predicted.cpu().tolist()
+            assert max(abs(a - b) for a, b in zip(predicted, exported, strict=True)) <= 1
+            distances.append(mel_distance(voiced.audio / ONNX_GAIN, spoken.audio.cpu().numpy()))
+    print(f"torch ({device}) vs export: mean {np.mean(distances):.2f} dB, max {max(distances):.2f}")
+    assert max(distances) <= MAX_DISTANCE_DB
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_speaks_as_float32(
+    conversion: Any,
+    device: str,
+    device_model: KokoroModel,
+    dtype: str,
+    tokens: Callable[[str, str], list[int]],
+    style_row: Callable[[str, list[int]], np.ndarray],
+) -> None:
+    # the CPU tier checks both on the CPU (test_precision.py), float16 on a short word:
+    # torch runs CPU float16 convolutions as reference loops
+    cuda_only(device, "the GPU's half-precision kernels")
+    half = KokoroModel.from_state(conversion.state).to(device).in_precision(getattr(torch, dtype))
+    for phonemes, text in SENTENCES[:6]:
+        ids = tokens(text, phonemes)
+        row = torch.from_numpy(style_row("hf_alpha", ids)[None])
+        full = device_model([ids], row, torch.ones(1))[0]
+        low = half([ids], row, torch.ones(1))[0]
+        assert torch.equal(low.durations, full.durations)  # the text side is float32
+        distance = mel_distance(full.audio.cpu().numpy(), low.audio.cpu().numpy())
+        print(f"{dtype}: {distance:.2f} dB ({text})")
+        assert distance <= MAX_HALF_DISTANCE_DB[dtype]
+
+
+def test_a_batch_of_streams_equals_its_items_alone(
+    device: str,
+    device_model: KokoroModel,
+    tokens: Callable[[str, str], list[int]],
+    style_row: Callable[[str, list[int]], np.ndarray],
+) -> None:
+    streams = 32 if device == "cuda" else 3
+    texts = [SENTENCES[i % 6] for i in range(streams)]
+    ids = [tokens(text, phonemes) for phonemes, text in texts]
+    voices = [HINDI_VOICES[i % len(HINDI_VOICES)] for i in range(streams)]
+    styles = torch.from_numpy(np.stack([style_row(v, t) for v, t in zip(voices, ids, strict=True)]))
+    speeds = torch.ones(streams)
+    if device == "cuda":
+        device_model(ids, styles, speeds)  # warm
+    _sync(device)
+    started = time.perf_counter()
+    batch = device_model(ids, styles, speeds)
+    _sync(device)
+    batched = time.perf_counter() - started
+    started = time.perf_counter()
+    alone = [device_model([t], styles[i : i + 1], speeds[:1])[0] for i, t in enumerate(ids)]
+    _sync(device)
+    single = time.perf_counter() - started
+    audio_s = sum(s.audio.numel() for s in batch) / 24_000
+    print(
+        f"{streams} streams on {device}: one pass {batched * 1000:.0f} ms, one by one "
+        f"{single * 1000:.0f} ms, {audio_s:.1f} s of audio"
+    )
+    distances = []
+    for item, one in zip(batch, alone, strict=True):
+        assert torch.equal(item.durations, one.durations)
+        assert item.audio.numel() == one.audio.numel()
+        distances.append(mel_distance(one.audio.cpu().numpy(), item.audio.cpu().numpy()))
+    print(f"batched vs alone: max {max(distances):.3f} dB")
+    assert max(distances) <= _batch_bound(device)
