@@ -93,10 +93,13 @@ class Albert(nn.Module):
         self.embeddings = Embeddings()
         self.encoder = Encoder()
 
-    def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, tokens: torch.Tensor, mask: torch.Tensor, padded: bool = True
+    ) -> torch.Tensor:
         """[batch, time, 768] for ``tokens`` [batch, time]; ``mask`` [batch, 1, time]
-        (1.0 on tokens) keeps padding out of every token's attention."""
-        attend = None if bool(mask.all()) else mask.bool().unsqueeze(1)  # [batch, 1, 1, time]
+        (1.0 on tokens) keeps padding out of every token's attention where the batch
+        is ``padded`` (the caller knows: reading the mask would wait for the device)."""
+        attend = mask.bool().unsqueeze(1) if padded else None  # [batch, 1, 1, time]
         x = self.encoder.embedding_hidden_mapping_in(self.embeddings(tokens))
         group = self.encoder.albert_layer_groups[0]
         assert isinstance(group, LayerGroup)

@@ -3,6 +3,9 @@ StyleTTS 2's residual blocks and an iSTFTNet generator (two transposed-convoluti
 upsamplings by 10 and 6, snake-activated residual blocks, and an inverse STFT of
 hop 5), driven by a harmonic source built from the F0 curve.
 
+The inverse STFT is :class:`.inverse_stft.InverseStft`: ``torch.istft``'s result
+without its check, which waits for the device.
+
 The source is deterministic (no random initial phases, no additive noise), as in
 the ONNX export the service ships, so torch and ONNX can be compared sample for
 sample and a batched item equals the item alone.
@@ -23,6 +26,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from deployments.synthesis.kokoro.model.inverse_stft import InverseStft
 from deployments.synthesis.kokoro.model.layers import AdaIN1d, AdainResBlk1d, length_mask
 
 SAMPLE_RATE = 24_000
@@ -133,6 +137,7 @@ class Generator(nn.Module):
         self.conv_post = nn.Conv1d(channels, N_FFT + 2, 7, padding=3)
         self.window: torch.Tensor
         self.register_buffer("window", torch.hann_window(N_FFT), persistent=False)
+        self.istft = InverseStft(N_FFT, HOP)
 
     def forward(
         self, x: torch.Tensor, style: torch.Tensor, f0: torch.Tensor, mask: torch.Tensor
@@ -164,9 +169,10 @@ class Generator(nn.Module):
             x = sum((block(x, style, m) for block in blocks), torch.zeros_like(x)) / kernels
         x = (self.conv_post(F.leaky_relu(x)) * m).float()
         bins = N_FFT // 2 + 1
-        spec = torch.exp(x[:, :bins]) * m.float()
+        magnitude = torch.exp(x[:, :bins]) * m.float()
         phase = torch.sin(x[:, bins:])
-        return torch.istft(torch.polar(spec, phase), N_FFT, HOP, N_FFT, window=window, center=True)
+        audio: torch.Tensor = self.istft(magnitude * torch.cos(phase), magnitude * torch.sin(phase))
+        return audio
 
 
 class Decoder(nn.Module):

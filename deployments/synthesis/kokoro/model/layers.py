@@ -5,6 +5,10 @@ padding) and returns zeros on padding, so that a convolution at an item's end se
 the zeros it would see alone, and instance norms take their statistics over the
 item's own frames only: an item's output does not depend on what it was batched
 with.
+
+Lengths the host needs (to size a tensor, to order an LSTM's steps) are Python
+ints kept on the host; none is read back from the device (on a GPU each read waits
+for every kernel queued before it).
 """
 
 from __future__ import annotations
@@ -24,20 +28,43 @@ def length_mask(lengths: torch.Tensor, size: int, dtype: torch.dtype) -> torch.T
     return (positions[None, :] < lengths[:, None]).unsqueeze(1).to(dtype)
 
 
-def bidirectional(lstm: nn.LSTM, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+def on_device(host: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """``host`` (a tensor made on the host) on ``device``: on a GPU copied from pinned
+    memory without waiting (queued on the current stream, before the kernels that use it)."""
+    if device.type != "cuda":
+        return host.to(device)
+    return host.pin_memory().to(device, non_blocking=True)
+
+
+def _rolled(steps: int, shifts: list[int], device: torch.device) -> torch.Tensor:
+    """[batch, steps] indices: row i's steps turned by ``shifts[i]`` (index (t - s) mod steps)."""
+    positions = torch.arange(steps)[None, :]
+    return on_device((positions - torch.tensor(shifts)[:, None]) % steps, device)
+
+
+def bidirectional(lstm: nn.LSTM, x: torch.Tensor, lengths: list[int]) -> torch.Tensor:
     """``lstm`` over [batch, time, features], each item read over its own length only
-    (its backward direction starts at its own end); zeros on padding."""
-    if bool((lengths == x.shape[1]).all()):
+    (its backward direction starts at its own end); zeros on padding.
+
+    Not packed: ``pack_padded_sequence`` wants the lengths on the host and copies its
+    order back to the device with a wait. Instead the forward direction is read from
+    the padded batch as it is (padding comes after an item's steps), the backward one
+    from a copy with each item turned to the end of its row (padding before its
+    steps), both in one call of twice the batch, and the backward outputs turned back."""
+    batch, steps = x.shape[0], x.shape[1]
+    if all(n == steps for n in lengths):
         whole: torch.Tensor = lstm(x)[0]
         return whole
-    packed = nn.utils.rnn.pack_padded_sequence(
-        x, lengths.cpu(), batch_first=True, enforce_sorted=False
-    )
-    out, _ = lstm(packed)
-    padded: torch.Tensor = nn.utils.rnn.pad_packed_sequence(
-        out, batch_first=True, total_length=x.shape[1]
-    )[0]
-    return padded
+    shifts = [steps - n for n in lengths]
+    to_end = _rolled(steps, shifts, x.device)
+    back = _rolled(steps, [-s for s in shifts], x.device)
+    ended = x.gather(1, to_end[..., None].expand(-1, -1, x.shape[2]))
+    out = lstm(torch.cat([x, ended]))[0]
+    hidden = out.shape[2] // 2
+    backward = out[batch:, :, hidden:].gather(1, back[..., None].expand(-1, -1, hidden))
+    mask = torch.arange(steps)[None, :] < torch.tensor(lengths)[:, None]
+    own = on_device(mask[..., None], x.device).to(out.dtype)
+    return torch.cat([out[:batch, :, :hidden], backward], dim=2) * own
 
 
 class ChannelNorm(nn.Module):

@@ -17,7 +17,7 @@ from torch import nn
 from deployments.synthesis.kokoro.model.albert import HIDDEN as BERT_HIDDEN
 from deployments.synthesis.kokoro.model.albert import VOCAB, Albert
 from deployments.synthesis.kokoro.model.decoder import SAMPLES_PER_FRAME, Decoder
-from deployments.synthesis.kokoro.model.layers import length_mask
+from deployments.synthesis.kokoro.model.layers import length_mask, on_device
 from deployments.synthesis.kokoro.model.predictor import (
     HIDDEN,
     STYLE,
@@ -27,10 +27,31 @@ from deployments.synthesis.kokoro.model.predictor import (
 
 
 @dataclass(frozen=True)
+class Launched:
+    """A batch whose forward pass is queued on the device: its ``audio`` [batch,
+    samples] (float32, on the device, complete once the device has run the queue),
+    and per item its frames per token as spoken and as predicted (on the host) and
+    the samples of its own audio (the rest of its row is padding)."""
+
+    audio: torch.Tensor
+    durations: list[torch.Tensor]
+    predicted: list[torch.Tensor]
+    samples: list[int]
+
+    def spoken(self) -> list[Spoken]:
+        return [
+            Spoken(self.audio[i, :n], d, p)
+            for i, (n, d, p) in enumerate(
+                zip(self.samples, self.durations, self.predicted, strict=True)
+            )
+        ]
+
+
+@dataclass(frozen=True)
 class Spoken:
-    """One item's result: its audio (float32, 24 kHz) and frames per token (25 ms each,
-    boundary tokens included): those it was spoken with, and those the model predicted
-    (the same unless the call gave durations)."""
+    """One item's result: its audio (float32, 24 kHz, on the model's device) and frames
+    per token (25 ms each, boundary tokens included; on the host): those it was spoken
+    with, and those the model predicted (the same unless the call gave durations)."""
 
     audio: torch.Tensor
     durations: torch.Tensor
@@ -88,47 +109,68 @@ class KokoroModel(nn.Module):
         """Speak each token list (boundary tokens included) with its style row
         ``styles`` [batch, 256] at its ``speeds`` [batch]; ``durations`` (frames per
         token, each list as long as its tokens) replaces the predicted ones."""
-        lengths = torch.tensor([len(t) for t in tokens], device=self.device)
-        ids = torch.zeros(len(tokens), int(lengths.max()), dtype=torch.long, device=self.device)
-        for i, t in enumerate(tokens):
-            ids[i, : len(t)] = torch.tensor(t, device=self.device)
-        styles = styles.to(self.device, self.dtype)
-        mask = length_mask(lengths, ids.shape[1], self.dtype)
+        return self.launch(tokens, styles, speeds, durations).spoken()
 
-        bert = self.bert(ids, mask)
-        d_en = self.bert_encoder(bert).transpose(1, 2) * mask
+    @torch.inference_mode()
+    def launch(
+        self,
+        tokens: list[list[int]],
+        styles: torch.Tensor,
+        speeds: torch.Tensor,
+        durations: list[list[int]] | None = None,
+    ) -> Launched:
+        """:meth:`forward`'s pass, queued on the device: it returns once the decoder's
+        kernels are queued, having waited for the device once, for the durations
+        that size the decoder (:func:`read_back`). ``styles`` and ``speeds`` may be
+        on the host; inputs go to the device without waiting."""
+        device, dtype = self.device, self.dtype
+        counts = [len(t) for t in tokens]
+        width = max(counts)
+        ids = torch.zeros(len(tokens), width, dtype=torch.long)
+        for i, t in enumerate(tokens):
+            ids[i, : len(t)] = torch.tensor(t, dtype=torch.long)
+        ids = on_device(ids, device)
+        mask = length_mask(on_device(torch.tensor(counts), device), width, dtype)
+        styles = on_device(styles, device).to(dtype)
         prosody_style, decoder_style = styles[:, STYLE:], styles[:, :STYLE]
-        d = self.predictor.text_encoder(d_en, prosody_style, lengths, mask)
-        raw = self.predictor.durations(d, lengths, speeds.to(self.device, self.dtype))
+
+        bert = self.bert(ids, mask, padded=min(counts) < width)
+        d_en = self.bert_encoder(bert).transpose(1, 2) * mask
+        d = self.predictor.text_encoder(d_en, prosody_style, counts, mask)
+        raw = self.predictor.durations(d, counts, on_device(speeds, device).to(dtype))
         predicted = torch.round(raw.float()).clamp(min=1).long() * mask.squeeze(1).long()
-        frames_per_token = predicted
-        if durations is not None:
-            frames_per_token = torch.zeros_like(frames_per_token)
-            for i, given in enumerate(durations):
-                frames_per_token[i, : len(given)] = torch.tensor(given, device=self.device)
-        frames = frames_per_token.sum(-1)
+        guessed = read_back(predicted)  # the one wait: what sizes the decoder
+        given = durations if durations is not None else guessed
+        per_token = [list(given[i][:n]) + [0] * (width - n) for i, n in enumerate(counts)]
+        frames = [sum(row) for row in per_token]
+        frames_per_token = on_device(torch.tensor(per_token, dtype=torch.long), device)
 
         # alignment [batch, tokens, frames]: token t covers its own run of frames
         ends = frames_per_token.cumsum(-1)
-        positions = torch.arange(int(frames.max()), device=self.device)
+        positions = torch.arange(max(frames), device=device)
         alignment = (positions >= (ends - frames_per_token)[..., None]) & (
             positions < ends[..., None]
         )
-        alignment = alignment.to(self.dtype)
-        frame_mask = length_mask(frames, alignment.shape[-1], self.dtype)
+        alignment = alignment.to(dtype)
+        frame_mask = length_mask(on_device(torch.tensor(frames), device), max(frames), dtype)
 
         en = d.transpose(1, 2) @ alignment
         f0, energy = self.predictor.pitch_energy(en, prosody_style, frames, frame_mask)
-        asr = self.text_encoder(ids, lengths, mask) @ alignment
+        asr = self.text_encoder(ids, counts, mask) @ alignment
         half = self.decoder.dtype
         audio = self.decoder(
             asr.to(half), f0.to(half), energy.to(half), decoder_style.to(half), frame_mask.to(half)
         ).float()
-        return [
-            Spoken(
-                audio[i, : int(frames[i]) * SAMPLES_PER_FRAME],
-                frames_per_token[i, : len(t)],
-                predicted[i, : len(t)],
-            )
-            for i, t in enumerate(tokens)
-        ]
+        return Launched(
+            audio,
+            [torch.tensor(row[:n]) for row, n in zip(per_token, counts, strict=True)],
+            [torch.tensor(row[:n]) for row, n in zip(guessed, counts, strict=True)],
+            [n * SAMPLES_PER_FRAME for n in frames],
+        )
+
+
+def read_back(tensor: torch.Tensor) -> list[list[int]]:
+    """``tensor``'s values on the host: the one read of the device a forward pass makes
+    (it waits for every kernel queued before it)."""
+    values: list[list[int]] = tensor.cpu().tolist()
+    return values

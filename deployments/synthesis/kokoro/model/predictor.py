@@ -40,9 +40,7 @@ class TextEncoder(nn.Module):
         )
         self.lstm = _bilstm(HIDDEN)
 
-    def forward(
-        self, tokens: torch.Tensor, lengths: torch.Tensor, mask: torch.Tensor
-    ) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, lengths: list[int], mask: torch.Tensor) -> torch.Tensor:
         x = self.embedding(tokens).transpose(1, 2) * mask
         for layer in self.cnn:
             conv, norm = layer[0], layer[1]  # type: ignore[index]
@@ -61,7 +59,7 @@ class DurationEncoder(nn.Module):
             self.lstms.append(AdaLayerNorm(STYLE, HIDDEN))
 
     def forward(
-        self, x: torch.Tensor, style: torch.Tensor, lengths: torch.Tensor, mask: torch.Tensor
+        self, x: torch.Tensor, style: torch.Tensor, lengths: list[int], mask: torch.Tensor
     ) -> torch.Tensor:
         """[batch, tokens, 640] from PL-BERT's projection ``x`` [batch, 512, tokens]."""
         steps = mask.transpose(1, 2)  # [batch, tokens, 1]
@@ -110,16 +108,14 @@ class ProsodyPredictor(nn.Module):
         self.F0_proj = nn.Conv1d(half, 1, 1)
         self.N_proj = nn.Conv1d(half, 1, 1)
 
-    def durations(
-        self, d: torch.Tensor, lengths: torch.Tensor, speed: torch.Tensor
-    ) -> torch.Tensor:
+    def durations(self, d: torch.Tensor, lengths: list[int], speed: torch.Tensor) -> torch.Tensor:
         """Frames per token, [batch, tokens] (float, before rounding), from the duration
         encoder's output ``d``; ``speed`` [batch] divides them."""
         x = bidirectional(self.lstm, d, lengths)
         return torch.sigmoid(self.duration_proj(x)).sum(-1) / speed[:, None]
 
     def pitch_energy(
-        self, en: torch.Tensor, style: torch.Tensor, frames: torch.Tensor, mask: torch.Tensor
+        self, en: torch.Tensor, style: torch.Tensor, frames: list[int], mask: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """F0 and energy curves [batch, 2 * frames] from the aligned features ``en``
         [batch, 640, frames]; zeros past each item's frames."""
