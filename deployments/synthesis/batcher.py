@@ -4,11 +4,21 @@ A Ray-free stand-in for ``@serve.batch`` (so the Synthesiser runs the same way i
 its own deployment and inside the ingress), with the order the segment scheduler
 keeps for one-at-a-time engines: a stream's first segment goes ahead of later
 segments of streams already playing, since time to first audio under load is
-mostly queueing. One batch runs at a time (the engine does one forward pass at a
-time): items that arrive while it runs wait for it, and the next batch takes the
-``max_size`` most urgent of them (first segments, then by arrival) as soon as it
-ends. An item that finds the engine idle waits at most ``wait_s`` for others to
-join it. Each caller gets its own result or the batch's error.
+mostly queueing. At most ``depth`` batches run at once (1: one forward pass at a
+time; more for an engine that launches a pass on a device and collects it apart,
+so the next batch is prepared and queued while the device runs this one): items
+that arrive while they run wait, and the next batch takes the most urgent of them
+(first segments, then by arrival) as soon as one ends. An item that finds the
+engine idle waits at most ``wait_s`` for others to join it. Each caller gets its
+own result or the batch's error.
+
+The policy for first audio, where ``first_size`` is given: a batch is either first
+segments only, at most ``first_size`` of them (small: a new stream's first audio is
+one small pass away), or later segments, at most ``max_size`` (large: playing
+streams have seconds of audio in hand); without it a batch takes the ``max_size``
+most urgent of either. Where ``depth`` > 1, later batches hold at most ``depth - 1`` of
+the places, so a first segment never waits for a large batch to end before its
+own pass starts.
 """
 
 from __future__ import annotations
@@ -35,17 +45,26 @@ class _Waiting:
 
 class Batcher(Generic[I, O]):
     def __init__(
-        self, run: Callable[[list[I]], Awaitable[list[O]]], max_size: int, wait_s: float
+        self,
+        run: Callable[[list[I]], Awaitable[list[O]]],
+        max_size: int,
+        wait_s: float,
+        depth: int = 1,
+        first_size: int | None = None,
     ) -> None:
-        if max_size < 1:
+        if max_size < 1 or (first_size is not None and first_size < 1):
             raise ValueError("a batch holds at least one item")
+        if depth < 1:
+            raise ValueError("at least one batch must be able to run")
         self._run = run
         self._max_size = max_size
+        self._first_size = first_size
         self._wait_s = wait_s
+        self._depth = depth
         self._waiting: list[_Waiting] = []  # a heap: most urgent first
         self._seq = itertools.count()
         self._timer: asyncio.TimerHandle | None = None
-        self._running: asyncio.Task[None] | None = None
+        self._running: dict[asyncio.Task[None], int] = {}  # each batch's priority
 
     async def submit(self, item: I, first: bool = True) -> O:
         """``item``'s result, from a batch of the items submitted with it; ``first``
@@ -54,11 +73,13 @@ class Batcher(Generic[I, O]):
         future: asyncio.Future[O] = loop.create_future()
         priority = FIRST if first else LATER
         heapq.heappush(self._waiting, _Waiting(priority, next(self._seq), item, future))
-        if self._running is None:  # idle: gather for a moment, or go when full
+        if not self._running:  # idle: gather for a moment, or go when full
             if len(self._waiting) >= self._max_size:
                 self._start()
             elif self._timer is None:
                 self._timer = loop.call_later(self._wait_s, self._start)
+        elif self._room(priority):  # a place is free (only while depth > 1)
+            loop.call_soon(self._start)
         return await future
 
     @property
@@ -66,19 +87,36 @@ class Batcher(Generic[I, O]):
         """First segments (``first=True``) waiting for a forward pass."""
         return sum(1 for w in self._waiting if w.priority == FIRST and not w.future.done())
 
+    def _room(self, priority: int) -> bool:
+        """Whether a batch of ``priority`` may start now: a place is free, and later
+        batches leave one for first segments."""
+        if len(self._running) >= self._depth:
+            return False
+        later = sum(1 for p in self._running.values() if p == LATER)
+        return priority == FIRST or self._depth == 1 or later < self._depth - 1
+
     def _start(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self._running is not None:
-            return
-        batch: list[_Waiting] = []
-        while self._waiting and len(batch) < self._max_size:
-            waiting = heapq.heappop(self._waiting)
-            if not waiting.future.cancelled():  # its caller went away while it waited
-                batch.append(waiting)
-        if batch:
-            self._running = asyncio.create_task(self._run_batch(batch))
+        while self._waiting and self._room(self._waiting[0].priority):
+            priority = self._waiting[0].priority
+            apart = self._first_size is not None  # first segments in batches of their own
+            size = self._max_size
+            if apart and priority == FIRST:
+                size = min(self._first_size or size, size)
+            batch: list[_Waiting] = []
+            while (
+                self._waiting
+                and len(batch) < size
+                and (not apart or self._waiting[0].priority == priority)
+            ):
+                waiting = heapq.heappop(self._waiting)
+                if not waiting.future.cancelled():  # its caller went away while it waited
+                    batch.append(waiting)
+            if batch:
+                task = asyncio.create_task(self._run_batch(batch))
+                self._running[task] = priority
 
     async def _run_batch(self, batch: list[_Waiting]) -> None:
         try:
@@ -96,6 +134,8 @@ class Batcher(Generic[I, O]):
                 if not waiting.future.done():
                     waiting.future.set_result(result)
         finally:
-            self._running = None
+            task = asyncio.current_task()
+            if task is not None:
+                self._running.pop(task, None)
             if self._waiting:  # they waited while this batch ran: no more waiting
                 asyncio.get_running_loop().call_soon(self._start)

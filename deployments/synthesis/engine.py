@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -111,3 +111,16 @@ class BatchEngine(Protocol):
     def synthesize_batch(
         self, items: list[tuple[Segment, SynthesisParams, VoiceConfig]]
     ) -> list[AudioChunk]: ...
+
+
+@runtime_checkable
+class LaunchingEngine(Protocol):
+    """A batching engine whose pass runs on a device, launched and collected apart: the
+    runner prepares and launches the next batch while the device runs this one."""
+
+    def launch_batch(
+        self, items: list[tuple[Segment, SynthesisParams, VoiceConfig]]
+    ) -> Callable[[], list[AudioChunk]]:
+        """``items``' pass queued on the device; the call it returns blocks until their
+        audio is made and gives :meth:`BatchEngine.synthesize_batch`'s result."""
+        ...

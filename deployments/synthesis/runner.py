@@ -42,21 +42,29 @@ class SynthesisRunner:
         self._synthesiser = Synthesiser.from_config(parsed)
         # before the replica reports ready: the first request is not the warm-up
         self.warmed_up = self._synthesiser.warm_up() if parsed.warm_up else {}
+        engines = self._synthesiser.info().engines
         self._schedulers = {
-            info.name: SegmentScheduler(max(info.concurrency, parsed.workers))
-            for info in self._synthesiser.info().engines
+            info.name: SegmentScheduler(max(info.concurrency, parsed.workers)) for info in engines
         }
         self._failures: dict[str, tuple[int, str]] = {}  # engine: (calls failed in a row, last)
         # (engine, "alone", "joined" or "parted"): how each first clause was spoken
         self._first_clauses: Counter[tuple[str, str]] = Counter()
-        # one batcher per engine: one forward pass at a time each, first segments first
+        # one batcher per engine, first segments first: one forward pass at a time, or
+        # for an engine that launches on a device, a few in flight, their audio collected
+        # on threads of their own while the engine's thread launches the next
+        launching = [i.name for i in engines if self._synthesiser.launches(i.name)]
+        self._collectors = {
+            name: SegmentScheduler(parsed.batches_in_flight, name="collect") for name in launching
+        }
         self._batchers: dict[str, Batcher[tuple[Segment, SynthesisParams], AudioChunk]] = {
             info.name: Batcher(
                 functools.partial(self._speak_batch, info.name),
                 parsed.max_batch_size,
                 parsed.batch_wait_timeout_s,
+                depth=parsed.batches_in_flight if info.name in launching else 1,
+                first_size=parsed.first_batch_size if info.name in launching else None,
             )
-            for info in self._synthesiser.info().engines
+            for info in engines
         }
 
     async def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
@@ -174,9 +182,15 @@ class SynthesisRunner:
     async def _speak_batch(
         self, engine: str, items: list[tuple[Segment, SynthesisParams]]
     ) -> list[AudioChunk]:
-        """Segments of concurrent requests to a batching engine, in one forward pass."""
-        call = functools.partial(self._synthesiser.speak_batch, items)
-        return await self._schedulers[engine].run(call, first=True)
+        """Segments of concurrent requests to a batching engine, in one forward pass:
+        launched on the engine's thread, collected on a collector's where it has them."""
+        collector = self._collectors.get(engine)
+        if collector is None:
+            call = functools.partial(self._synthesiser.speak_batch, items)
+            return await self._schedulers[engine].run(call, first=True)
+        launch = functools.partial(self._synthesiser.launch_batch, items)
+        collect = await self._schedulers[engine].run(launch, first=True)
+        return await collector.run(collect, first=True)
 
     def speaks(self, voice_id: str) -> bool:
         """Whether ``voice_id`` is loaded here."""

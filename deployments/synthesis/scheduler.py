@@ -36,7 +36,7 @@ class SegmentScheduler:
     """A priority queue in front of ``workers`` threads (1 for a process-global
     engine such as eSpeak, more for engines that run calls in parallel)."""
 
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(self, workers: int = 1, name: str = "synth") -> None:
         if workers < 1:
             raise ValueError("a scheduler needs at least one worker")
         self._queue: queue.PriorityQueue[_Job] = queue.PriorityQueue()
@@ -44,7 +44,7 @@ class SegmentScheduler:
         self._first_waiting = 0  # first segments queued, not yet on a worker
         self._count_lock = threading.Lock()
         self._threads = [
-            threading.Thread(target=self._work, name=f"synth-{i}", daemon=True)
+            threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True)
             for i in range(workers)
         ]
         for thread in self._threads:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from deployments.synthesis.engine import (
     EngineError,
     EngineInfo,
     EngineUnavailable,
+    LaunchingEngine,
     PartedEngine,
 )
 from deployments.synthesis.options import ENGINE_OPTIONS, check
@@ -61,6 +63,19 @@ class SynthesiserConfig(BaseModel):
     )
     batch_wait_timeout_s: float = Field(
         default=0.005, ge=0, description="How long a batch waits to fill before it runs."
+    )
+    batches_in_flight: int = Field(
+        default=3,
+        ge=1,
+        description="Batches an engine that launches its passes on a device (kokoro on "
+        "torch) has in flight at once: the next is prepared and queued while the device "
+        "runs one; batches of later segments leave one place for first segments'.",
+    )
+    first_batch_size: int = Field(
+        default=8,
+        ge=1,
+        description="First segments per batch of such an engine, in batches of their own: "
+        "a new stream's first audio waits for a small pass, never a large one.",
     )
     warm_up: bool = Field(
         default=True,
@@ -183,6 +198,10 @@ class Synthesiser:
         voice = self._voices.get(voice_id)
         return voice.engine if voice is not None else None
 
+    def launches(self, engine: str) -> bool:
+        """Whether ``engine`` launches its batches on a device and collects them apart."""
+        return isinstance(self._engines.get(engine), LaunchingEngine)
+
     def batches(self, voice_id: str) -> bool:
         """Whether the engine of ``voice_id`` speaks several segments in one pass."""
         voice = self._voices.get(voice_id)
@@ -190,6 +209,14 @@ class Synthesiser:
 
     def speak_batch(self, items: list[tuple[Segment, SynthesisParams]]) -> list[AudioChunk]:
         """Segments of several requests, grouped by engine into one batch each."""
+        return self.launch_batch(items)()
+
+    def launch_batch(
+        self, items: list[tuple[Segment, SynthesisParams]]
+    ) -> Callable[[], list[AudioChunk]]:
+        """:meth:`speak_batch` in two steps: each engine's batch launched here (spoken
+        here, by an engine that does not launch apart), and the call returned collects
+        every item's chunk (blocking; it may run on another thread)."""
         missing = {params.voice for _, params in items if params.voice not in self._voices}
         if missing:
             raise EngineError(f"voices {sorted(missing)} are not loaded")
@@ -197,17 +224,27 @@ class Synthesiser:
             (segment, spoken_params(segment, params), self._voices[params.voice])
             for segment, params in items
         ]
-        results: dict[int, AudioChunk] = {}
+        launched: list[tuple[list[int], Callable[[], list[AudioChunk]]]] = []
         for name in {voice.engine for _, _, voice in voiced}:
             engine = self._engines[name]
-            if not isinstance(engine, BatchEngine):
-                raise EngineError(f"engine {name!r} does not batch")
             chosen = [i for i, (_, _, voice) in enumerate(voiced) if voice.engine == name]
-            chunks = engine.synthesize_batch([voiced[i] for i in chosen])
-            for i, chunk in zip(chosen, chunks, strict=True):
-                segment, params = items[i]
-                results[i] = timed(shaped(aligned(segment, params, [chunk]), segment), segment)
-        return [results[i] for i in range(len(items))]
+            batch = [voiced[i] for i in chosen]
+            if isinstance(engine, LaunchingEngine):
+                launched.append((chosen, engine.launch_batch(batch)))
+            elif isinstance(engine, BatchEngine):
+                launched.append((chosen, functools.partial(list, engine.synthesize_batch(batch))))
+            else:
+                raise EngineError(f"engine {name!r} does not batch")
+
+        def collect() -> list[AudioChunk]:
+            results: dict[int, AudioChunk] = {}
+            for chosen, chunks in launched:
+                for i, chunk in zip(chosen, chunks(), strict=True):
+                    segment, params = items[i]
+                    results[i] = timed(shaped(aligned(segment, params, [chunk]), segment), segment)
+            return [results[i] for i in range(len(items))]
+
+        return collect
 
     def speak(
         self, segment: Segment, params: SynthesisParams, cancel: CancelToken | None = None

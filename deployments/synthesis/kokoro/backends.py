@@ -9,7 +9,11 @@ their style rows and speeds in, each one's audio out. Two backends:
   (:class:`ReadingBackend`);
 - :class:`TorchKokoro`, :class:`.model.model.KokoroModel` with float weights on a device
   (CPU or CUDA, float32, float16 or bfloat16), every text of a call in one padded
-  forward pass.
+  forward pass, in two steps: :meth:`TorchKokoro.launch` queues the pass on the device
+  and returns (it waits once, for the durations that size the decoder), and
+  :meth:`Launch.collect` waits for its audio; on a GPU each launch runs on a CUDA
+  stream of its own, so the next batch's text side runs while this one decodes, and
+  the audio comes to the host in one copy into pinned memory.
 
 The export's inverse STFT leaves out the window normalisation past its first frame,
 so it speaks :data:`ONNX_GAIN` times louder than the model as trained; the torch
@@ -213,14 +217,42 @@ def _render(renderer: Any, reading: Reading, start: int, end: int) -> np.ndarray
     return np.asarray(audio, dtype=np.float32).reshape(-1)
 
 
+@dataclass(frozen=True)
+class Launch:
+    """A batch launched on the torch backend: its audio (gain applied) on its way to
+    the host into ``audio`` [batch, samples], done once ``ready`` (a CUDA event; None
+    where the pass ran on the CPU, already done), and each item's durations and length."""
+
+    audio: Any
+    ready: Any
+    durations: list[Any]
+    samples: list[int]
+
+    def collect(self) -> list[Voiced]:
+        """Each item's audio and durations, once the device has made them (blocks)."""
+        if self.ready is not None:
+            self.ready.synchronize()
+        return [
+            Voiced(self.audio[i, :n].numpy().copy(), d.numpy())
+            for i, (n, d) in enumerate(zip(self.samples, self.durations, strict=True))
+        ]
+
+
 class TorchKokoro:
     name = "torch"
     timed = True
 
-    def __init__(self, model: Any, device: str) -> None:
+    def __init__(self, model: Any, device: str, streams: int = 3) -> None:
         self._model = model
         self.device = device
-        self._lock = threading.Lock()  # one forward pass at a time on a model
+        self._lock = threading.Lock()  # one launch at a time on a model
+        # a CUDA stream per batch in flight (the runner keeps at most that many)
+        self._streams: list[Any] = []
+        if device == "cuda":
+            import torch
+
+            self._streams = [torch.cuda.Stream() for _ in range(streams)]  # type: ignore[no-untyped-call]
+        self._launches = 0
 
     @classmethod
     def load(cls, weights: Path, device: str, dtype: str, threads: int) -> TorchKokoro:
@@ -238,19 +270,35 @@ class TorchKokoro:
         return cls(model, device)
 
     def warm_up(self, items: list[Item]) -> None:
-        self.run(items)
+        for _ in self._streams or [None]:  # each stream's first use
+            self.run(items)
 
     def run(self, items: list[Item]) -> list[Voiced]:
+        return self.launch(items).collect()
+
+    def launch(self, items: list[Item]) -> Launch:
+        """``items``' forward pass queued on the device (see :meth:`Launch.collect`)."""
         import torch
 
         styles = torch.from_numpy(np.stack([style for _, style, _ in items]))
         speeds = torch.tensor([speed for _, _, speed in items], dtype=torch.float32)
+        tokens = [tokens for tokens, _, _ in items]
         with self._lock:
-            spoken = self._model([tokens for tokens, _, _ in items], styles, speeds)
-        return [
-            Voiced(s.audio.float().cpu().numpy() * np.float32(ONNX_GAIN), s.durations.cpu().numpy())
-            for s in spoken
-        ]
+            if not self._streams:
+                launched = self._model.launch(tokens, styles, speeds)
+                audio = launched.audio * ONNX_GAIN
+                return Launch(audio, None, launched.durations, launched.samples)
+            stream = self._streams[self._launches % len(self._streams)]
+            self._launches += 1
+            stream.wait_stream(torch.cuda.current_stream())  # the weights, loaded there
+            with torch.cuda.stream(stream):
+                launched = self._model.launch(tokens, styles, speeds)
+                audio = launched.audio * ONNX_GAIN
+                host = torch.empty(audio.shape, dtype=audio.dtype, pin_memory=True)
+                host.copy_(audio, non_blocking=True)
+                ready = torch.cuda.Event()  # type: ignore[no-untyped-call]
+                ready.record(stream)
+        return Launch(host, ready, launched.durations, launched.samples)
 
 
 def load_onnx(opts: KokoroOptions, threads: int) -> OnnxKokoro:

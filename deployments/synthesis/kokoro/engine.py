@@ -16,7 +16,7 @@ a session with every core's threads and calls beside others take one-core
 sessions (``parallel_calls`` of them, default one per core); and the model in
 torch with float weights converted from the same export (:mod:`.model`),
 where the engine batches: the segments of concurrent streams are spoken in one
-forward pass (:class:`BatchingKokoroEngine`).
+forward pass (:class:`.batching.BatchingKokoroEngine`).
 
 Voice ``params``: ``style`` (the voice's name in kokoro-js, e.g. ``hf_alpha``),
 ``phonemes`` (eSpeak voice for its language: ``hi``, ``en-us``, ``en-gb``),
@@ -126,6 +126,8 @@ class KokoroEngine:
         if backend == "auto":
             backend = "torch" if opts.device == "cuda" else "onnx"
         if backend == "torch":
+            from deployments.synthesis.kokoro.batching import BatchingKokoroEngine
+
             model: KokoroBackend = load_torch(opts, threads)
             engine_class: type[KokoroEngine] = BatchingKokoroEngine
             parallel = 1  # one forward pass at a time: concurrency is the batch
@@ -352,12 +354,16 @@ class KokoroEngine:
         )
 
     def _counted(
-        self, call: Callable[[], T], texts: int = 0, samples: Callable[[T], int] | None = None
+        self,
+        call: Callable[[], T],
+        texts: int = 0,
+        samples: Callable[[T], int] | None = None,
+        started: float | None = None,
     ) -> T:
-        """``call`` (a model call, or part of one) timed and counted in :meth:`info`,
-        with the texts it read and the ``samples`` of audio it made; a failure is an
-        :class:`EngineError`."""
-        started = time.perf_counter()
+        """``call`` (a model call, or part of one) timed (from ``started``, default now)
+        and counted in :meth:`info`, with the texts it read and the ``samples`` of audio
+        it made; a failure is an :class:`EngineError`."""
+        started = time.perf_counter() if started is None else started
         try:
             result = call()
         except Exception as e:
@@ -368,25 +374,3 @@ class KokoroEngine:
             self._model_s += time.perf_counter() - started
             self._audio_s += samples(result) / SAMPLE_RATE if samples is not None else 0.0
         return result
-
-
-class BatchingKokoroEngine(KokoroEngine):
-    """Kokoro on the torch backend: the segments of concurrent streams in one pass."""
-
-    def synthesize_batch(
-        self, items: list[tuple[Segment, SynthesisParams, VoiceConfig]]
-    ) -> list[AudioChunk]:
-        """Every item's audio, all of their pieces spoken in one forward pass (a
-        voice is only a style row: items of any voices share it)."""
-        calls = [self._items(segment, voice, params) for segment, params, voice in items]
-        flat = [piece.item for _, pieces in calls for piece in pieces]
-        voiced = iter(self._run(flat) if flat else [])
-        chunks = []
-        for (segment, params, _), (said, pieces) in zip(items, calls, strict=True):
-            heard = list(spoken(said, pieces, [in_context(next(voiced), p) for p in pieces]))
-            parts = [h.audio for h in heard]
-            samples = np.concatenate(parts) if parts else np.zeros(0, np.float32)
-            words = tuple(word for h in heard for word in h.words)
-            phonemes = tuple(p for h in heard for p in h.phonemes) if params.with_phonemes else ()
-            chunks.append(AudioChunk(samples, SAMPLE_RATE, segment.index, words, phonemes=phonemes))
-        return chunks

@@ -56,7 +56,7 @@ class InverseStft(nn.Module):
     def _apply(self, fn: Callable[[torch.Tensor], torch.Tensor], recurse: bool = True) -> Any:
         """Moved with the model, but float32 whatever dtype the model is cast to (a
         half-precision model's ``.to(torch.bfloat16)`` would round the tables)."""
-        module = super()._apply(fn, recurse)
+        module = super()._apply(fn, recurse)  # type: ignore[no-untyped-call]
         device = self.basis.device
         self.basis, self.window_squared = (t.to(device) for t in _tables(self.n_fft))
         return module

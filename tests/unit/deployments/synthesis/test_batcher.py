@@ -90,3 +90,52 @@ async def test_it_counts_the_first_items_waiting_for_a_pass() -> None:
     gate.set()
     assert await asyncio.gather(running, *waiting) == [0, 1, 2, 3]
     assert batcher.first_waiting == 0
+
+
+async def test_later_batches_leave_a_place_for_first_segments() -> None:
+    """Three batches in flight at most, later segments' in two of them: a new stream's
+    first segment starts its own small pass at once beside two large ones, and each
+    caller gets its own result as its batch ends, whatever order they end in."""
+    started: list[list[str]] = []
+    gates: dict[str, asyncio.Event] = {}
+
+    async def speak(items: list[str]) -> list[str]:
+        started.append(items)
+        gate = gates.setdefault(items[0], asyncio.Event())
+        await gate.wait()
+        return [item.upper() for item in items]
+
+    batcher: Batcher[str, str] = Batcher(speak, max_size=3, wait_s=0.0, depth=3, first_size=2)
+    later = [asyncio.create_task(batcher.submit(f"a{i}", first=False)) for i in range(9)]
+    await asyncio.sleep(0.01)
+    # two later batches start; the third place is kept for first segments
+    assert started == [["a0", "a1", "a2"], ["a3", "a4", "a5"]]
+    first = [asyncio.create_task(batcher.submit(s)) for s in ("b1", "c1", "d1")]
+    await asyncio.sleep(0.01)
+    assert started[2] == ["b1", "c1"]  # first segments only, at most two, at once
+    gates["b1"].set()  # the small pass ends before the large ones
+    assert await asyncio.gather(*first[:2]) == ["B1", "C1"]
+    await asyncio.sleep(0.01)
+    assert started[3] == ["d1"] and not later[0].done()
+    for gate in ("a0", "d1"):
+        gates.setdefault(gate, asyncio.Event()).set()
+    assert await first[2] == "D1"
+    assert await asyncio.gather(*later[:3]) == ["A0", "A1", "A2"]
+    await asyncio.sleep(0.01)
+    assert started[4] == ["a6", "a7", "a8"]  # a later batch takes the freed place
+    for gate in ("a3", "a6"):
+        gates[gate].set()
+    assert await asyncio.gather(*later) == [f"A{i}" for i in range(9)]
+
+
+async def test_first_segments_mix_with_later_ones_without_a_first_batch_size() -> None:
+    seen: list[list[str]] = []
+
+    async def echo(items: list[str]) -> list[str]:
+        seen.append(items)
+        return items
+
+    batcher: Batcher[str, str] = Batcher(echo, max_size=4, wait_s=0.01)
+    items = [("a2", False), ("b1", True), ("a3", False)]
+    await asyncio.gather(*(batcher.submit(s, first=f) for s, f in items))
+    assert seen == [["b1", "a2", "a3"]]  # one pass, most urgent first

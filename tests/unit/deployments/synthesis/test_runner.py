@@ -107,6 +107,59 @@ async def test_concurrent_streams_share_forward_passes_in_order() -> None:
     assert engine.extra["model_calls"] - calls < 2 * len(voices)
 
 
+async def test_batches_are_launched_on_the_engine_thread_and_collected_beside_it() -> None:
+    """Kokoro on torch launches a pass and collects it apart: the launch on the engine's
+    thread, the wait for its audio and the trimming on a collector's, so the engine's
+    thread is free for the next batch. Each stream keeps its order; a stream whose
+    listener leaves while its batch is in flight ends without harm to the others."""
+    pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
+    runner = SynthesisRunner(
+        {
+            "voice_engines": ["kokoro"],
+            "engines": {"kokoro": {"backend": "torch"}},
+            "warm_up": False,
+            "first_batch_size": 2,
+        }
+    )
+    engine = runner._synthesiser._engines["kokoro"]
+    threads: list[tuple[str, str]] = []
+    launch_batch = engine.launch_batch
+
+    def traced(items: list) -> Callable[[], list]:
+        threads.append(("launch", threading.current_thread().name))
+        collect = launch_batch(items)
+
+        def collected() -> list:
+            threads.append(("collect", threading.current_thread().name))
+            return collect()
+
+        return collected
+
+    engine.launch_batch = traced
+    texts = ("नमस्ते।", "धन्यवाद।")
+    segments = tuple(Segment(i, t, 0, len(t)) for i, t in enumerate(texts))
+
+    async def stream(voice: str, leave: bool) -> list[int]:
+        chunks = runner.synthesize(SynthesisJob(segments, SynthesisParams(voice, "hi")))
+        heard = []
+        async for chunk in chunks:
+            assert chunk.samples.size
+            heard.append(chunk.segment)
+            if leave:
+                await chunks.aclose()  # its next segment's batch may be in flight
+                break
+        return heard
+
+    voices = ("default", "hi-female-beta", "hi-male-omega")
+    heard = await asyncio.gather(*(stream(v, leave=v == "default") for v in voices))
+    assert heard == [[0], [0, 1], [0, 1]]
+    assert {name for step, name in threads if step == "launch"} == {"synth-0"}
+    assert {name.split("-")[0] for step, name in threads if step == "collect"} == {"collect"}
+    # two first segments a batch: the three streams' first segments took two passes
+    assert sum(1 for step, _ in threads if step == "launch") >= 3
+    runner.check_health()
+
+
 async def test_a_segment_s_pauses_and_prosody_are_heard() -> None:
     """SSML's breaks are silence at the voice's rate around the segment's speech, its
     prosody the engine's speed and a gain; the word timings move past the pause."""

@@ -215,7 +215,7 @@ def torch_engine():
 
 def test_the_torch_backend_batches_segments_of_several_streams(torch_engine) -> None:
     from deployments.synthesis.engine import BatchEngine
-    from deployments.synthesis.kokoro.engine import BatchingKokoroEngine
+    from deployments.synthesis.kokoro.batching import BatchingKokoroEngine
 
     engine = torch_engine
     assert isinstance(engine, BatchingKokoroEngine) and isinstance(engine, BatchEngine)
