@@ -8,9 +8,10 @@
 # assemble the kit (wheels, voices, torch weights), tests/gpu, the backends table,
 # the batching Synthesiser against batch-1 at 1..256 streams, then the batching one
 # again at the largest count under py-spy (profile.txt: where the host's time goes;
-# profile-raw.txt: its stacks). With `cpu` (the rehearsal: `make gpu-rehearsal`) the
+# profile-raw.txt: its stacks), and with its decoder compiled (torch.compile with
+# CUDA graphs at a few padded shapes). With `cpu` (the rehearsal: `make gpu-rehearsal`) the
 # same steps run on this machine's CPU, smaller. Exits non-zero if any step failed;
-# the later steps run regardless. At most 8 files come back from a call: 7 here.
+# the later steps run regardless. At most 8 files come back from a call: 8 here.
 set -u
 kit=$1
 out=$2
@@ -45,16 +46,20 @@ cat "$out/summary.txt"
 step kit 60 "$python" -m loadtest.device_kit assemble --kit "$kit" --site "$site" || exit 1
 export PYTHONPATH="$site:$PWD" PATH="$site/bin:$PATH"  # py-spy's binary is in site/bin
 
-step gpu-tests 90 "$python" -m pytest -p no:cacheprovider -q -s tests/gpu
+step gpu-tests 80 "$python" -m pytest -p no:cacheprovider -q -s tests/gpu
 if [ "$device" = cuda ]; then
-  step backends 45 "$python" -m loadtest.kokoro_backends --device cuda --batches 1 8 32 64
-  step streams 200 "$python" -m loadtest.kokoro_streams --device cuda --seconds 10
-  step profile 60 "$python" -m loadtest.kokoro_streams --device cuda --streams 256 \
-    --seconds 25 --servers batched --profile "$out/profile-raw.txt"
+  step backends 40 "$python" -m loadtest.kokoro_backends --device cuda --batches 1 8 32 64
+  step streams 150 "$python" -m loadtest.kokoro_streams --device cuda --seconds 8
+  step profile 50 "$python" -m loadtest.kokoro_streams --device cuda --streams 256 \
+    --seconds 20 --servers batched --profile "$out/profile-raw.txt"
+  step compiled 100 "$python" -m loadtest.kokoro_streams --device cuda --streams 1 32 256 \
+    --seconds 8 --servers batched --compile reduce-overhead
 else
   step backends 120 "$python" -m loadtest.kokoro_backends --device cpu --batches 1 4 --rounds 1
   step streams 120 "$python" -m loadtest.kokoro_streams --device cpu --streams 1 2 --seconds 5
   step profile 60 "$python" -m loadtest.kokoro_streams --device cpu --streams 2 \
     --seconds 8 --servers batched --profile "$out/profile-raw.txt"
+  step compiled 120 "$python" -m loadtest.kokoro_streams --device cpu --streams 1 \
+    --seconds 5 --servers batched --compile default
 fi
 exit "$failed"

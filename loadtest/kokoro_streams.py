@@ -142,13 +142,10 @@ async def measure(runner: SynthesisRunner, streams: int, seconds: float, device:
     )
 
 
-def runner(device: str, dtype: str, batch: int) -> SynthesisRunner:
+def runner(device: str, dtype: str, batch: int, compile_mode: str = "off") -> SynthesisRunner:
+    options = {"backend": "torch", "device": device, "dtype": dtype, "compile": compile_mode}
     return SynthesisRunner(
-        {
-            "voice_engines": ["kokoro"],
-            "engines": {"kokoro": {"backend": "torch", "device": device, "dtype": dtype}},
-            "max_batch_size": batch,
-        }
+        {"voice_engines": ["kokoro"], "engines": {"kokoro": options}, "max_batch_size": batch}
     )
 
 
@@ -161,6 +158,12 @@ def main() -> None:
     parser.add_argument("--max-batch", type=int, default=64, help="the batched server's")
     parser.add_argument("--servers", nargs="+", choices=["batched", "batch-1"], default=None)
     parser.add_argument(
+        "--compile",
+        choices=["off", "default", "reduce-overhead"],
+        default="off",
+        help="the decoder through torch.compile (the engine's compile option)",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         default=None,
@@ -171,7 +174,8 @@ def main() -> None:
     counts = args.streams or (list(GPU_STREAMS) if args.device == "cuda" else [1, 2, 4])
     dtype = args.dtype or ("bfloat16" if args.device == "cuda" else "float32")
     print(
-        f"Kokoro torch {dtype}, many streams, on {machine(args.device)}; {args.seconds:.0f} s each"
+        f"Kokoro torch {dtype}, compile {args.compile}, many streams, on {machine(args.device)}; "
+        f"{args.seconds:.0f} s each"
     )
     gpu = f"{'gpu':>6}{'GiB':>8}" if args.device == "cuda" else ""
     servers = [("batched", args.max_batch), ("batch-1", 1)]
@@ -180,7 +184,9 @@ def main() -> None:
         print(
             f"{'streams':>8}{'p50 ms':>9}{'p95 ms':>9}{'audio/s':>10}{'held':>13}{'errors':>7}{gpu}"
         )
-        server = runner(args.device, dtype, batch)
+        started = time.perf_counter()
+        server = runner(args.device, dtype, batch, args.compile)
+        print(f"(loaded and warmed up in {time.perf_counter() - started:.0f} s)")
         for streams in counts:
             profiled = args.profile is not None and name == "batched" and streams == max(counts)
             spy = record(os.getpid(), args.seconds * 0.8, args.profile) if profiled else None

@@ -39,6 +39,13 @@ class KokoroOptions(_Strict):
         description="The torch backend's decoder precision (the text side stays float32). "
         "float16 is for GPUs (on a CPU it runs as float32); bfloat16 runs on both.",
     )
+    compile: Literal["off", "default", "reduce-overhead"] = Field(
+        default="off",
+        description="The torch backend's decoder through torch.compile: default fuses its "
+        "kernels (dynamic shapes); reduce-overhead also captures CUDA graphs, batches "
+        "padded to a few shapes. Compiled at each shape's first call; where compiling "
+        "fails, the decoder runs as written (logged).",
+    )
     weights: str | None = Field(
         default=None,
         description="The torch backend's weights: the converted safetensors (default: "

@@ -253,11 +253,28 @@ class TorchKokoro:
 
             self._streams = [torch.cuda.Stream() for _ in range(streams)]  # type: ignore[no-untyped-call]
         self._launches = 0
+        self._compile = "off"
+
+    @property
+    def compiled(self) -> str:
+        """How the decoder runs: ``off`` (as written) or the torch.compile mode."""
+        return self._compile if self._model.compiled else "off"
+
+    def compile(self, mode: str) -> None:
+        """The decoder through torch.compile in ``mode`` (``reduce-overhead``: CUDA graphs,
+        batches padded to a few shapes); a failure to compile falls back to it as written."""
+        from deployments.synthesis.kokoro.model.shapes import Buckets
+
+        self._compile = mode
+        self._model.compile_decoder(mode, Buckets() if mode == "reduce-overhead" else None)
 
     @classmethod
-    def load(cls, weights: Path, device: str, dtype: str, threads: int) -> TorchKokoro:
+    def load(
+        cls, weights: Path, device: str, dtype: str, threads: int, compile_mode: str = "off"
+    ) -> TorchKokoro:
         """The model from ``weights`` (this project's converted safetensors, or the
-        original ``kokoro-v1_0.pth``) on ``device`` in ``dtype``."""
+        original ``kokoro-v1_0.pth``) on ``device`` in ``dtype``, its decoder compiled
+        as ``compile_mode`` says."""
         import torch
 
         from deployments.synthesis.kokoro.model.model import KokoroModel
@@ -267,7 +284,10 @@ class TorchKokoro:
             torch.set_num_threads(threads)
         state = load_checkpoint(weights) if weights.suffix in (".pth", ".pt") else load(weights)
         model = KokoroModel.from_state(state).to(device).in_precision(getattr(torch, dtype))
-        return cls(model, device)
+        backend = cls(model, device)
+        if compile_mode != "off":
+            backend.compile(compile_mode)
+        return backend
 
     def warm_up(self, items: list[Item]) -> None:
         for _ in self._streams or [None]:  # each stream's first use
@@ -277,7 +297,19 @@ class TorchKokoro:
         return self.launch(items).collect()
 
     def launch(self, items: list[Item]) -> Launch:
-        """``items``' forward pass queued on the device (see :meth:`Launch.collect`)."""
+        """``items``' forward pass queued on the device (see :meth:`Launch.collect`). A
+        compiled decoder that fails (to compile a shape, or in its kernels) is dropped
+        for the one as written, and the pass runs again."""
+        try:
+            return self._launch(items)
+        except Exception as e:
+            if not self._model.compiled:
+                raise
+            logger.warning("kokoro: the compiled decoder failed (%s); running it as written", e)
+            self._model.eager()
+            return self._launch(items)
+
+    def _launch(self, items: list[Item]) -> Launch:
         import torch
 
         styles = torch.from_numpy(np.stack([style for _, style, _ in items]))
@@ -408,6 +440,6 @@ def load_torch(opts: KokoroOptions, threads: int) -> TorchKokoro:
         logger.warning("kokoro: float16 is for GPUs; running in float32 on the CPU")
         dtype = "float32"
     try:
-        return TorchKokoro.load(weights, device, dtype, threads)
+        return TorchKokoro.load(weights, device, dtype, threads, opts.compile)
     except Exception as e:
         raise EngineError(f"could not load Kokoro's torch weights from {weights}: {e}") from e

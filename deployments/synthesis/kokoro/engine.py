@@ -184,6 +184,7 @@ class KokoroEngine:
             concurrency=self.parallel_calls,
             extra={
                 "backend": self._model.name,
+                "compiled": getattr(self._model, "compiled", "off"),
                 "model_calls": self._calls,
                 "texts": self._texts,
                 "model_seconds": round(self._model_s, 3),

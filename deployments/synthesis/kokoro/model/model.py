@@ -8,6 +8,7 @@ samples at its end. Items come back as their own audio and per-token durations.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from deployments.synthesis.kokoro.model.predictor import (
     ProsodyPredictor,
     TextEncoder,
 )
+from deployments.synthesis.kokoro.model.shapes import PAD_ITEM, Buckets
+
+Decode = Callable[..., torch.Tensor]
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,25 @@ class KokoroModel(nn.Module):
         self.predictor = ProsodyPredictor()
         self.text_encoder = TextEncoder(VOCAB)
         self.decoder = Decoder(HIDDEN)
+        # where set, batches are padded to these shapes (a compiled decoder's)
+        self.buckets: Buckets | None = None
+        self._decode: Decode | None = None  # the decoder compiled, where it is
+
+    def compile_decoder(self, mode: str, buckets: Buckets | None) -> None:
+        """Run the decoder compiled by ``torch.compile`` (``mode``: ``"default"`` fuses
+        its kernels; ``"reduce-overhead"`` also records a CUDA graph per shape: give
+        ``buckets`` so that shapes are few). Compiled once for any shape (dynamic), at
+        its first call; :meth:`eager` undoes it."""
+        self._decode = torch.compile(self.decoder.forward, mode=mode, dynamic=True)
+        self.buckets = buckets
+
+    def eager(self) -> None:
+        """The decoder as written again, shapes unpadded (a compile that failed)."""
+        self._decode, self.buckets = None, None
+
+    @property
+    def compiled(self) -> bool:
+        return self._decode is not None
 
     @classmethod
     def from_state(cls, state: dict[str, torch.Tensor]) -> KokoroModel:
@@ -124,8 +147,14 @@ class KokoroModel(nn.Module):
         that size the decoder (:func:`read_back`). ``styles`` and ``speeds`` may be
         on the host; inputs go to the device without waiting."""
         device, dtype = self.device, self.dtype
+        real = len(tokens)
+        if self.buckets is not None:  # rows that fill the batch's size, dropped after
+            extra = Buckets.up(real, self.buckets.batch) - real
+            tokens = [*tokens, *[PAD_ITEM] * extra]
+            styles = torch.cat([styles, styles[:1].expand(extra, -1)])
+            speeds = torch.cat([speeds, speeds[:1].expand(extra)])
         counts = [len(t) for t in tokens]
-        width = max(counts)
+        width = self._size(max(counts), "tokens")
         ids = torch.zeros(len(tokens), width, dtype=torch.long)
         for i, t in enumerate(tokens):
             ids[i, : len(t)] = torch.tensor(t, dtype=torch.long)
@@ -141,32 +170,44 @@ class KokoroModel(nn.Module):
         predicted = torch.round(raw.float()).clamp(min=1).long() * mask.squeeze(1).long()
         guessed = read_back(predicted)  # the one wait: what sizes the decoder
         given = durations if durations is not None else guessed
-        per_token = [list(given[i][:n]) + [0] * (width - n) for i, n in enumerate(counts)]
+        per_token = [
+            (list(given[i][:n]) if i < real else [1] * n) + [0] * (width - n)
+            for i, n in enumerate(counts)
+        ]
         frames = [sum(row) for row in per_token]
+        frame_width = self._size(max(frames), "frames")
         frames_per_token = on_device(torch.tensor(per_token, dtype=torch.long), device)
 
         # alignment [batch, tokens, frames]: token t covers its own run of frames
         ends = frames_per_token.cumsum(-1)
-        positions = torch.arange(max(frames), device=device)
+        positions = torch.arange(frame_width, device=device)
         alignment = (positions >= (ends - frames_per_token)[..., None]) & (
             positions < ends[..., None]
         )
         alignment = alignment.to(dtype)
-        frame_mask = length_mask(on_device(torch.tensor(frames), device), max(frames), dtype)
+        frame_mask = length_mask(on_device(torch.tensor(frames), device), frame_width, dtype)
 
         en = d.transpose(1, 2) @ alignment
         f0, energy = self.predictor.pitch_energy(en, prosody_style, frames, frame_mask)
         asr = self.text_encoder(ids, counts, mask) @ alignment
         half = self.decoder.dtype
-        audio = self.decoder(
+        decode = self._decode or self.decoder
+        audio = decode(
             asr.to(half), f0.to(half), energy.to(half), decoder_style.to(half), frame_mask.to(half)
         ).float()
         return Launched(
-            audio,
-            [torch.tensor(row[:n]) for row, n in zip(per_token, counts, strict=True)],
-            [torch.tensor(row[:n]) for row, n in zip(guessed, counts, strict=True)],
-            [n * SAMPLES_PER_FRAME for n in frames],
+            audio[:real],
+            [torch.tensor(row[:n]) for row, n in zip(per_token[:real], counts, strict=False)],
+            [torch.tensor(row[:n]) for row, n in zip(guessed[:real], counts, strict=False)],
+            [n * SAMPLES_PER_FRAME for n in frames[:real]],
         )
+
+    def _size(self, size: int, axis: str) -> int:
+        """``size`` (tokens or frames) padded up to its bucket, where batches are padded."""
+        if self.buckets is None:
+            return size
+        sizes: tuple[int, ...] = getattr(self.buckets, axis)
+        return Buckets.up(size, sizes)
 
 
 def read_back(tensor: torch.Tensor) -> list[list[int]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -317,3 +318,44 @@ def test_one_core_sessions_follow_the_cores_and_the_option() -> None:
     assert narrow_sessions(None, 16) == 4  # each holds its own copy of the model
     assert narrow_sessions(1, 8) == 0  # parallel_calls: 1, one call at a time
     assert narrow_sessions(3, 2) == 3
+
+
+def test_a_decoder_that_fails_to_compile_runs_as_written(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """torch.compile where it cannot run (no compiler, an unsupported operator): the
+    engine still loads and speaks, its decoder as written, and says so."""
+    torch = pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
+    compiled: list[str] = []
+
+    def failing(function: Callable[..., object], **options: object) -> Callable[..., object]:
+        compiled.append(str(options["mode"]))
+
+        def run(*args: object, **kwargs: object) -> object:
+            raise RuntimeError("no C++ compiler here")
+
+        return run
+
+    monkeypatch.setattr(torch, "compile", failing)
+    engine = load_engine("kokoro", {"backend": "torch", "compile": "reduce-overhead"})
+    assert compiled == ["reduce-overhead"] and engine.info().extra["compiled"] == "reduce-overhead"
+    engine.add_voice(VOICES["hf_alpha"])  # its warm-up meets the failure
+    assert engine.info().extra["compiled"] == "off"
+    assert speak(engine, "hf_alpha", "नमस्ते।", "hi").size > 0
+
+
+def test_a_compiled_decoder_is_the_one_that_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = pytest.importorskip("torch", reason="the kokoro-torch extra is not installed")
+    calls: list[int] = []
+
+    def traced(function: Callable[..., object], **options: object) -> Callable[..., object]:
+        def run(*args: object, **kwargs: object) -> object:
+            calls.append(len(args))
+            return function(*args, **kwargs)
+
+        return run
+
+    monkeypatch.setattr(torch, "compile", traced)
+    engine = load_engine("kokoro", {"backend": "torch", "compile": "default"})
+    engine.add_voice(VOICES["hf_alpha"])
+    assert calls and engine.info().extra["compiled"] == "default"
