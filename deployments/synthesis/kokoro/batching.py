@@ -11,9 +11,10 @@ import numpy as np
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.engine import EngineError
-from deployments.synthesis.kokoro.backends import Launch, TorchKokoro, Voiced
+from deployments.synthesis.kokoro.backends import Voiced
 from deployments.synthesis.kokoro.engine import KokoroEngine
 from deployments.synthesis.kokoro.pieces import SAMPLE_RATE, in_context, spoken
+from deployments.synthesis.kokoro.torch_backend import Launch, TorchKokoro
 from deployments.synthesis.voices import VoiceConfig
 
 

@@ -57,12 +57,12 @@ from deployments.synthesis.kokoro.backends import (
     ReadingBackend,
     Voiced,
     load_onnx,
-    load_torch,
 )
 from deployments.synthesis.kokoro.parts import cut_frame, heard_parts, split_point
 from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer, Phonemes
 from deployments.synthesis.kokoro.pieces import SAMPLE_RATE, Piece, cut_pieces, in_context, spoken
 from deployments.synthesis.kokoro.styles import StyleTables
+from deployments.synthesis.kokoro.torch_backend import load_torch
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
 from deployments.synthesis.profiling import measure_profile
 from deployments.synthesis.voices import VoiceConfig
