@@ -19,6 +19,11 @@ from serve_app.speech.service import SpeechService
 from serve_app.surfaces.websocket.text_buffer import Piece, TextBuffer
 
 _DONE = None
+# Pieces (each at most a schedule's length, ~290 characters, or a sentence) that may
+# wait to be spoken: past it, a context's add waits for room, so a client that sends
+# text faster than it is spoken is read as fast as it is spoken (nothing is dropped,
+# nothing piles up).
+MAX_QUEUED_PIECES = 32
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,7 @@ class ContextAudio:
         self._settings = settings
         self._sink = sink
         self._output: OutputParams | None = None  # the session's, once its voicing is known
-        self._pieces: asyncio.Queue[Piece | FlushMark | None] = asyncio.Queue()
+        self._pieces: asyncio.Queue[Piece | FlushMark | None] = asyncio.Queue(MAX_QUEUED_PIECES)
         # (characters of the context's text spoken by the chunk's end, the chunk)
         self._audio: asyncio.Queue[tuple[int, AudioChunk] | FlushMark | None] = asyncio.Queue(
             maxsize=8
@@ -93,7 +98,8 @@ class ContextAudio:
 
     async def add(self, text: str, flush: bool, trigger: bool, flush_id: str | None = None) -> None:
         """Buffer ``text``; queue the pieces it completes (all that is buffered on a
-        ``flush``, and after them the mark of a named one)."""
+        ``flush``, and after them the mark of a named one), waiting while
+        :data:`MAX_QUEUED_PIECES` wait to be spoken."""
         if self.ended:
             raise InvalidRequest(
                 "invalid_value", f"Context '{self.id}' is closed; open a new one.", "context_id"

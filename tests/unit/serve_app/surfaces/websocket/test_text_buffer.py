@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deployments.normaliser.pronunciation import PronunciationRule
 from serve_app.surfaces.websocket.text_buffer import Piece, TextBuffer
@@ -92,3 +94,59 @@ def test_a_rule_s_match_is_never_cut() -> None:
     assert feed(buffer, "harma से।") == [" Sharma से।"]
     assert feed(buffer, "the STATE", " BANK of India") == ["the ", "STATE BANK "]
     assert feed(TextBuffer(schedule=(12,)), "the STATE BANK of India")[0] == "the STATE "
+
+
+RULES = [
+    PronunciationRule("a. b", "alias", alias="x"),
+    PronunciationRule("B, a", "alias", alias="y", case_sensitive=False),
+]
+LONGEST = 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    messages=st.lists(st.text(alphabet="ab .,।<>/pB", max_size=40), max_size=40),
+    markup=st.booleans(),
+    auto=st.booleans(),
+)
+def test_messages_cost_what_they_hold_and_every_character_is_cut_once(
+    messages: list[str], markup: bool, auto: bool
+) -> None:
+    """The work of N messages is linear in their characters (no rescans of what is
+    buffered), a constant a message aside; without markup the pieces and what is left
+    are the input, each character once, at its offset."""
+    buffer = TextBuffer(schedule=None if auto else (8, 16), markup=markup, rules=RULES)
+    pieces = [p for message in messages for p in buffer.add(message)]
+    total = sum(len(m) for m in messages)
+    assert buffer.examined <= 20 * total + len(messages) * (4 * LONGEST**2 + 40)
+    if not markup:
+        rest = buffer.flush()
+        whole = "".join(messages)
+        for piece in [*pieces, *([rest] if rest else [])]:
+            assert whole[piece.start : piece.start + len(piece.text)] == piece.text
+        said = "".join(p.text for p in pieces) + (rest.text if rest else "")
+        assert said.strip() == whole.strip() or not whole.strip()
+
+
+def test_ten_thousand_rules_and_a_flood_of_sentence_ends_cost_the_text_once() -> None:
+    """What stalled a replica for a minute: a dictionary of 10,000 rules whose strings
+    hold ". ", and messages of thousands of sentence ends, each inside a match. Every
+    message's work is its own length, however much is buffered."""
+    rules = [PronunciationRule(f"q{i}. z", "alias", alias="x") for i in range(10_000)]
+    rules.append(PronunciationRule("a. a", "alias", alias="y"))
+    costs = []
+    for size in (400, 800, 1600):
+        buffer = TextBuffer(rules=rules)
+        for _ in range(4):
+            buffer.add("a. " * size)
+        costs.append(buffer.examined)
+        assert len(buffer) == 4 * 3 * size  # no cut may split "a. a": all of it waits
+    assert costs[1] <= 2.1 * costs[0] and costs[2] <= 2.1 * costs[1]  # linear
+    assert costs[2] <= 10 * 4 * 3 * 1600
+
+
+def test_a_long_message_with_no_sentence_end_is_read_once() -> None:
+    buffer = TextBuffer()
+    pieces = buffer.add("शब्द " * 12_800)  # 64,000 characters, cut by the schedule
+    assert len(pieces) > 200 and all(len(p.text) <= 290 for p in pieces)
+    assert buffer.examined <= 3 * 64_000
