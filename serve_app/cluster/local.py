@@ -218,9 +218,27 @@ class LocalCluster:
         state = self._require()
         stop_group(state.nodes[name])
 
-    def nodes_of(self, deployment: str) -> list[str]:
-        """The nodes that run a replica of ``deployment`` (one name per replica): a
-        replica's process descends from its node's ``ray start`` (through the raylet)."""
+    def busy_nodes_of(self, deployment: str, seconds: float = 0.5) -> dict[str, float]:
+        """CPU seconds the replicas of ``deployment`` on each node used over the next
+        ``seconds``: the nodes where it is working now (speaking a stream), busiest first."""
+        import psutil
+
+        replicas = self._replicas_of(deployment)
+        before = {}
+        for node, process in replicas:
+            with contextlib.suppress(psutil.Error):
+                before[process.pid] = (node, sum(process.cpu_times()[:2]))
+        time.sleep(seconds)
+        used: dict[str, float] = {}
+        for _, process in replicas:
+            with contextlib.suppress(psutil.Error):
+                node, start = before[process.pid]
+                used[node] = used.get(node, 0.0) + sum(process.cpu_times()[:2]) - start
+        return dict(sorted(used.items(), key=lambda item: -item[1]))
+
+    def _replicas_of(self, deployment: str) -> list[tuple[str, Any]]:
+        """(node, process) of each replica of ``deployment``: a replica's process descends
+        from its node's ``ray start`` (through the raylet)."""
         import psutil
 
         nodes = {pid: name for name, pid in self._require().nodes.items()}
@@ -230,8 +248,8 @@ class LocalCluster:
             line = " ".join(process.info["cmdline"] or ())
             if line.startswith(title):
                 with contextlib.suppress(psutil.Error):
-                    found += [nodes[p.pid] for p in process.parents() if p.pid in nodes]
-        return sorted(found)
+                    found += [(nodes[p.pid], process) for p in process.parents() if p.pid in nodes]
+        return found
 
     # -- Ray and Serve through their CLIs --------------------------------------------
 
