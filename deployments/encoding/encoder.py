@@ -96,10 +96,13 @@ class StreamEncoder:
 async def encode_stream(
     chunks: AsyncIterable[AudioChunk], job: EncodeJob
 ) -> AsyncIterator[EncodedChunk]:
-    """Encode ``chunks`` as ``job.output`` asks, yielding only non-empty byte chunks."""
+    """Encode ``chunks`` as ``job.output`` asks, yielding only non-empty byte chunks;
+    nothing at all (not even a container's header) where they hold no sample."""
     segment_ends = {s.index: s.billed_through for s in job.synthesis.segments}
     encoder: StreamEncoder | None = None
     async for chunk in chunks:
+        if encoder is None and not chunk.samples.size:
+            continue  # no sound yet: a stream that never makes one is no audio file
         if encoder is None:
             encoder = StreamEncoder(job.output, chunk.sample_rate)
         end_char = segment_ends[chunk.segment]

@@ -111,14 +111,16 @@ class Mp3Writer:
         self._encoder.set_out_sample_rate(sample_rate)
         self._encoder.set_bit_rate(bitrate_kbps)
         self._encoder.set_quality(5)
+        self._started = False  # LAME refuses to flush a stream it never encoded
 
     def write(self, samples: np.ndarray) -> bytes:
         if samples.size == 0:
             return b""
+        self._started = True
         return bytes(self._encoder.encode(to_int16(samples).tobytes()))
 
     def finish(self) -> bytes:
-        return bytes(self._encoder.flush())
+        return bytes(self._encoder.flush()) if self._started else b""
 
 
 class WavWriter:

@@ -81,6 +81,11 @@ def create_app(state: IngressState) -> FastAPI:
             " takes text as it is written. The documentation site (docs/) says more."
         ),
         responses=ERRORS,
+        # no /docs or /redoc: FastAPI's pages load their scripts and fonts from public
+        # CDNs (blank offline, and third-party code on the origin where users paste
+        # keys); the document is at /openapi.json, rendered by the documentation site
+        docs_url=None,
+        redoc_url=None,
     )
     install_error_handlers(app, state.metrics.rejected)
     allow_origins(app, state.config.allowed_origins)

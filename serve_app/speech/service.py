@@ -122,6 +122,9 @@ class SpeechService:
         asked_language = options.language
         if custom is not None and asked_language is None:
             asked_language = custom.language
+        if asked_language is None and "voice" in options.model_fields_set:
+            # a voice named without a language speaks its own (the first it speaks)
+            asked_language = next(iter(catalog.voice_languages(voice)), None)
         language = catalog.policy.canonical(asked_language)
         if language is not None and "voice" not in options.model_fields_set:
             # No voice asked for: the default, or the language's own voice.
@@ -131,7 +134,7 @@ class SpeechService:
             raise InvalidRequest(
                 "unsupported_language",
                 f"Voice '{custom.id if custom else voice.id}' does not speak "
-                f"'{options.language}'. "
+                f"'{asked_language}'. "
                 f"It speaks: {', '.join(spoken)}.",
                 "language",
             )
@@ -343,8 +346,8 @@ class SpeechService:
         meters it and settles the job's bill when closed.
 
         Awaiting this raises :class:`ServiceError` if synthesis fails before any
-        audio exists (the bill is then settled: nothing is charged), so the caller
-        can still answer with an HTTP error.
+        audio exists, or ends with none (``empty_input``); the bill is then settled,
+        nothing charged, so the caller can still answer with an HTTP error.
         """
         stream = self.pipeline.encode(speech.job)
         delivery = Delivery(
@@ -358,7 +361,13 @@ class SpeechService:
         try:
             first = await anext(stream)
         except StopAsyncIteration:
-            first = None
+            await delivery.aclose()  # nothing heard: nothing charged
+            raise InvalidRequest(
+                "empty_input",
+                "input makes no sound: what it asks to be said (a phoneme string of no "
+                "sounds the voice has, say) gives no audio.",
+                "input",
+            ) from None
         except BaseException:
             await delivery.aclose()
             raise

@@ -22,6 +22,7 @@ from tests.serve.conftest import (
     PROXY_HEADER_TIMEOUT_S,
     WS_AUTH_TIMEOUT_S,
     Service,
+    usage,
 )
 
 pytestmark = pytest.mark.serve
@@ -260,3 +261,25 @@ async def test_a_flood_of_guarded_sentence_ends_stalls_no_one_else(service: Serv
     # a liveness bound, many times what the request takes here (~0.1 s), far under
     # what the stall cost it
     assert took < 10, took
+
+
+@pytest.mark.parametrize(
+    ("fmt", "stream"), [("mp3", False), ("mp3", True), ("wav", False), ("pcm", True)]
+)
+def test_an_input_that_makes_no_sound_is_empty_input(
+    client: httpx.Client, service: Service, fmt: str, stream: bool
+) -> None:
+    """IPA of no sound the voice has: no audio at all, so the API's 400 empty_input
+    in every format and nothing billed (MP3 was a 500: its encoder refused to flush
+    a stream it never began; the others a 200 of no audio)."""
+    before = usage(service.url, service.auth)
+    body = {
+        "input": "<speak><phoneme alphabet='ipa' ph='😀'>x</phoneme></speak>",
+        "text_type": "ssml",
+        "response_format": fmt,
+        "stream": stream,
+    }
+    response = client.post("/v1/audio/speech", headers=service.auth, json=body, timeout=60)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "empty_input"
+    assert usage(service.url, service.auth) == before

@@ -18,10 +18,14 @@ PLAYGROUND_HEADERS = {
 }
 
 
-def attach_router(app: FastAPI) -> None:
-    app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
+async def playground() -> FileResponse:
+    """The browser playground (public: the user pastes a key, kept in the browser)."""
+    return FileResponse(PLAYGROUND / "index.html", headers=PLAYGROUND_HEADERS)
 
-    @app.get("/", include_in_schema=False)
-    async def playground() -> FileResponse:
-        """The browser playground (public: the user pastes a key, kept in the browser)."""
-        return FileResponse(PLAYGROUND / "index.html", headers=PLAYGROUND_HEADERS)
+
+def attach_router(app: FastAPI) -> None:
+    # the page at / and at /playground (with or without its slash), before the mount
+    # of its files, which would answer /playground with a redirect to a folder
+    for path in ("/", "/playground", "/playground/"):
+        app.add_api_route(path, playground, methods=["GET"], include_in_schema=False)
+    app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")

@@ -40,6 +40,9 @@ class Contexts:
         self._multi = multi
         self.auto_mode = auto_mode
         self._open: dict[str, ContextAudio] = {}
+        # closed (close_context) but still speaking what they held: their ids are free
+        # for a new context, as ElevenLabs has it
+        self._closing: set[ContextAudio] = set()
         self._streams = itertools.count()  # each context's own count of characters
         self.failures: asyncio.Queue[BaseException | None] = asyncio.Queue()
 
@@ -48,12 +51,14 @@ class Contexts:
 
     def open(self, context_id: str, message: ClientMessage) -> ContextAudio:
         """The open context ``context_id``, or a new one that ``message`` opens (429
-        ``rate_limited`` past the session's limit; 503 past the replica's capacity)."""
+        ``rate_limited`` past the session's limit; 503 past the replica's capacity). A
+        context closed with ``close_context`` keeps speaking what it held, its id free
+        for a new context (they count towards the limit until the old one ends)."""
         context = self._open.get(context_id)
-        if context is not None:
+        if context is not None and not context.ended:
             return context
         limit = self._state.config.ws_max_contexts
-        if len(self._open) >= limit:
+        if len(self._open) + len(self._closing) - (context is not None) >= limit:
             raise RateLimited(
                 "rate_limited",
                 f"A session may have {limit} contexts open at once; close one "
@@ -61,7 +66,9 @@ class Contexts:
             )
         # the session's admission place covers one context; each other one takes a
         # place of its own, as a request would (503 past the replica's capacity)
-        ticket = self._state.admission.enter() if self._open else None
+        ticket = self._state.admission.enter() if self._open or self._closing else None
+        if context is not None:
+            self._closing.add(context)
         config = message.generation_config
         schedule = tuple(config.chunk_length_schedule) if config else DEFAULT_SCHEDULE
         context = ContextAudio(
@@ -82,7 +89,9 @@ class Contexts:
             await context.run()
             if self._multi:
                 # done: a later message with this id opens a new context
-                del self._open[context.id]
+                if self._open.get(context.id) is context:
+                    del self._open[context.id]
+                self._closing.discard(context)
                 await self._send({"isFinal": True, "contextId": context.id})
         except asyncio.CancelledError:
             raise
@@ -96,8 +105,11 @@ class Contexts:
         """Barge-in: drop the context's buffered text, its queued pieces and the audio
         not yet sent, stop its synthesis, and acknowledge. What was sent stays billed;
         the context's next text starts afresh (a new stream of the bill)."""
-        context = self._open.pop(context_id, None)
-        if context is not None:
+        cleared = [c for c in self._closing if c.id == context_id]
+        if (context := self._open.pop(context_id, None)) is not None:
+            cleared.append(context)
+        for context in cleared:
+            self._closing.discard(context)
             context.ended = True
             if context.task is not None:
                 async with self._send_lock:  # not while one of its chunks is being sent
@@ -114,12 +126,13 @@ class Contexts:
         ending = list(self._open.values())
         for context in ending:
             await context.end()
+        ending += self._closing
         await asyncio.gather(*(c.task for c in ending if c.task is not None))
         await self.failures.put(None)
 
     def cancel_all(self) -> None:
         """The session is over: stop every context now and give back their places."""
-        for context in self._open.values():
+        for context in [*self._open.values(), *self._closing]:
             if context.task is not None:
                 context.task.cancel()
             if context.ticket is not None:  # a task cancelled unstarted never frees it

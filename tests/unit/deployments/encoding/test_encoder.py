@@ -96,3 +96,19 @@ def test_alignment_keeps_the_input_clock_through_a_resampler_or_frames(
         clock += chunk.audio_samples * 1000 // chunk.sample_rate
     assert len(starts) == 3, starts
     assert all(abs(s - e) <= 1 for s, e in zip(starts, [0, 500, 1000], strict=True)), starts
+
+
+@pytest.mark.parametrize("fmt", ["mp3", "wav", "pcm", "opus", "flac", "ulaw"])
+def test_a_stream_of_no_samples_is_no_audio_at_all(fmt: str) -> None:
+    """An input whose every sound is none the voice has (an IPA string of emoji) gives
+    chunks of no samples: no bytes come out, not even a header, and MP3's encoder is
+    not asked to flush a stream it never began (LAME refuses: it was a 500)."""
+
+    async def silent() -> AsyncIterator[AudioChunk]:
+        for segment in SEGMENTS:
+            yield AudioChunk(np.zeros(0, dtype=np.float32), RATE, segment.index)
+
+    async def collect() -> list:
+        return [c async for c in encode_stream(silent(), job(fmt))]
+
+    assert asyncio.run(collect()) == []

@@ -7,6 +7,7 @@ from deployments.encoding.writers import (
     FORMATS,
     G711_FRAME_SAMPLES,
     STREAMABLE_FORMATS,
+    Mp3Writer,
     content_type,
     make_writer,
     to_int16,
@@ -99,3 +100,7 @@ def test_g711_comes_in_whole_20_ms_frames(fmt: str) -> None:
 
 def test_every_format_but_wav_streams() -> None:
     assert set(FORMATS) - set(STREAMABLE_FORMATS) == {"wav"}
+
+
+def test_an_mp3_stream_that_never_began_finishes_with_nothing() -> None:
+    assert Mp3Writer(24_000, 64).finish() == b""

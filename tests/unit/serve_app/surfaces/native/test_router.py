@@ -302,6 +302,11 @@ async def test_the_neural_voice_through_the_service(
     assert pitch.json()["error"]["code"] == "unsupported_feature"
     hindi = await client.post("/v1/audio/speech", headers=auth, json={**body, "language": "hi"})
     assert hindi.json()["error"]["code"] == "unsupported_language"
+    assert "does not speak 'hi'" in hindi.json()["error"]["message"]
+    # a voice named without a language speaks its own
+    own = {"input": "Your order has shipped.", "voice": "en-us-joe"}
+    unsaid = await client.post("/v1/audio/speech", headers=auth, json=own)
+    assert unsaid.status_code == 200 and unsaid.headers["x-service-language"] == "en"
 
 
 async def test_the_default_voice_is_kokoro_hindi_and_it_cannot_change_pitch(
@@ -376,3 +381,20 @@ async def test_a_word_and_thousands_of_invisible_characters_costs_the_word(
     assert done["type"] == "audio.done"
     assert len(word) <= done["usage"]["characters"] <= len(word) + MAX_MARKS
     assert done["usage"]["audio_ms"] < 3000  # a word, not a minute of noise
+
+
+async def test_the_playground_answers_at_its_path_with_or_without_the_slash(
+    client: httpx.AsyncClient,
+) -> None:
+    for path in ("/", "/playground", "/playground/"):
+        page = await client.get(path)
+        assert page.status_code == 200, path  # /playground was a redirect to a 404
+        assert "<html" in page.text.lower() and "content-security-policy" in page.headers
+    assert (await client.get("/playground/playground.js")).status_code == 200
+
+
+async def test_no_page_loads_scripts_from_elsewhere(client: httpx.AsyncClient) -> None:
+    """FastAPI's /docs and /redoc load Swagger UI and ReDoc from public CDNs: not served."""
+    for path in ("/docs", "/redoc"):
+        assert (await client.get(path)).status_code == 404, path
+    assert (await client.get("/openapi.json")).status_code == 200

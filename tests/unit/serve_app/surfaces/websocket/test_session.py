@@ -197,6 +197,31 @@ def test_a_finished_context_id_may_open_a_new_context(client: TestClient) -> Non
         ws.send_json({"close_socket": True})
 
 
+def test_a_closed_context_id_reused_at_once_opens_a_new_context(client: TestClient) -> None:
+    """close_context, then text with the same id before the first has finished: a new
+    context (as ElevenLabs has it) beside the closing one, which still speaks what it
+    held; every other context lives on (it closed the whole socket 1008)."""
+    url = MULTI + "?output_format=pcm_16000"
+    with client.websocket_connect(url, headers=XI) as ws:
+        ws.send_json({"text": "नमस्ते। ", "context_id": "turn", "flush": True})
+        ws.send_json({"context_id": "turn", "close_context": True})
+        ws.send_json({"text": "फिर मिलेंगे। ", "context_id": "turn", "flush": True})
+        ws.send_json({"context_id": "turn", "close_context": True})
+        audio, finals = b"", 0
+        while finals < 2:
+            message = ws.receive_json()
+            assert "error" not in message, message
+            if message.get("isFinal"):
+                finals += 1
+            else:
+                audio += base64.b64decode(message["audio"])
+        assert pcm_seconds(audio, 16000) > 1.0  # both turns
+        ws.send_json({"close_socket": True})
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+    assert closed.value.code == 1000
+
+
 def test_elevenlabs_stream_input_ends_with_empty_text(client: TestClient) -> None:
     """The single-context socket: the key may come in the first message as xi_api_key,
     and {"text": ""} ends the input."""
