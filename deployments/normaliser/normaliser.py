@@ -141,10 +141,9 @@ class TextNormaliser:
                     _Spoken(spoken, start, end, spans, part.stretch.prosody, piece.joins_next)
                 )
         expansions = [
-            (start, heard_characters(a.rule.alias) - heard_characters(body[start:end]))
+            (start, heard_in(a.rule) - heard_characters(body[start:end]))
             for part in parts
             for a in part.applied
-            if a.rule.type == "alias"
             for start, end in [part.document_span(a.start, a.end)]
         ]
         expansions = [(start, extra) for start, extra in expansions if extra > 0]
@@ -174,6 +173,19 @@ def heard_characters(text: str) -> int:
     """Letters, marks and digits of ``text``: what an alias is billed by (its spaces
     and punctuation are not, as a spelt-out word costs what it spells)."""
     return sum(1 for ch in text if unicodedata.category(ch)[0] in "LMN")
+
+
+def heard_phonemes(phonemes: str) -> int:
+    """The sounds of a phoneme string, one character each: its letters and digits
+    (IPA's, or eSpeak's and X-SAMPA's ASCII), not stress, length or tone marks
+    (modifier letters), diacritics, spaces or punctuation. What a phoneme rule or
+    an SSML ``phoneme`` is billed by, as the word it spells would be."""
+    return sum(1 for ch in phonemes if unicodedata.category(ch) in ("Ll", "Lu", "Lo", "Nd"))
+
+
+def heard_in(rule: PronunciationRule) -> int:
+    """What a rule makes heard, in billed characters: its alias's, or its phonemes'."""
+    return heard_characters(rule.alias) if rule.type == "alias" else heard_phonemes(rule.phoneme)
 
 
 def _same(start: int, end: int) -> tuple[int, int]:

@@ -78,6 +78,20 @@ class Ledger:
                 (extra, time.time(), request_id),
             )
 
+    def shrink_hold(self, request_id: str, less: int) -> None:
+        """Take ``less`` off an open hold (text it was grown for that will not be said:
+        a WebSocket context cleared), down to nothing at most; an open hold only."""
+        with self._db.transaction() as tx:
+            hold = self._open_hold(tx, request_id)
+            if hold is None:
+                return
+            cut = max(0, min(less, int(hold[1])))
+            tx.execute(
+                "UPDATE holds SET amount = amount - ?, updated_at = ? WHERE request_id = ?",
+                (cut, time.time(), request_id),
+            )
+            tx.execute("UPDATE projects SET held = held - ? WHERE id = ?", (cut, hold[0]))
+
     @staticmethod
     def _count_request(tx: Transaction, rate: RateLimit, now: float) -> None:
         """One more request of ``rate.key_id`` this minute, or :class:`RateExceeded`."""

@@ -152,6 +152,12 @@ class Meter:
                 "invalid_api_key", "The API key was revoked while this session was open."
             ) from None
 
+    async def shrink(self, bill: Bill, characters: int) -> None:
+        """Release the price of ``characters`` from the hold: text it was grown for
+        that will not be said (a barge-in dropped it)."""
+        less = characters * self._config.price_per_character_deci_micros
+        await self._store.call(self._store.shrink_hold, bill.hold_id, less)
+
     async def delivered(self, bill: Bill, chunk: EncodedChunk, stream: int = 0) -> None:
         """Count ``chunk`` (of ``stream``, for a bill of several) as received by the
         client. What is delivered reaches the ledger within progress_interval_s of

@@ -84,6 +84,14 @@ class Delivery:
         """Grow the hold by ``characters`` more (a session's next text); 402 if short."""
         await self._meter.extend(self.bill, characters)
 
+    async def shrink(self, characters: int) -> None:
+        """Release the hold of ``characters`` that will not be said (a barge-in)."""
+        await self._meter.shrink(self.bill, characters)
+
+    def spoken(self, stream: int) -> int:
+        """Characters of ``stream`` whose audio has been delivered."""
+        return self.bill.spoken.get(stream, 0)
+
     def usage(self) -> RequestUsage:
         """What has been delivered so far, and its price."""
         return self._meter.usage(self.bill)

@@ -287,11 +287,13 @@ class SpeechService:
             text, params.language, params.quality, voicing.rules, ssml, voicing.reads_text
         )
         limit = self._config.max_spoken_chars
-        if len(normalised.text) > limit:
+        # what is heard: the text read out, and what aliases and phonemes add to it
+        heard = len(normalised.text) + normalised.expansion
+        if heard > limit:
             raise InvalidRequest(
                 "input_too_long",
-                f"{param} reads out as {len(normalised.text)} characters (numbers and symbols "
-                f"in words); the limit is {limit}.",
+                f"{param} reads out as {heard} characters (numbers and symbols in words, "
+                f"aliases and phonemes as heard); the limit is {limit}.",
                 param,
             )
         return normalised

@@ -57,6 +57,11 @@ class ContextSink(Protocol):
         """Grow the session's hold by ``characters`` more; 402 if the balance is short."""
         ...
 
+    async def release_unsent(self, context: ContextAudio) -> None:
+        """Release the hold of what ``context`` was held for and has not sent (it was
+        cleared: what it dropped will not be said)."""
+        ...
+
     async def send_audio(self, context: ContextAudio, index: int, chunk: EncodedChunk) -> None:
         """Send ``chunk``, the ``index``-th message of ``context``, and count it delivered."""
         ...
@@ -95,6 +100,7 @@ class ContextAudio:
         self.task: asyncio.Task[None] | None = None
         self.ticket: Ticket | None = None  # its own admission place, if it has one
         self.ended = False
+        self.held = 0  # characters the session's hold was grown by for this context
 
     async def add(self, text: str, flush: bool, trigger: bool, flush_id: str | None = None) -> None:
         """Buffer ``text``; queue the pieces it completes (all that is buffered on a
@@ -157,6 +163,7 @@ class ContextAudio:
                 continue  # punctuation alone: nothing to say, nothing to bill
             billed = reading.characters
             await sink.extend_bill(billed)
+            self.held += billed
             segments = reading.text.segments
             ends = {segment.index: segment.billed_through for segment in segments}
             job = SynthesisJob(segments, voicing.params)

@@ -103,8 +103,9 @@ class Contexts:
 
     async def clear(self, context_id: str) -> None:
         """Barge-in: drop the context's buffered text, its queued pieces and the audio
-        not yet sent, stop its synthesis, and acknowledge. What was sent stays billed;
-        the context's next text starts afresh (a new stream of the bill)."""
+        not yet sent, stop its synthesis, release the hold of what it dropped, and
+        acknowledge. What was sent stays billed; the context's next text starts afresh
+        (a new stream of the bill)."""
         cleared = [c for c in self._closing if c.id == context_id]
         if (context := self._open.pop(context_id, None)) is not None:
             cleared.append(context)
@@ -115,6 +116,7 @@ class Contexts:
                 async with self._send_lock:  # not while one of its chunks is being sent
                     context.task.cancel()
                 await asyncio.gather(context.task, return_exceptions=True)
+            await self._sink.release_unsent(context)  # its next turn may use the balance
         await self._send(self.acknowledgement({"cleared": True}, context_id))
 
     def acknowledgement(self, message: dict[str, Any], context_id: str) -> dict[str, Any]:

@@ -100,6 +100,14 @@ class StreamInputSession:
         assert self._delivery is not None
         await self._delivery.extend(characters)
 
+    async def release_unsent(self, context: ContextAudio) -> None:
+        if self._delivery is None:
+            return
+        unsent = context.held - self._delivery.spoken(context.stream)
+        if unsent > 0:
+            context.held -= unsent
+            await self._delivery.shrink(unsent)
+
     async def run(self) -> None:
         """Serve the session to its end. Every way out settles what was delivered,
         before the socket is closed. A socket costs an admission place only once it

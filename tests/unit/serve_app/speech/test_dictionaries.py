@@ -10,7 +10,7 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from deployments.normaliser.normaliser import heard_characters
+from deployments.normaliser.normaliser import heard_characters, heard_phonemes
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
 from tests.conftest import pcm_seconds
@@ -264,3 +264,29 @@ async def test_an_alias_cannot_speak_more_than_is_billed(
     after = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]
     assert said.status_code == 200, said.text
     assert after["characters"] - before["characters"] >= heard
+
+
+async def test_phonemes_are_billed_as_heard(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    """A one-letter rule whose phonemes are 200 IPA symbols (150 sounds): each use is billed for the
+    sounds it makes (it was billed its one letter: 44.7 s of audio for 5 characters),
+    and a request of thousands of them is over the spoken limit before any synthesis
+    (it ran 62 s of Synthesiser time for nothing billed)."""
+    phonemes = "aːbɪ" * 50
+    assert heard_phonemes(phonemes) == 150  # the length marks are no sounds
+    made = await dictionary(
+        client, auth, [{"type": "phoneme", "string_to_replace": "x", "phoneme": phonemes}]
+    )
+    located = {"pronunciation_dictionaries": [{"id": made["id"]}]}
+    before = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]
+    said = await client.post(
+        "/v1/audio/speech", headers=auth, json={"input": "x x x", "stream": False, **located}
+    )
+    after = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]
+    assert said.status_code == 200, said.text
+    assert after["characters"] - before["characters"] == len("x x x") + 3 * (150 - 1)
+    flood = await client.post(
+        "/v1/audio/speech", headers=auth, json={"input": "x " * 2048, **located}
+    )
+    assert flood.status_code == 400 and flood.json()["error"]["code"] == "input_too_long"

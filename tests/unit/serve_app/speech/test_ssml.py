@@ -14,7 +14,7 @@ import pytest
 import soundfile
 from starlette.testclient import TestClient
 
-from deployments.normaliser.normaliser import heard_characters
+from deployments.normaliser.normaliser import heard_characters, heard_phonemes
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
 from tests.conftest import pcm_seconds
@@ -215,3 +215,17 @@ async def test_a_long_sub_alias_is_billed_as_heard(
     after = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]["characters"]
     assert said.status_code == 200, said.text
     assert after - before >= 3 * heard_characters(alias)
+
+
+async def test_a_long_phoneme_string_is_billed_as_heard(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    """<phoneme ph="(a sentence of IPA)">x</phoneme>: billed for its sounds, as the
+    sentence written out would be (7.8 s of audio was billed one character)."""
+    ipa = "nəməsteː aːp keːseː hɛ̃ː " * 6
+    markup = f"<speak><phoneme alphabet='ipa' ph='{ipa}'>x</phoneme></speak>"
+    before = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]["characters"]
+    said = await speak(client, auth, input=markup, text_type="ssml", voice="default")
+    after = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]["characters"]
+    assert said.status_code == 200, said.text
+    assert after - before >= heard_phonemes(ipa) > 80

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import base64
 import time
+from pathlib import Path
 from typing import Any
 
 from starlette.testclient import TestClient, WebSocketTestSession
 
+from serve_app.ingress.api import create_app
 from tests.conftest import decode, pcm_seconds
-from tests.unit.serve_app.conftest import DEV_KEY
+from tests.unit.serve_app.conftest import DEV_KEY, make_state
 from tests.unit.serve_app.surfaces.websocket.conftest import MULTI, URL, XI, usage
 
 AUTH = {"Authorization": f"Bearer {DEV_KEY}"}
@@ -136,3 +138,30 @@ def test_a_clear_alone_is_no_text_and_text_is_still_required(client: TestClient)
         assert ws.receive_json() == {"cleared": True}
         ws.send_json({"flush": True})
         assert ws.receive_json()["error"]["code"] == "missing_field"
+
+
+def test_a_clear_gives_back_the_hold_of_what_it_dropped(tmp_path: Path) -> None:
+    """Barge-in frees the balance at once: the hold the session grew for the text it
+    dropped is released when the clear is acknowledged, not when the session ends (a
+    project of USD 0.10 was refused its next turn, the cleared text still held)."""
+    state = make_state(tmp_path)
+    client = TestClient(create_app(state))
+    key = state.store.authenticate(DEV_KEY)
+    assert key is not None
+
+    def held() -> int:
+        return state.store.usage(key.project_id).held
+
+    with client, client.websocket_connect(URL, headers=AUTH) as ws:
+        ws.send_json({"text": " "})
+        ws.send_json({"text": LONG + " ", "flush": True})
+        ws.receive_json()  # the first audio: the whole text is held
+        speaking = held()
+        price = state.config.price_per_character_deci_micros
+        assert speaking >= price * len(LONG) * 0.9
+        ws.send_json({"clear": True})
+        until(ws, "cleared")
+        assert held() < speaking / 2  # what was sent, at most: not the text dropped
+        ws.send_json({"text": ""})
+        _, final = until(ws, "isFinal")
+    assert final["usage"]["characters"] < len(LONG) // 2
