@@ -6,6 +6,7 @@ configuration lives in each package's ``*Config`` types.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -243,7 +244,9 @@ class AudioChunk:
     ``words`` are the engine's word timings (segment-relative), where it gives them;
     ``alignment`` is the segment's character alignment when the job asked for it;
     ``phonemes`` the engine's phoneme timings (segment-relative), where it gives them;
-    ``timings`` the phonemes (words in the input) and visemes when the job asked.
+    ``timings`` the phonemes (words in the input) and visemes when the job asked;
+    ``through`` the share of its segment's audio heard by this chunk's end (1.0: the
+    whole segment; less for a piece of a long one), by which its text is billed.
     """
 
     samples: np.ndarray
@@ -253,6 +256,25 @@ class AudioChunk:
     alignment: Alignment | None = None
     phonemes: tuple[PhonemeTiming, ...] = ()
     timings: Timings | None = None
+    through: float = 1.0
+
+
+def billed_ends(segments: Sequence[Segment]) -> dict[int, tuple[int, int]]:
+    """Each segment's billed characters, as (where they start, where they end): from the
+    end of the one before (the first: from the text's start) to its own."""
+    ends, start = {}, 0
+    for segment in segments:
+        ends[segment.index] = (start, segment.billed_through)
+        start = segment.billed_through
+    return ends
+
+
+def billed_through(chunk: AudioChunk, ends: dict[int, tuple[int, int]]) -> int:
+    """The characters billed once ``chunk`` has been heard: its segment's in proportion
+    to its share of the segment's audio (a hang-up in a long segment's first piece is
+    billed that piece's share, not the whole segment)."""
+    start, end = ends[chunk.segment]
+    return start + round((end - start) * min(1.0, max(0.0, chunk.through)))
 
 
 @dataclass(frozen=True)

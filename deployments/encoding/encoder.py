@@ -16,6 +16,8 @@ from deployments.messages import (
     EncodeJob,
     OutputParams,
     Timings,
+    billed_ends,
+    billed_through,
 )
 
 P = ParamSpec("P")
@@ -98,14 +100,14 @@ async def encode_stream(
 ) -> AsyncIterator[EncodedChunk]:
     """Encode ``chunks`` as ``job.output`` asks, yielding only non-empty byte chunks;
     nothing at all (not even a container's header) where they hold no sample."""
-    segment_ends = {s.index: s.billed_through for s in job.synthesis.segments}
+    ends = billed_ends(job.synthesis.segments)
     encoder: StreamEncoder | None = None
     async for chunk in chunks:
         if encoder is None and not chunk.samples.size:
             continue  # no sound yet: a stream that never makes one is no audio file
         if encoder is None:
             encoder = StreamEncoder(job.output, chunk.sample_rate)
-        end_char = segment_ends[chunk.segment]
+        end_char = billed_through(chunk, ends)
         encoded = await encoder.add(chunk.samples, end_char, chunk.alignment, chunk.timings)
         if encoded is not None:
             yield encoded

@@ -237,9 +237,11 @@ def joined(first: Segment, second: Segment) -> Segment | None:
 
 def split(chunk: AudioChunk, max_seconds: float) -> list[AudioChunk]:
     """``chunk`` as pieces of at most ``max_seconds`` of its audio, in order; the first
-    carries its word timings, alignment and timings (times from the segment's start)."""
+    carries its word timings, alignment and timings (times from the segment's start),
+    each its share of the segment heard by its end (``through``: what bills its text)."""
     size = max(1, int(max_seconds * chunk.sample_rate))
-    if chunk.samples.size <= size:
+    total = chunk.samples.size
+    if total <= size:
         return [chunk]
     return [
         AudioChunk(
@@ -249,6 +251,7 @@ def split(chunk: AudioChunk, max_seconds: float) -> list[AudioChunk]:
             chunk.words if start == 0 else (),
             chunk.alignment if start == 0 else None,
             timings=chunk.timings if start == 0 else None,
+            through=chunk.through * min(total, start + size) / total,
         )
-        for start in range(0, chunk.samples.size, size)
+        for start in range(0, total, size)
     ]

@@ -9,7 +9,14 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from deployments.encoding.encoder import StreamEncoder
-from deployments.messages import AudioChunk, EncodedChunk, OutputParams, SynthesisJob
+from deployments.messages import (
+    AudioChunk,
+    EncodedChunk,
+    OutputParams,
+    SynthesisJob,
+    billed_ends,
+    billed_through,
+)
 from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.normaliser.ssml import without_tags
 from serve_app.http.errors import InvalidRequest
@@ -165,12 +172,12 @@ class ContextAudio:
             await sink.extend_bill(billed)
             self.held += billed
             segments = reading.text.segments
-            ends = {segment.index: segment.billed_through for segment in segments}
+            ends = billed_ends(segments)
             job = SynthesisJob(segments, voicing.params)
             async for chunk in speech.pipeline.synthesize(job):
                 if chunk.timings is not None:  # words: offsets in all the context's text
                     chunk = replace(chunk, timings=chunk.timings.moved(0, piece.start))
-                await self._audio.put((spoken + ends[chunk.segment], chunk))
+                await self._audio.put((spoken + billed_through(chunk, ends), chunk))
             spoken += billed
         await self._audio.put(_DONE)
 

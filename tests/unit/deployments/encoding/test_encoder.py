@@ -112,3 +112,26 @@ def test_a_stream_of_no_samples_is_no_audio_at_all(fmt: str) -> None:
         return [c async for c in encode_stream(silent(), job(fmt))]
 
     assert asyncio.run(collect()) == []
+
+
+def test_a_piece_of_a_long_segment_bills_its_share_of_the_text() -> None:
+    """A segment's audio in four pieces (a long sentence, cut to fit a message): each
+    encoded piece carries the characters its share of the audio speaks, so a client
+    that hangs up after the first is billed a quarter (it was billed all of it)."""
+    long = (Segment(0, "x" * 400, 0, 400),)
+    pieces = [
+        AudioChunk(np.full(RATE, 0.25, dtype=np.float32), RATE, 0, through=(i + 1) / 4)
+        for i in range(4)
+    ]
+
+    async def chunks() -> AsyncIterator[AudioChunk]:
+        for piece in pieces:
+            yield piece
+
+    async def collect() -> list:
+        encode = EncodeJob(
+            SynthesisJob(long, SynthesisParams("default", "hi")), OutputParams("pcm")
+        )
+        return [c async for c in encode_stream(chunks(), encode)]
+
+    assert [c.end_char for c in asyncio.run(collect())] == [100, 200, 300, 400]

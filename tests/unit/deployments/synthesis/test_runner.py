@@ -66,6 +66,10 @@ async def test_a_segment_longer_than_a_message_leaves_in_pieces() -> None:
     assert chunks[0].words and not any(c.words for c in chunks[1:])
     whole = sum(c.samples.size for c in chunks) / chunks[0].sample_rate
     assert whole > MAX_CHUNK_SECONDS
+    # each piece says how much of the segment is heard by its end: what bills its text
+    heard = np.cumsum([c.samples.size for c in chunks]) / sum(c.samples.size for c in chunks)
+    assert [c.through for c in chunks] == pytest.approx(list(heard))
+    assert chunks[-1].through == 1.0
 
 
 def test_every_engine_speaks_once_before_the_runner_is_ready() -> None:
