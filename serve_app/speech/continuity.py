@@ -20,8 +20,12 @@ from serve_app.speech.job import Voicing
 from serve_app.speech.pipeline import Pipeline
 from serve_app.speech.vocabulary import SpeechRequest
 
-# Characters of context kept (the engine reads the words nearest the request only).
+# Characters of context kept (the engine reads the words nearest the request only),
+# as written and once read out (500 digits read out are thousands of characters,
+# which the engine would turn into phonemes before it keeps its few nearest words:
+# unbilled work past what the request itself costs).
 CONTEXT_CHARS = 500
+CONTEXT_SPOKEN_CHARS = 200
 # Requests remembered, per project, and projects, for previous_request_ids: each
 # request's text as far as context reads it (its first and last CONTEXT_CHARS), so
 # at most ~16 MB however large the texts (16 x 256 x 1,000 characters of 4 bytes).
@@ -63,6 +67,18 @@ class RecentTexts:
         return before or request.previous_text or "", after or request.next_text or ""
 
 
+def nearest(text: str, last: bool, limit: int = CONTEXT_SPOKEN_CHARS) -> str:
+    """The words of ``text`` nearest the request, at most ``limit`` characters: its
+    last words (``last``: the text before it) or its first, cut between words."""
+    if len(text) <= limit:
+        return text
+    if last:
+        kept = text[-limit:]
+        return kept.split(" ", 1)[1] if " " in kept else kept
+    kept = text[:limit]
+    return kept.rsplit(" ", 1)[0] if " " in kept else kept
+
+
 async def in_context(
     normalised: NormalisedText, before: str, after: str, pipeline: Pipeline, voicing: Voicing
 ) -> NormalisedText:
@@ -84,6 +100,6 @@ async def in_context(
 
     # both read at once: two calls to the normaliser, not one after the other
     said_before, said_after = await asyncio.gather(read(before), read(after))
-    segments[0] = replace(segments[0], context_before=said_before)
-    segments[-1] = replace(segments[-1], context_after=said_after)
+    segments[0] = replace(segments[0], context_before=nearest(said_before, last=True))
+    segments[-1] = replace(segments[-1], context_after=nearest(said_after, last=False))
     return replace(normalised, segments=tuple(segments))

@@ -10,7 +10,7 @@ from elevenlabs.client import AsyncElevenLabs
 
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
-from serve_app.speech.continuity import RecentTexts
+from serve_app.speech.continuity import CONTEXT_SPOKEN_CHARS, RecentTexts, nearest
 from tests.conftest import pcm_seconds
 from tests.unit.serve_app.conftest import DEV_KEY
 
@@ -104,3 +104,16 @@ async def test_more_request_ids_than_allowed_is_a_400_naming_the_field(
     assert response.status_code == 400, response.text
     error = response.json()["error"]
     assert error["code"] == "invalid_value" and error["param"] == "next_request_ids"
+
+
+def test_context_read_out_long_is_cut_to_the_words_nearest_the_request() -> None:
+    """500 digits of previous_text read out are thousands of characters; the engine
+    reads the few words nearest the request, so only those are kept (it cost 3.7x
+    the request's own Synthesiser time, unbilled)."""
+    words = " ".join(f"शब्द{i}" for i in range(400))
+    before, after = nearest(words, last=True), nearest(words, last=False)
+    assert len(before) <= CONTEXT_SPOKEN_CHARS and words.endswith(before)
+    assert len(after) <= CONTEXT_SPOKEN_CHARS and words.startswith(after)
+    assert before.split(" ")[0] in words.split(" ")  # whole words, not a cut one
+    assert after.split(" ")[-1] in words.split(" ")
+    assert nearest("छोटा", last=True) == "छोटा"
