@@ -227,6 +227,8 @@ class SynthesisParams:
     with_alignment: bool = False
     with_phonemes: bool = False  # phoneme timings and visemes (AudioChunk.timings)
     design: VoiceDesign | None = None
+    # whose request it is (a project): the Synthesiser's queues take tenants in turn
+    tenant: str = ""
 
 
 @dataclass(frozen=True)

@@ -24,23 +24,20 @@ own pass starts.
 from __future__ import annotations
 
 import asyncio
-import heapq
-import itertools
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
+
+from deployments.synthesis.fair_queue import FIRST, LATER, FairQueue
 
 I = TypeVar("I")  # noqa: E741 - the item type
 O = TypeVar("O")  # noqa: E741 - the result type
-FIRST, LATER = 0, 1
 
 
-@dataclass(order=True)
+@dataclass
 class _Waiting:
-    priority: int
-    seq: int
-    item: Any = field(compare=False)
-    future: asyncio.Future[Any] = field(compare=False)
+    item: Any
+    future: asyncio.Future[Any]
 
 
 class Batcher(Generic[I, O]):
@@ -61,18 +58,18 @@ class Batcher(Generic[I, O]):
         self._first_size = first_size
         self._wait_s = wait_s
         self._depth = depth
-        self._waiting: list[_Waiting] = []  # a heap: most urgent first
-        self._seq = itertools.count()
+        self._waiting: FairQueue[_Waiting] = FairQueue()  # most urgent first, tenants in turn
         self._timer: asyncio.TimerHandle | None = None
         self._running: dict[asyncio.Task[None], int] = {}  # each batch's priority
 
-    async def submit(self, item: I, first: bool = True) -> O:
+    async def submit(self, item: I, first: bool = True, tenant: str = "") -> O:
         """``item``'s result, from a batch of the items submitted with it; ``first``
-        (a stream's first segment) puts it ahead of items that are not."""
+        (a stream's first segment) puts it ahead of items that are not, ``tenant``
+        (its project) takes turns with the others' for places in a batch."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[O] = loop.create_future()
         priority = FIRST if first else LATER
-        heapq.heappush(self._waiting, _Waiting(priority, next(self._seq), item, future))
+        self._waiting.push(_Waiting(item, future), first, tenant)
         if not self._running:  # idle: gather for a moment, or go when full
             if len(self._waiting) >= self._max_size:
                 self._start()
@@ -85,7 +82,7 @@ class Batcher(Generic[I, O]):
     @property
     def first_waiting(self) -> int:
         """First segments (``first=True``) waiting for a forward pass."""
-        return sum(1 for w in self._waiting if w.priority == FIRST and not w.future.done())
+        return self._waiting.count(FIRST)
 
     def _room(self, priority: int) -> bool:
         """Whether a batch of ``priority`` may start now: a place is free, and later
@@ -99,19 +96,17 @@ class Batcher(Generic[I, O]):
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        while self._waiting and self._room(self._waiting[0].priority):
-            priority = self._waiting[0].priority
+        while (priority := self._waiting.peek_class()) is not None and self._room(priority):
             apart = self._first_size is not None  # first segments in batches of their own
             size = self._max_size
             if apart and priority == FIRST:
                 size = min(self._first_size or size, size)
             batch: list[_Waiting] = []
-            while (
-                self._waiting
-                and len(batch) < size
-                and (not apart or self._waiting[0].priority == priority)
+            while len(batch) < size and (
+                (urgency := self._waiting.peek_class()) is not None
+                and (not apart or urgency == priority)
             ):
-                waiting = heapq.heappop(self._waiting)
+                waiting = self._waiting.pop()
                 if not waiting.future.cancelled():  # its caller went away while it waited
                     batch.append(waiting)
             if batch:

@@ -88,21 +88,25 @@ class SynthesisRunner:
                     for part in split(head, MAX_CHUNK_SECONDS):
                         yield part
                     # the rest waits behind other streams' first segments, as any later one
-                    chunk = await self._tracked(engine, scheduler.run(rest, first=False))
+                    run = scheduler.run(rest, first=False, tenant=job.params.tenant)
+                    chunk = await self._tracked(engine, run)
                     for part in split(chunk, MAX_CHUNK_SECONDS):
                         yield part
                     segments = segments[2:]
             for i, segment in enumerate(self._planned(segments, engine, batched)):
                 first = i == 0 and parted is None
                 if batched:
-                    batch = self._batchers[engine].submit((segment, job.params), first=first)
+                    batch = self._batchers[engine].submit(
+                        (segment, job.params), first=first, tenant=job.params.tenant
+                    )
                     chunk = await self._tracked(engine, batch)
                 else:
                     speak = functools.partial(self._synthesiser.speak, segment, job.params, cancel)
                     if scheduler is None:
                         chunk = speak()  # an unknown voice: speak raises EngineError
                     else:
-                        chunk = await self._tracked(engine, scheduler.run(speak, first=first))
+                        run = scheduler.run(speak, first=first, tenant=job.params.tenant)
+                        chunk = await self._tracked(engine, run)
                 for part in split(chunk, MAX_CHUNK_SECONDS):
                     yield part
         finally:
@@ -125,7 +129,8 @@ class SynthesisRunner:
         speak = functools.partial(
             self._synthesiser.speak_parts, segments[0], segments[1], together, job.params, cancel
         )
-        parted = await self._tracked(engine, scheduler.run(speak, first=True))
+        run = scheduler.run(speak, first=True, tenant=job.params.tenant)
+        parted = await self._tracked(engine, run)
         if parted is not None:
             self._first_clauses[engine, "parted"] += 1
         return parted

@@ -1,48 +1,46 @@
-"""Engine calls on worker threads, every stream's first segment ahead of later ones.
+"""Engine calls on worker threads, every stream's first segment ahead of later ones,
+and the tenants (projects) in turn.
 
 Under load, time to first audio is mostly queueing: a new stream's first segment
-waits behind the later segments of streams already playing. Here a job's place
-is (priority, arrival): a stream's first segment has priority 0, the rest 1, and
-a stream asks for its next segment only when the previous one is done, so a long
-text yields to new streams between its segments. Later segments still flow: a
-stream that is playing has seconds of audio in hand per segment.
+waits behind the later segments of streams already playing. Here a job's place is
+its class (a stream's first segment, or a later one), then its tenant's turn
+(:class:`.fair_queue.FairQueue`: one project's many streams take their turns with
+another's one), then its arrival; a stream asks for its next segment only when the
+previous one is done, so a long text yields to new streams between its segments.
+Later segments still flow: a stream that is playing has seconds of audio in hand
+per segment.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
-import queue
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from deployments.synthesis.fair_queue import FIRST, FairQueue
+
 T = TypeVar("T")
-FIRST, LATER = 0, 1
 
 
-@dataclass(order=True)
+@dataclass
 class _Job:
-    priority: int
-    seq: int
-    call: Callable[[], Any] = field(compare=False)
-    loop: asyncio.AbstractEventLoop = field(compare=False)
-    future: asyncio.Future[Any] = field(compare=False)
+    call: Callable[[], Any]
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[Any]
 
 
 class SegmentScheduler:
-    """A priority queue in front of ``workers`` threads (1 for a process-global
-    engine such as eSpeak, more for engines that run calls in parallel)."""
+    """A fair queue in front of ``workers`` threads (1 for a process-global engine
+    such as eSpeak, more for engines that run calls in parallel)."""
 
     def __init__(self, workers: int = 1, name: str = "synth") -> None:
         if workers < 1:
             raise ValueError("a scheduler needs at least one worker")
-        self._queue: queue.PriorityQueue[_Job] = queue.PriorityQueue()
-        self._seq = itertools.count()
-        self._first_waiting = 0  # first segments queued, not yet on a worker
-        self._count_lock = threading.Lock()
+        self._queue: FairQueue[_Job] = FairQueue()
+        self._ready = threading.Condition()
         self._threads = [
             threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True)
             for i in range(workers)
@@ -50,29 +48,28 @@ class SegmentScheduler:
         for thread in self._threads:
             thread.start()
 
-    async def run(self, call: Callable[[], T], first: bool) -> T:
-        """Run ``call`` on a worker, after every waiting job of higher priority."""
+    async def run(self, call: Callable[[], T], first: bool, tenant: str = "") -> T:
+        """Run ``call`` on a worker, after every waiting job of a more urgent class
+        and the turns of the tenants before ``tenant``'s."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        priority = FIRST if first else LATER
-        if first:
-            with self._count_lock:
-                self._first_waiting += 1
-        self._queue.put(_Job(priority, next(self._seq), call, loop, future))
+        with self._ready:
+            self._queue.push(_Job(call, loop, future), first, tenant)
+            self._ready.notify()
         return await future
 
     @property
     def first_waiting(self) -> int:
         """Streams waiting for their first audio: first segments queued behind the
         running calls (the Synthesiser's signal that a new stream would wait too)."""
-        return self._first_waiting
+        with self._ready:
+            return self._queue.count(FIRST)
 
     def _work(self) -> None:
         while True:
-            job = self._queue.get()
-            if job.priority == FIRST:
-                with self._count_lock:
-                    self._first_waiting -= 1
+            with self._ready:
+                self._ready.wait_for(lambda: len(self._queue) > 0)
+                job = self._queue.pop()
             if job.future.cancelled():
                 continue  # its stream went away while it waited
             try:

@@ -152,6 +152,7 @@ class SpeechService:
             speed=options.speed,
             pitch=options.pitch,
             quality=options.quality,
+            tenant=project_id or "",
         )
         located = options.pronunciation_dictionaries
         rules = await self.dictionaries.rules_for(project_id, located, dictionaries_param)

@@ -1,0 +1,78 @@
+"""Tenants take turns: one project's many streams do not queue ahead of another's."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from deployments.synthesis.batcher import Batcher
+from deployments.synthesis.fair_queue import FIRST, LATER, FairQueue
+from deployments.synthesis.scheduler import SegmentScheduler
+
+
+def test_tenants_take_turns_within_a_class_and_first_segments_go_first() -> None:
+    queue: FairQueue[str] = FairQueue()
+    for i in range(4):
+        queue.push(f"a{i}", first=False, tenant="a")
+    queue.push("b0", first=False, tenant="b")
+    queue.push("c0", first=True, tenant="c")
+    queue.push("a-first", first=True, tenant="a")
+    assert queue.count(FIRST) == 2 and queue.count(LATER) == 5 and len(queue) == 7
+    order = [queue.pop() for _ in range(len(queue))]
+    # first segments before later ones; within each, one of a tenant's then the next's
+    assert order == ["c0", "a-first", "a0", "b0", "a1", "a2", "a3"]
+    assert queue.peek_class() is None
+
+
+def test_a_class_can_be_asked_for_alone() -> None:
+    queue: FairQueue[str] = FairQueue()
+    queue.push("later", first=False)
+    queue.push("first", first=True)
+    assert queue.pop(only=LATER) == "later" and queue.pop() == "first"
+
+
+async def test_the_scheduler_gives_a_new_tenant_the_next_turn() -> None:
+    """Six streams of one project waiting behind a running call: the other project's
+    segment runs next, not seventh."""
+    scheduler = SegmentScheduler(1)
+    started = threading.Event()
+    release = threading.Event()
+    order: list[str] = []
+
+    def held() -> None:
+        started.set()
+        release.wait(10)
+
+    running = asyncio.ensure_future(scheduler.run(held, first=False, tenant="a"))
+    await asyncio.to_thread(started.wait, 10)
+    waiting = [
+        asyncio.ensure_future(scheduler.run(lambda n=n: order.append(n), first=False, tenant=t))
+        for n, t in [*((f"a{i}", "a") for i in range(6)), ("b0", "b")]
+    ]
+    await asyncio.sleep(0.05)
+    release.set()
+    await asyncio.gather(running, *waiting)
+    assert order[:2] == ["a0", "b0"]
+
+
+async def test_a_batch_takes_each_tenant_s_segments_in_turn() -> None:
+    """Segments that waited while a pass ran: the next pass of two takes one of each
+    project's, not two of the project with more streams."""
+    seen: list[list[str]] = []
+    release = asyncio.Event()
+
+    async def speak(items: list[str]) -> list[str]:
+        seen.append(items)
+        if len(seen) == 1:
+            await release.wait()
+        return items
+
+    batcher: Batcher[str, str] = Batcher(speak, max_size=2, wait_s=0.0)
+    running = asyncio.create_task(batcher.submit("x", first=False, tenant="x"))
+    await asyncio.sleep(0.01)
+    items = [("a1", "a"), ("a2", "a"), ("a3", "a"), ("b1", "b")]
+    waiting = [asyncio.create_task(batcher.submit(s, first=False, tenant=t)) for s, t in items]
+    await asyncio.sleep(0.01)
+    release.set()
+    await asyncio.gather(running, *waiting)
+    assert seen[1] == ["a1", "b1"]  # not a1, a2: b's one stream gets its place
