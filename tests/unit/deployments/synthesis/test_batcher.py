@@ -1,8 +1,11 @@
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import pytest
 
 from deployments.synthesis.batcher import Batcher
+
+Speak = Callable[[list[str]], Awaitable[list[str]]]
 
 
 async def test_items_that_arrive_together_run_as_one_batch() -> None:
@@ -45,9 +48,8 @@ async def test_a_caller_that_left_is_not_batched() -> None:
         await gone
 
 
-async def test_first_segments_go_ahead_of_later_ones_while_a_batch_runs() -> None:
-    """One batch at a time: what arrives meanwhile waits, and the next batch takes the
-    new streams' first segments before the later segments that came earlier."""
+def first_pass_held() -> tuple[list[list[str]], asyncio.Event, Speak]:
+    """A pass that records each batch it is given and holds the first until released."""
     seen: list[list[str]] = []
     release = asyncio.Event()
 
@@ -57,6 +59,13 @@ async def test_first_segments_go_ahead_of_later_ones_while_a_batch_runs() -> Non
             await release.wait()
         return items
 
+    return seen, release, speak
+
+
+async def test_first_segments_go_ahead_of_later_ones_while_a_batch_runs() -> None:
+    """One batch at a time: what arrives meanwhile waits, and the next batch takes the
+    new streams' first segments before the later segments that came earlier."""
+    seen, release, speak = first_pass_held()
     batcher: Batcher[str, str] = Batcher(speak, max_size=2, wait_s=0.01)
     running = asyncio.create_task(batcher.submit("a1"))
     await asyncio.sleep(0.05)  # a1's batch is running
@@ -139,3 +148,18 @@ async def test_first_segments_mix_with_later_ones_without_a_first_batch_size() -
     items = [("a2", False), ("b1", True), ("a3", False)]
     await asyncio.gather(*(batcher.submit(s, first=f) for s, f in items))
     assert seen == [["b1", "a2", "a3"]]  # one pass, most urgent first
+
+
+async def test_a_batch_takes_each_tenant_s_segments_in_turn() -> None:
+    """Segments that waited while a pass ran: the next pass of two takes one of each
+    project's, not two of the project with more streams."""
+    seen, release, speak = first_pass_held()
+    batcher: Batcher[str, str] = Batcher(speak, max_size=2, wait_s=0.0)
+    running = asyncio.create_task(batcher.submit("x", first=False, tenant="x"))
+    await asyncio.sleep(0.01)
+    items = [("a1", "a"), ("a2", "a"), ("a3", "a"), ("b1", "b")]
+    waiting = [asyncio.create_task(batcher.submit(s, first=False, tenant=t)) for s, t in items]
+    await asyncio.sleep(0.01)
+    release.set()
+    await asyncio.gather(running, *waiting)
+    assert seen[1] == ["a1", "b1"]  # not a1, a2: b's one stream gets its place

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from deployments.synthesis.batcher import Batcher
 from deployments.synthesis.fair_queue import FIRST, LATER, FairQueue
 from deployments.synthesis.scheduler import SegmentScheduler
 
@@ -53,26 +52,3 @@ async def test_the_scheduler_gives_a_new_tenant_the_next_turn() -> None:
     release.set()
     await asyncio.gather(running, *waiting)
     assert order[:2] == ["a0", "b0"]
-
-
-async def test_a_batch_takes_each_tenant_s_segments_in_turn() -> None:
-    """Segments that waited while a pass ran: the next pass of two takes one of each
-    project's, not two of the project with more streams."""
-    seen: list[list[str]] = []
-    release = asyncio.Event()
-
-    async def speak(items: list[str]) -> list[str]:
-        seen.append(items)
-        if len(seen) == 1:
-            await release.wait()
-        return items
-
-    batcher: Batcher[str, str] = Batcher(speak, max_size=2, wait_s=0.0)
-    running = asyncio.create_task(batcher.submit("x", first=False, tenant="x"))
-    await asyncio.sleep(0.01)
-    items = [("a1", "a"), ("a2", "a"), ("a3", "a"), ("b1", "b")]
-    waiting = [asyncio.create_task(batcher.submit(s, first=False, tenant=t)) for s, t in items]
-    await asyncio.sleep(0.01)
-    release.set()
-    await asyncio.gather(running, *waiting)
-    assert seen[1] == ["a1", "b1"]  # not a1, a2: b's one stream gets its place
