@@ -19,7 +19,7 @@ from deployments.messages import (
 )
 from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.normaliser.ssml import without_tags
-from serve_app.http.errors import InvalidRequest
+from serve_app.http.errors import InsufficientBalance, InvalidRequest
 from serve_app.speech.admission import Ticket
 from serve_app.speech.job import Voicing, with_alignment
 from serve_app.speech.service import SpeechService
@@ -31,6 +31,9 @@ _DONE = None
 # text faster than it is spoken is read as fast as it is spoken (nothing is dropped,
 # nothing piles up).
 MAX_QUEUED_PIECES = 32
+# The session's hold grows as text arrives, in blocks of at least this many
+# characters (one ledger write per block, not per message of a word or two).
+HOLD_BLOCK_CHARS = 256
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,7 @@ class ContextAudio:
         self.ticket: Ticket | None = None  # its own admission place, if it has one
         self.ended = False
         self.held = 0  # characters the session's hold was grown by for this context
+        self._owed = 0  # characters of it that text has taken (the rest held ahead)
 
     async def add(self, text: str, flush: bool, trigger: bool, flush_id: str | None = None) -> None:
         """Buffer ``text``; queue the pieces it completes (all that is buffered on a
@@ -119,6 +123,7 @@ class ContextAudio:
             )
         if not len(self.buffer) and not text.strip():
             text = ""  # space before any text (the protocol's opening " "): not billed
+        await self._hold(len(text))  # held as it arrives: 402 now, not when it is spoken
         ready: list[Piece | FlushMark | None] = list(self.buffer.add(text))
         if flush or flush_id is not None:
             ready.append(self.buffer.flush())
@@ -134,6 +139,26 @@ class ContextAudio:
             raise InvalidRequest(
                 "input_too_long", f"More than {limit} characters wait for a sentence end.", "text"
             )
+
+    async def _hold(self, characters: int, checked: bool = False) -> None:
+        """The session's hold grown to cover ``characters`` more of this context, a
+        block ahead at a time (402 ``insufficient_balance`` if the balance cannot);
+        ``checked``: grown by nothing if need be, so that the key is checked again (a
+        revoked key ends the session at the next text it speaks)."""
+        short = self._owed + characters - self.held
+        if short <= 0 and checked:
+            await self._sink.extend_bill(0)
+        elif short > 0:
+            grow = max(short, HOLD_BLOCK_CHARS)
+            try:
+                await self._sink.extend_bill(grow)
+            except InsufficientBalance:
+                if grow == short:
+                    raise
+                grow = short  # a small balance: no block ahead, just what this text needs
+                await self._sink.extend_bill(grow)
+            self.held += grow
+        self._owed += characters
 
     async def end(self) -> None:
         """No more text: what is buffered is spoken, then the context ends."""
@@ -169,8 +194,7 @@ class ContextAudio:
             if reading is None:
                 continue  # punctuation alone: nothing to say, nothing to bill
             billed = reading.characters
-            await sink.extend_bill(billed)
-            self.held += billed
+            await self._hold(max(0, billed - len(piece.text)), checked=True)  # expansions
             segments = reading.text.segments
             ends = billed_ends(segments)
             job = SynthesisJob(segments, voicing.params)

@@ -165,3 +165,28 @@ def test_a_clear_gives_back_the_hold_of_what_it_dropped(tmp_path: Path) -> None:
         ws.send_json({"text": ""})
         _, final = until(ws, "isFinal")
     assert final["usage"]["characters"] < len(LONG) // 2
+
+
+def test_the_hold_grows_as_text_arrives_and_a_short_balance_refuses_it_then(
+    tmp_path: Path,
+) -> None:
+    """Text is held for as it arrives, not when it is spoken: what waits for a sentence
+    end is covered, and a project that cannot pay for a message is told at that message
+    (402), while one whose balance covers the text but not a block ahead is not."""
+    state = make_state(tmp_path)
+    client = TestClient(create_app(state))
+    price = state.config.price_per_character_deci_micros
+    poor = state.store.create_project("poor", starting_balance=price * 100)
+    token = state.store.create_key(poor)
+    waiting = "यह वाक्य अभी पूरा नहीं हुआ"  # no sentence end: nothing is spoken yet
+    with client, client.websocket_connect(URL, headers={"Authorization": f"Bearer {token}"}) as ws:
+        ws.send_json({"text": " "})
+        ws.send_json({"text": waiting})  # 25 characters: within the balance, under a block
+        for _ in range(200):
+            if state.store.usage(poor).held >= price * len(waiting):
+                break
+            time.sleep(0.02)
+        assert price * len(waiting) <= state.store.usage(poor).held <= price * 100
+        ws.send_json({"text": " और" * 40})  # 120 more: past the balance, refused now
+        message = ws.receive_json()
+    assert message["error"]["code"] == "insufficient_balance", message
