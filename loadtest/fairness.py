@@ -1,0 +1,144 @@
+"""Fairness between projects: one project's long streams against another's first audio.
+
+    python -m loadtest.fairness [--seconds 40] [--streams 6]
+
+Starts the service as ``make run`` does, with two projects of their own. Project B
+asks for a short Hindi sentence in the default voice, one request after another;
+its first audio is measured three ways, each for ``--seconds``:
+
+- alone: nothing else runs;
+- beside another project: project A runs ``--streams`` SSE streams of a long
+  (~4,000-character) Hindi text with phoneme timings, one request after another;
+- beside the same project: the same streams, sent with B's own key.
+
+The Synthesiser's queues take projects in turn within each class of segment, so B
+beside another project should wait about what it waits beside itself, or less, and
+not the streams' number of segments. Prints a Markdown table with the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+
+from loadtest.bench import wait_ready
+from loadtest.report import machine
+from loadtest.traffic import KEY, percentile
+from serve_app.accounts import AccountStore
+from serve_app.http.sockets import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+SHORT = "नमस्ते, आज मौसम बहुत अच्छा है।"
+LONG = " ".join(["यह एक लंबा पाठ है जिसे बिना रुके पढ़ा जाता है और यह चलता रहता है"] * 62)
+
+
+async def first_audio(client: aiohttp.ClientSession, key: str, body: dict[str, object]) -> float:
+    """Seconds to the first byte of audio of one request (read to its end); -1 on an error."""
+    started = time.perf_counter()
+    first = -1.0
+    async with client.post(
+        "/v1/audio/speech", json=body, headers={"Authorization": f"Bearer {key}"}
+    ) as response:
+        if response.status != 200:
+            await response.read()
+            return -1.0
+        async for chunk in response.content.iter_any():
+            if first < 0 and chunk:
+                first = time.perf_counter() - started
+    return first
+
+
+async def phase(
+    url: str, b_key: str, a_key: str | None, streams: int, seconds: float
+) -> list[float]:
+    """B's first-audio times over ``seconds`` while ``streams`` long streams of ``a_key``
+    run (none where it is None)."""
+    deadline = time.perf_counter() + seconds
+    timeout = aiohttp.ClientTimeout(total=600)
+    async with aiohttp.ClientSession(url, timeout=timeout) as client:
+
+        async def long_streams(key: str) -> None:
+            body = {"input": LONG, "stream_format": "sse", "phoneme_timestamps": True}
+            while time.perf_counter() < deadline:
+                await first_audio(client, key, body)
+
+        async def short_requests() -> list[float]:
+            times = []
+            await asyncio.sleep(3 if a_key else 0)  # the long streams are speaking
+            while time.perf_counter() < deadline:
+                times.append(await first_audio(client, b_key, {"input": SHORT}))
+            return times
+
+        loads = [asyncio.create_task(long_streams(a_key)) for _ in range(streams) if a_key]
+        times = await short_requests()
+        for load in loads:
+            load.cancel()
+        await asyncio.gather(*loads, return_exceptions=True)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=40)
+    parser.add_argument("--streams", type=int, default=6)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        database = f"sqlite:///{folder}/ledger.sqlite3"
+        store = AccountStore.open(database)
+        project_a = store.create_project("fairness-a", 10**15)
+        a_key = store.create_key(project_a)
+        store.close()
+        port = free_port()
+        env = {
+            **os.environ,
+            "TTS_DEV_API_KEY": KEY,
+            "TTS_RATE_LIMIT_PER_MINUTE": "0",
+            "TTS_DATABASE_URL": database,
+            "RAY_USAGE_STATS_ENABLED": "0",
+        }
+        server = subprocess.Popen(
+            [sys.executable, "-m", "serve_app.run", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_ready(url)
+            rows = []
+            for name, loader in (
+                ("alone", None),
+                (f"beside another project's {args.streams} long streams", a_key),
+                (f"beside {args.streams} long streams of its own project", KEY),
+            ):
+                times = asyncio.run(phase(url, KEY, loader, args.streams, args.seconds))
+                ok = [t * 1000 for t in times if t >= 0]
+                rows.append(
+                    f"| {name} | {len(ok)} | {percentile(ok, 0.5):.0f} | "
+                    f"{percentile(ok, 0.95):.0f} | {len(times) - len(ok)} |"
+                )
+        finally:
+            os.killpg(server.pid, signal.SIGINT)
+            try:
+                server.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+    print(f"\nProject B's first audio (default voice), {args.seconds:.0f} s each, on {machine()}\n")
+    print("| B runs | requests | first audio p50 ms | p95 ms | errors |")
+    print("|---|---:|---:|---:|---:|")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
