@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -100,13 +100,13 @@ class SynthesisRunner:
                         (segment, job.params), first=first, tenant=job.params.tenant
                     )
                     chunk = await self._tracked(engine, batch)
+                elif scheduler is None:
+                    # an unknown voice: speak raises EngineError
+                    chunk = self._synthesiser.speak(segment, job.params, cancel)
                 else:
-                    speak = functools.partial(self._synthesiser.speak, segment, job.params, cancel)
-                    if scheduler is None:
-                        chunk = speak()  # an unknown voice: speak raises EngineError
-                    else:
-                        run = scheduler.run(speak, first=first, tenant=job.params.tenant)
-                        chunk = await self._tracked(engine, run)
+                    chunk = await self._stepped(
+                        engine, scheduler, segment, job.params, cancel, first
+                    )
                 for part in split(chunk, MAX_CHUNK_SECONDS):
                     yield part
         finally:
@@ -134,6 +134,38 @@ class SynthesisRunner:
         if parted is not None:
             self._first_clauses[engine, "parted"] += 1
         return parted
+
+    async def _stepped(
+        self,
+        engine: str,
+        scheduler: SegmentScheduler,
+        segment: Segment,
+        params: SynthesisParams,
+        cancel: CancelToken,
+        first: bool,
+    ) -> AudioChunk:
+        """``segment``'s chunk, its model calls run on the engine's workers one job at a
+        time while others wait: an engine that makes a segment in several calls (Kokoro:
+        a piece of at most max_tokens each) gives its worker back between them when
+        another job waits, so another stream's first segment waits for one call, not a
+        long segment's all (20 s of first audio beside another project's long texts)."""
+        made: list[tuple[Iterator[AudioChunk], Callable[[list[AudioChunk]], AudioChunk]]] = []
+        parts: list[AudioChunk] = []
+
+        def step() -> AudioChunk | None:
+            if not made:  # on the worker: an engine's failure to begin is a failed call
+                made.append(self._synthesiser.steps(segment, params, cancel))
+            chunks, finish = made[0]
+            for part in chunks:
+                parts.append(part)
+                if part.through < 1.0 and scheduler.waiting:
+                    return None  # more to come, and others wait: their turn first
+            return finish(parts)
+
+        while True:
+            run = scheduler.run(step, first=first, tenant=params.tenant)
+            if (chunk := await self._tracked(engine, run)) is not None:
+                return chunk
 
     def _planned(self, segments: tuple[Segment, ...], engine: str, batched: bool) -> list[Segment]:
         """``segments`` as they are spoken, where the engine did not render a first

@@ -59,6 +59,12 @@ class SegmentScheduler:
         return await future
 
     @property
+    def waiting(self) -> bool:
+        """Whether any job waits for a worker (a long job may give its worker back)."""
+        with self._ready:
+            return len(self._queue) > 0
+
+    @property
     def first_waiting(self) -> int:
         """Streams waiting for their first audio: first segments queued behind the
         running calls (the Synthesiser's signal that a new stream would wait too)."""

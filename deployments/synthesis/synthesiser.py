@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -253,12 +253,23 @@ class Synthesiser:
 
         Raises :class:`EngineError` for an unknown voice or a failed synthesis.
         """
+        chunks, finish = self.steps(segment, params, cancel)
+        return finish(list(chunks))
+
+    def steps(
+        self, segment: Segment, params: SynthesisParams, cancel: CancelToken | None = None
+    ) -> tuple[Iterator[AudioChunk], Callable[[list[AudioChunk]], AudioChunk]]:
+        """:meth:`speak` in steps: the engine's chunks of ``segment`` as it makes them
+        (a model call each, for an engine that makes several; each blocking), and the
+        call that makes the chunks made into the segment's one chunk."""
         voice = self._voices.get(params.voice)
         if voice is None:
             raise EngineError(f"voice {params.voice!r} is not loaded")
         engine = self._engines[voice.engine]
-        spoken = list(engine.synthesize(segment, voice, spoken_params(segment, params), cancel))
-        return finished(spoken, segment, params, voice)
+        chunks = engine.synthesize(segment, voice, spoken_params(segment, params), cancel)
+        return iter(chunks), functools.partial(
+            finished, segment=segment, params=params, voice=voice
+        )
 
     def renders_parts(self, voice_id: str) -> bool:
         """Whether the engine of ``voice_id`` can read a segment once and render it in parts."""

@@ -236,11 +236,18 @@ class KokoroEngine:
                     return
                 yield in_context(self._run([piece.item])[0], piece)
 
-        for heard in spoken(said, pieces, voiced()):
+        # each piece's chunk says how much of the segment has been spoken by its end,
+        # so that the runner may give the engine to another stream between pieces
+        for i, heard in enumerate(spoken(said, pieces, voiced()), start=1):
             if heard.audio.size:
                 phonemes = heard.phonemes if params.with_phonemes else ()
                 yield AudioChunk(
-                    heard.audio, SAMPLE_RATE, segment.index, heard.words, phonemes=phonemes
+                    heard.audio,
+                    SAMPLE_RATE,
+                    segment.index,
+                    heard.words,
+                    phonemes=phonemes,
+                    through=i / len(pieces),
                 )
 
     def synthesize_parts(

@@ -6,12 +6,19 @@ import asyncio
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
-from deployments.messages import PhonemeSpan, Prosody, Segment, SynthesisJob, SynthesisParams
+from deployments.messages import (
+    PhonemeSpan,
+    Prosody,
+    Segment,
+    SynthesisJob,
+    SynthesisParams,
+)
 from deployments.synthesis.runner import (
     BROKEN_AFTER,
     MAX_CHUNK_SECONDS,
@@ -297,3 +304,46 @@ async def test_a_clause_its_reading_does_not_pause_after_is_planned_as_before(
     assert [chunk.segment async for chunk in kokoro_runner.synthesize(job)] == [0, 1]
     stats = next(e for e in kokoro_runner.info().engines if e.name == "kokoro").extra
     assert stats["first_clauses_alone"] == alone + 1
+
+
+async def test_a_long_segment_gives_the_engine_to_another_project_between_its_calls(
+    tmp_path: Path,
+) -> None:
+    """One worker, a segment of many model calls (pieces of at most 16 tokens) of one
+    project, then another project's short first segment: the short one is spoken after
+    one of the long one's calls, not after all of them (its first audio waited 20 s
+    beside another project's long texts), and the long one is whole and in order."""
+    default = {
+        "id": "default", "name": "Alpha", "engine": "kokoro", "languages": ["hi"],
+        "gender": "female", "sample_rate": 24000, "params": {"style": "hf_alpha"},
+    }  # fmt: skip
+    path = tmp_path / "voices.yaml"
+    path.write_text(yaml.safe_dump({"voices": [default]}))
+    runner = SynthesisRunner(
+        {
+            "voices_path": str(path),
+            "engines": {"kokoro": {"parallel_calls": 1, "threads": 1, "max_tokens": 16}},
+            "warm_up": False,
+        }
+    )
+    long = "आज सुबह से लगातार बारिश हो रही है और सड़कों पर पानी भर गया है इसलिए देर होगी"
+    short = "नमस्ते।"
+    ended: list[str] = []
+
+    async def speak(text: str, tenant: str) -> tuple[np.ndarray, list[int]]:
+        params = SynthesisParams("default", "hi", tenant=tenant)
+        job = SynthesisJob((Segment(0, text, 0, len(text)),), params)
+        chunks = [c async for c in runner.synthesize(job)]
+        ended.append(tenant)
+        return np.concatenate([c.samples for c in chunks]), [
+            w.start for c in chunks for w in c.words
+        ]
+
+    alone = await speak(long, "a")
+    ended.clear()
+    first = asyncio.create_task(speak(long, "a"))
+    await asyncio.sleep(0.3)  # its first call is running
+    chunks = await asyncio.gather(first, speak(short, "b"))
+    assert ended == ["b", "a"]  # b's segment between a's calls
+    assert chunks[0][0].size == alone[0].size  # a's whole, as when alone
+    assert chunks[0][1] == alone[1]
