@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import signal
 import statistics
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,38 +133,47 @@ def first_clauses(url: str) -> tuple[int, int, int] | None:
         return None
 
 
+@contextlib.contextmanager
+def started(command: list[str], env: dict[str, str]) -> Iterator[str]:
+    """``command`` (a server taking ``--port``) started on a free port in a process
+    group of its own, with ``env`` added: its URL once it is ready; stopped after."""
+    port = free_port()
+    server = subprocess.Popen(
+        [*command, "--port", str(port)],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url)
+        yield url
+    finally:
+        os.killpg(server.pid, signal.SIGINT)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+
+
 def measure(
     url: str | None, command: list[str], env: dict[str, str], plans: list[Plan]
 ) -> list[tuple[list[LevelResult], list[LevelResult]]]:
     """Every level, then every rate, of each plan against ``url`` or against
     ``command`` started on a free port."""
-    server = None
-    if url is None:
-        port = free_port()
-        server = subprocess.Popen(
-            [*command, "--port", str(port)],
-            cwd=ROOT,
-            env={**os.environ, **env},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        url = f"http://127.0.0.1:{port}"
-    try:
-        wait_ready(url)
+    with contextlib.ExitStack() as stack:
+        if url is None:
+            url = stack.enter_context(started(command, env))
+        else:
+            wait_ready(url)
         results = []
         for plan in plans:
             levels = [measured_level(url, plan, n) for n in plan.levels]
             rates = [asyncio.run(run_rate(url, plan.request, r, plan.duration)) for r in plan.rates]
             results.append((levels, rates))
         return results
-    finally:
-        if server is not None:
-            os.killpg(server.pid, signal.SIGINT)
-            try:
-                server.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
 
 
 def compare_placements(duration: float, neural_text: str, espeak_text: str) -> None:

@@ -20,23 +20,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 import aiohttp
 
-from loadtest.bench import wait_ready
+from loadtest.bench import started
 from loadtest.report import machine
 from loadtest.traffic import KEY, percentile
 from serve_app.accounts import AccountStore
-from serve_app.http.sockets import free_port
 
-ROOT = Path(__file__).resolve().parents[1]
 SHORT = "नमस्ते, आज मौसम बहुत अच्छा है।"
 LONG = " ".join(["यह एक लंबा पाठ है जिसे बिना रुके पढ़ा जाता है और यह चलता रहता है"] * 62)
 
@@ -97,26 +91,14 @@ def main() -> None:
         project_a = store.create_project("fairness-a", 10**15)
         a_key = store.create_key(project_a)
         store.close()
-        port = free_port()
         env = {
-            **os.environ,
             "TTS_DEV_API_KEY": KEY,
             "TTS_RATE_LIMIT_PER_MINUTE": "0",
             "TTS_DATABASE_URL": database,
             "RAY_USAGE_STATS_ENABLED": "0",
         }
-        server = subprocess.Popen(
-            [sys.executable, "-m", "serve_app.run", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_ready(url)
-            rows = []
+        rows = []
+        with started([sys.executable, "-m", "serve_app.run"], env) as url:
             for name, loader in (
                 ("alone", None),
                 (f"beside another project's {args.streams} long streams", a_key),
@@ -128,12 +110,6 @@ def main() -> None:
                     f"| {name} | {len(ok)} | {percentile(ok, 0.5):.0f} | "
                     f"{percentile(ok, 0.95):.0f} | {len(times) - len(ok)} |"
                 )
-        finally:
-            os.killpg(server.pid, signal.SIGINT)
-            try:
-                server.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
     print(f"\nProject B's first audio (default voice), {args.seconds:.0f} s each, on {machine()}\n")
     print("| B runs | requests | first audio p50 ms | p95 ms | errors |")
     print("|---|---:|---:|---:|---:|")
