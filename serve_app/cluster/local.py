@@ -33,7 +33,7 @@ from typing import Any
 import yaml
 
 from serve_app.cluster.config import APPLICATION, local_cluster_config
-from serve_app.cluster.nodes import LAYOUT, NodeSpec, alive, start_node, stop_group
+from serve_app.cluster.nodes import LAYOUT, NodeSpec, alive, busy_nodes, start_node, stop_group
 from serve_app.http.sockets import free_port, port_is_free
 from serve_app.settings import CONFIGS
 
@@ -221,35 +221,8 @@ class LocalCluster:
     def busy_nodes_of(self, deployment: str, seconds: float = 0.5) -> dict[str, float]:
         """CPU seconds the replicas of ``deployment`` on each node used over the next
         ``seconds``: the nodes where it is working now (speaking a stream), busiest first."""
-        import psutil
-
-        replicas = self._replicas_of(deployment)
-        before = {}
-        for node, process in replicas:
-            with contextlib.suppress(psutil.Error):
-                before[process.pid] = (node, sum(process.cpu_times()[:2]))
-        time.sleep(seconds)
-        used: dict[str, float] = {}
-        for _, process in replicas:
-            with contextlib.suppress(psutil.Error):
-                node, start = before[process.pid]
-                used[node] = used.get(node, 0.0) + sum(process.cpu_times()[:2]) - start
-        return dict(sorted(used.items(), key=lambda item: -item[1]))
-
-    def _replicas_of(self, deployment: str) -> list[tuple[str, Any]]:
-        """(node, process) of each replica of ``deployment``: a replica's process descends
-        from its node's ``ray start`` (through the raylet)."""
-        import psutil
-
-        nodes = {pid: name for name, pid in self._require().nodes.items()}
         title = f"ray::ServeReplica:{APPLICATION}:{deployment}"
-        found = []
-        for process in psutil.process_iter(["cmdline"]):
-            line = " ".join(process.info["cmdline"] or ())
-            if line.startswith(title):
-                with contextlib.suppress(psutil.Error):
-                    found += [(nodes[p.pid], process) for p in process.parents() if p.pid in nodes]
-        return found
+        return busy_nodes(self._require().nodes, title, seconds)
 
     # -- Ray and Serve through their CLIs --------------------------------------------
 

@@ -157,3 +157,29 @@ def _reap(pid: int) -> None:
     started it), so that it does not linger as a zombie of the group."""
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
+
+
+def busy_nodes(nodes: Mapping[str, int], title: str, seconds: float) -> dict[str, float]:
+    """CPU seconds that the processes whose command line starts with ``title`` used over
+    the next ``seconds``, summed by the node (name: its ``ray start`` pid in ``nodes``)
+    they descend from (through its raylet), busiest first."""
+    import psutil
+
+    names = {pid: name for name, pid in nodes.items()}
+    found: list[tuple[str, psutil.Process]] = []
+    for process in psutil.process_iter(["cmdline"]):
+        if " ".join(process.info["cmdline"] or ()).startswith(title):
+            with contextlib.suppress(psutil.Error):
+                found += [(names[p.pid], process) for p in process.parents() if p.pid in names]
+
+    def used(process: psutil.Process) -> float:
+        with contextlib.suppress(psutil.Error):
+            return float(sum(process.cpu_times()[:2]))
+        return 0.0
+
+    before = [(node, process, used(process)) for node, process in found]
+    time.sleep(seconds)
+    totals: dict[str, float] = {}
+    for node, process, start in before:
+        totals[node] = totals.get(node, 0.0) + max(0.0, used(process) - start)
+    return dict(sorted(totals.items(), key=lambda item: -item[1]))
