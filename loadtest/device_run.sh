@@ -43,16 +43,16 @@ step() {  # step NAME LIMIT_S COMMAND...: its output to OUT/NAME.txt, its end to
 } >"$out/summary.txt"
 cat "$out/summary.txt"
 
-step kit 60 "$python" -m loadtest.device_kit assemble --kit "$kit" --site "$site" || exit 1
+step kit 30 "$python" -m loadtest.device_kit assemble --kit "$kit" --site "$site" || exit 1
 export PYTHONPATH="$site:$PWD" PATH="$site/bin:$PATH"  # py-spy's binary is in site/bin
 
-step gpu-tests 80 "$python" -m pytest -p no:cacheprovider -q -s tests/gpu
+step gpu-tests 60 "$python" -m pytest -p no:cacheprovider -q -s tests/gpu
 if [ "$device" = cuda ]; then
-  step backends 40 "$python" -m loadtest.kokoro_backends --device cuda --batches 1 8 32 64
+  step backends 30 "$python" -m loadtest.kokoro_backends --device cuda --batches 1 8 32 64
   step streams 150 "$python" -m loadtest.kokoro_streams --device cuda --seconds 8
-  step profile 50 "$python" -m loadtest.kokoro_streams --device cuda --streams 256 \
+  step profile 45 "$python" -m loadtest.kokoro_streams --device cuda --streams 256 \
     --seconds 20 --servers batched --profile "$out/profile-raw.txt"
-  step compiled 100 "$python" -m loadtest.kokoro_streams --device cuda --streams 1 32 256 \
+  step compiled 165 "$python" -m loadtest.kokoro_streams --device cuda --streams 1 32 256 \
     --seconds 8 --servers batched --compile reduce-overhead
 else
   step backends 120 "$python" -m loadtest.kokoro_backends --device cpu --batches 1 4 --rounds 1

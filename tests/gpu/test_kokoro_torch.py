@@ -1,11 +1,12 @@
 """Kokoro in torch on the tier's device: the converted model against the export, in
 each precision, and a batch of streams against its items alone. On CUDA every Hindi
-voice speaks every sentence; on the CPU one of each, so the harness runs in `make test`."""
+voice speaks three sentences; on the CPU one of each, so the harness runs in `make test`."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -29,16 +30,24 @@ from tests.unit.deployments.synthesis.kokoro.model.test_precision import (  # no
     MAX_HALF_DISTANCE_DB,
 )
 
-# A batched item against the same item alone, on CUDA: 0.109 dB at most over 32 streams
-# (H200, float32). cuDNN picks its convolution algorithm by the batch's shape and runs
-# float32 convolutions in TF32 (a 10-bit mantissa), so an item's rounding differs with
-# its batch; the inverse STFT's phases amplify it. For scale, bfloat16 against float32
-# is 1.7-1.9 dB there, float16 0.4-0.6 dB. On the CPU the same check holds to 0.05 dB.
-MAX_CUDA_BATCH_DISTANCE_DB = 0.25
 
-
-def _batch_bound(device: str) -> float:
-    return MAX_CUDA_BATCH_DISTANCE_DB if device == "cuda" else MAX_BATCH_DISTANCE_DB
+@contextmanager
+def exact_float32(device: str) -> Iterator[None]:
+    """float32 convolutions and matmuls in float32. cuDNN runs them in TF32 by default
+    (a 10-bit mantissa) with an algorithm picked by the batch's shape, so an item's
+    rounding differs with its batch: batched against alone measured 0.109-0.127 dB on
+    an H200 with TF32, 0.008 dB without (the batch's own bound, 0.05 dB, is the CPU's).
+    What serves runs with TF32 (bfloat16 against float32 is 1.7-1.9 dB there anyway);
+    this checks that batching itself changes nothing."""
+    if device != "cuda":
+        yield
+        return
+    saved = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cudnn.allow_tf32 = torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = saved
 
 
 def _sync(device: str) -> None:
@@ -58,9 +67,13 @@ def test_every_hindi_voice_speaks_every_sentence_as_the_export_does(
     tokens: Callable[[str, str], list[int]],
     style_row: Callable[[str, list[int]], np.ndarray],
 ) -> None:
-    # on the CPU (float32 torch at ~1x real time on two cores): one voice, one sentence
+    # The export runs on the CPU (the fixture's, as the GPU image's onnxruntime has no
+    # CUDA provider): every voice and sentence would be 56 runs there, past the device
+    # script's bound for this tier (measured: over 150 s on 16 cores). On CUDA every
+    # voice speaks three sentences; on the CPU (float32 torch at ~1x real time on two
+    # cores) one voice one sentence.
     voices = HINDI_VOICES if device == "cuda" else HINDI_VOICES[:1]
-    sentences = SENTENCES if device == "cuda" else SENTENCES[1:2]
+    sentences = SENTENCES[:3] if device == "cuda" else SENTENCES[1:2]
     distances = []
     for voice in voices:
         for phonemes, text in sentences:
@@ -115,17 +128,18 @@ def test_a_batch_of_streams_equals_its_items_alone(
     voices = [HINDI_VOICES[i % len(HINDI_VOICES)] for i in range(streams)]
     styles = torch.from_numpy(np.stack([style_row(v, t) for v, t in zip(voices, ids, strict=True)]))
     speeds = torch.ones(streams)
-    if device == "cuda":
-        device_model(ids, styles, speeds)  # warm
-    _sync(device)
-    started = time.perf_counter()
-    batch = device_model(ids, styles, speeds)
-    _sync(device)
-    batched = time.perf_counter() - started
-    started = time.perf_counter()
-    alone = [device_model([t], styles[i : i + 1], speeds[:1])[0] for i, t in enumerate(ids)]
-    _sync(device)
-    single = time.perf_counter() - started
+    with exact_float32(device):
+        if device == "cuda":
+            device_model(ids, styles, speeds)  # warm
+        _sync(device)
+        started = time.perf_counter()
+        batch = device_model(ids, styles, speeds)
+        _sync(device)
+        batched = time.perf_counter() - started
+        started = time.perf_counter()
+        alone = [device_model([t], styles[i : i + 1], speeds[:1])[0] for i, t in enumerate(ids)]
+        _sync(device)
+        single = time.perf_counter() - started
     audio_s = sum(s.audio.numel() for s in batch) / 24_000
     print(
         f"{streams} streams on {device}: one pass {batched * 1000:.0f} ms, one by one "
@@ -137,4 +151,4 @@ def test_a_batch_of_streams_equals_its_items_alone(
         assert item.audio.numel() == one.audio.numel()
         distances.append(mel_distance(one.audio.cpu().numpy(), item.audio.cpu().numpy()))
     print(f"batched vs alone: max {max(distances):.3f} dB")
-    assert max(distances) <= _batch_bound(device)
+    assert max(distances) <= MAX_BATCH_DISTANCE_DB

@@ -157,8 +157,9 @@ class Generator(nn.Module):
         scale, kernels, size = 1, len(RESBLOCK_KERNELS), x.shape[-1]
         for i, up in enumerate(self.ups):
             scale *= UPSAMPLE_RATES[i]
-            last = i == len(self.ups) - 1
             # the last upsampling is padded by one frame on the left, as the source's STFT is
+            # (an int: a compiled decoder's sizes are symbols, and a symbol plus a bool fails)
+            last = int(i == len(self.ups) - 1)
             m = length_mask(frames * scale + last, size * scale + last, x.dtype)
             src = self.noise_res[i](self.noise_convs[i](harmonic) * m, style, m)
             x = up(F.leaky_relu(x, 0.1))
