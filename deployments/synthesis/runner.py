@@ -44,7 +44,10 @@ class SynthesisRunner:
         self.warmed_up = self._synthesiser.warm_up() if parsed.warm_up else {}
         engines = self._synthesiser.info().engines
         self._schedulers = {
-            info.name: SegmentScheduler(max(info.concurrency, parsed.workers)) for info in engines
+            info.name: SegmentScheduler(
+                max(info.concurrency, parsed.workers), lanes=info.concurrency > 1
+            )
+            for info in engines
         }
         self._failures: dict[str, tuple[int, str]] = {}  # engine: (calls failed in a row, last)
         # (engine, "alone", "joined" or "parted"): how each first clause was spoken
@@ -129,7 +132,7 @@ class SynthesisRunner:
         speak = functools.partial(
             self._synthesiser.speak_parts, segments[0], segments[1], together, job.params, cancel
         )
-        run = scheduler.run(speak, first=True, tenant=job.params.tenant)
+        run = scheduler.run(speak, True, job.params.tenant, len(segments[0].text))
         parted = await self._tracked(engine, run)
         if parted is not None:
             self._first_clauses[engine, "parted"] += 1
@@ -158,12 +161,12 @@ class SynthesisRunner:
             chunks, finish = made[0]
             for part in chunks:
                 parts.append(part)
-                if part.through < 1.0 and scheduler.waiting:
+                if part.through < 1.0 and scheduler.waiting(first):
                     return None  # more to come, and others wait: their turn first
             return finish(parts)
 
         while True:
-            run = scheduler.run(step, first=first, tenant=params.tenant)
+            run = scheduler.run(step, first, params.tenant, len(segment.text))
             if (chunk := await self._tracked(engine, run)) is not None:
                 return chunk
 

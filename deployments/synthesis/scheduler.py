@@ -9,6 +9,14 @@ another's one), then its arrival; a stream asks for its next segment only when t
 previous one is done, so a long text yields to new streams between its segments.
 Later segments still flow: a stream that is playing has seconds of audio in hand
 per segment.
+
+An engine whose calls may run at once (Kokoro on a CPU: a call per core) has two
+lanes: first segments take workers of their own, so a new stream never waits for
+a later segment's call to end (a long piece on two cores runs for seconds), and
+later segments run on as many workers again, each below the process's other
+threads in the OS's scheduling (a higher nice value, on Linux), so that while both
+run the first segment has the cores and the later ones the time it leaves. Nothing
+idles for it: with no first segment waiting, later ones have every core.
 """
 
 from __future__ import annotations
@@ -16,11 +24,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from deployments.synthesis.fair_queue import FIRST, FairQueue
+from deployments.synthesis.fair_queue import FIRST, LATER, FairQueue
+from deployments.synthesis.priority import run_in_background
 
 T = TypeVar("T")
 
@@ -30,39 +40,56 @@ class _Job:
     call: Callable[[], Any]
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
+    tenant: str = ""
 
 
 class SegmentScheduler:
     """A fair queue in front of ``workers`` threads (1 for a process-global engine
     such as eSpeak, more for engines that run calls in parallel)."""
 
-    def __init__(self, workers: int = 1, name: str = "synth") -> None:
+    def __init__(self, workers: int = 1, name: str = "synth", lanes: bool = False) -> None:
+        """``workers`` threads that take any job, most urgent first; with ``lanes`` (an
+        engine whose calls may run at once), ``workers`` for first segments and as many
+        for later ones, at a lower priority (the module's docstring)."""
         if workers < 1:
             raise ValueError("a scheduler needs at least one worker")
         self._queue: FairQueue[_Job] = FairQueue()
         self._ready = threading.Condition()
+        self.lanes = lanes
+        # With lanes, a tenant runs at most all but one of the first lane's workers at
+        # once: another project's new stream finds one free (it cannot wait for a
+        # call to end; a first segment may be a 400-character one of seconds).
+        self._first_share = max(1, workers - 1) if lanes else workers
+        self._first_running: Counter[str] = Counter()  # tenant: its first segments running
+        takes: list[int | None] = [FIRST, LATER] if lanes else [None]
         self._threads = [
-            threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True)
+            threading.Thread(
+                target=self._work, args=(only,), name=f"{name}{_LANE[only]}-{i}", daemon=True
+            )
+            for only in takes
             for i in range(workers)
         ]
         for thread in self._threads:
             thread.start()
 
-    async def run(self, call: Callable[[], T], first: bool, tenant: str = "") -> T:
-        """Run ``call`` on a worker, after every waiting job of a more urgent class
-        and the turns of the tenants before ``tenant``'s."""
+    async def run(self, call: Callable[[], T], first: bool, tenant: str = "", size: int = 0) -> T:
+        """Run ``call`` on a worker, after every waiting job of a more urgent class,
+        the turns of the tenants before ``tenant``'s, and ``tenant``'s smaller jobs
+        (``size``: the characters it speaks)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         with self._ready:
-            self._queue.push(_Job(call, loop, future), first, tenant)
-            self._ready.notify()
+            self._queue.push(_Job(call, loop, future, tenant), first, tenant, size)
+            self._ready.notify_all()  # with lanes, a worker of the job's own lane
         return await future
 
-    @property
-    def waiting(self) -> bool:
-        """Whether any job waits for a worker (a long job may give its worker back)."""
+    def waiting(self, first: bool) -> bool:
+        """Whether a job waits for the worker a job of that class (``first``) holds:
+        with lanes, one of its own class; else any (a long job may give its worker back)."""
         with self._ready:
-            return len(self._queue) > 0
+            if not self.lanes:
+                return len(self._queue) > 0
+            return self._queue.count(FIRST if first else LATER) > 0
 
     @property
     def first_waiting(self) -> int:
@@ -71,20 +98,45 @@ class SegmentScheduler:
         with self._ready:
             return self._queue.count(FIRST)
 
-    def _work(self) -> None:
+    def _barred(self) -> set[str]:
+        """Tenants whose first segments hold their share of the first lane (under the lock)."""
+        share = self._first_share
+        return {t for t, n in self._first_running.items() if n >= share}
+
+    def _work(self, only: int | None) -> None:
+        """Run jobs of class ``only`` (None: any, most urgent first) as they come."""
+        if only == LATER:
+            run_in_background()
+        counted = only == FIRST  # the first lane keeps each tenant to its share
+
+        def queued() -> int:
+            if only is None:
+                return len(self._queue)
+            return self._queue.count(only, self._barred() if counted else ())
+
         while True:
             with self._ready:
-                self._ready.wait_for(lambda: len(self._queue) > 0)
-                job = self._queue.pop()
-            if job.future.cancelled():
-                continue  # its stream went away while it waited
-            try:
-                result, error = job.call(), None
-            except BaseException as e:  # handed to the awaiting task, not lost here
-                result, error = None, e
-            # its caller's loop may have closed meanwhile (a server shut down): no one waits
-            with contextlib.suppress(RuntimeError):
-                job.loop.call_soon_threadsafe(_settle, job.future, result, error)
+                self._ready.wait_for(lambda: queued() > 0)
+                job = self._queue.pop(only, self._barred() if counted else ())
+                if counted:
+                    self._first_running[job.tenant] += 1
+            if not job.future.cancelled():  # else its stream went away while it waited
+                _run(job)
+            if counted:
+                with self._ready:
+                    self._first_running -= Counter({job.tenant: 1})  # drops a tenant at 0
+                    self._ready.notify_all()  # a job of a tenant at its share may run now
+
+
+def _run(job: _Job) -> None:
+    """``job``'s call, its result or failure handed to the task awaiting it."""
+    try:
+        result, error = job.call(), None
+    except BaseException as e:  # handed to the awaiting task, not lost here
+        result, error = None, e
+    # its caller's loop may have closed meanwhile (a server shut down): no one waits
+    with contextlib.suppress(RuntimeError):
+        job.loop.call_soon_threadsafe(_settle, job.future, result, error)
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
@@ -94,3 +146,6 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
         future.set_exception(error)
     else:
         future.set_result(result)
+
+
+_LANE = {None: "", FIRST: "-first", LATER: "-later"}

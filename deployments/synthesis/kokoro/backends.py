@@ -28,6 +28,7 @@ import numpy as np
 from deployments.synthesis.engine import EngineError, EngineUnavailable
 from deployments.synthesis.kokoro.assets import load_model_bytes
 from deployments.synthesis.options import KokoroOptions
+from deployments.synthesis.priority import in_background
 
 logger = logging.getLogger("deployments")
 
@@ -143,10 +144,12 @@ class OnnxKokoro:
             return (self._wide, *self._free)
 
     def _take(self) -> tuple[SessionPair, bool]:
-        """The sessions for a call starting now, and whether they are a narrow pair."""
+        """The sessions for a call starting now, and whether they are a narrow pair. A
+        background call (:mod:`~deployments.synthesis.priority`) takes a narrow one even
+        alone: the wide one's pool threads would run it at the process's priority."""
         with self._choosing:
             self._running += 1
-            if self._running > 1 and self._free:
+            if (self._running > 1 or in_background()) and self._free:
                 return self._free.pop(), True
             return self._wide, False
 

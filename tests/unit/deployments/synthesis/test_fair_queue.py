@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
+import pytest
+
 from deployments.synthesis.fair_queue import FIRST, LATER, FairQueue
 from deployments.synthesis.scheduler import SegmentScheduler
 
@@ -21,6 +23,28 @@ def test_tenants_take_turns_within_a_class_and_first_segments_go_first() -> None
     # first segments before later ones; within each, one of a tenant's then the next's
     assert order == ["c0", "a-first", "a0", "b0", "a1", "a2", "a3"]
     assert queue.peek_class() is None
+
+
+def test_within_a_tenant_the_smallest_goes_first_then_the_oldest() -> None:
+    """A project's short new stream before its own long texts' first segments."""
+    queue: FairQueue[str] = FairQueue()
+    queue.push("long-1", first=True, tenant="a", size=400)
+    queue.push("long-2", first=True, tenant="a", size=400)
+    queue.push("other", first=True, tenant="b", size=400)
+    queue.push("short", first=True, tenant="a", size=30)
+    assert [queue.pop() for _ in range(4)] == ["short", "other", "long-1", "long-2"]
+
+
+def test_tenants_holding_their_share_are_passed_over() -> None:
+    queue: FairQueue[str] = FairQueue()
+    queue.push("a1", first=True, tenant="a")
+    queue.push("b1", first=True, tenant="b")
+    queue.push("a2", first=False, tenant="a")
+    assert queue.count(FIRST, barred={"a"}) == 1
+    assert queue.pop(only=FIRST, barred={"a"}) == "b1"
+    with pytest.raises(IndexError):
+        queue.pop(only=FIRST, barred={"a"})
+    assert queue.pop(barred={"b"}) == "a1"
 
 
 def test_a_class_can_be_asked_for_alone() -> None:

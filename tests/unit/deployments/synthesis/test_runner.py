@@ -276,9 +276,11 @@ async def test_a_first_clause_read_with_its_sentence_is_heard_first_then_the_res
     asked: list[bool] = []
     run = scheduler.run
 
-    def recorded(call: Callable[[], object], first: bool, tenant: str = "") -> Awaitable[object]:
+    def recorded(
+        call: Callable[[], object], first: bool, tenant: str = "", size: int = 0
+    ) -> Awaitable[object]:
         asked.append(first)
-        return run(call, first, tenant)
+        return run(call, first, tenant, size)
 
     monkeypatch.setattr(scheduler, "run", recorded)
     chunks = [chunk async for chunk in kokoro_runner.synthesize(clause_job("default"))]

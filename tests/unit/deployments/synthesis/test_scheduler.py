@@ -1,8 +1,11 @@
 import asyncio
+import os
+import sys
 import threading
 
 import pytest
 
+from deployments.synthesis.priority import BACKGROUND_NICENESS, in_background
 from deployments.synthesis.scheduler import SegmentScheduler
 
 
@@ -63,3 +66,65 @@ async def test_it_counts_the_first_segments_waiting_for_a_worker() -> None:
     gate.set()
     await asyncio.gather(running, later, *firsts)
     assert scheduler.first_waiting == 0
+
+
+def _niceness() -> int:
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+async def test_with_lanes_a_first_segment_never_waits_for_later_ones_calls() -> None:
+    """An engine whose calls may run at once: every worker of later segments busy (a long
+    piece on each core), a new stream's first segment still runs at once, on a worker
+    of its own lane; later ones wait for theirs."""
+    scheduler = SegmentScheduler(workers=1, lanes=True)
+    gate = threading.Event()
+    busy = asyncio.create_task(scheduler.run(gate.wait, first=False))
+    await asyncio.sleep(0.05)  # the later lane's one worker is busy
+    queued = asyncio.create_task(scheduler.run(lambda: "later", first=False))
+    await asyncio.sleep(0.01)
+    assert scheduler.waiting(first=False) and not scheduler.waiting(first=True)
+    assert await asyncio.wait_for(scheduler.run(lambda: "first", first=True), 5) == "first"
+    assert not queued.done()  # its lane's worker is still busy: no third call at once
+    gate.set()
+    assert await asyncio.gather(busy, queued) == [True, "later"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread")
+async def test_later_segments_run_below_first_ones_in_the_os_scheduling() -> None:
+    scheduler = SegmentScheduler(workers=1, lanes=True)
+    base = _niceness()
+    first = await scheduler.run(lambda: (_niceness(), in_background()), first=True)
+    later = await scheduler.run(lambda: (_niceness(), in_background()), first=False)
+    assert first == (base, False)
+    assert later == (min(base + BACKGROUND_NICENESS, 19), True)  # engines are told too
+    # without lanes (an engine of one call at a time) every worker is as the process
+    plain = SegmentScheduler(workers=1)
+    assert await plain.run(_niceness, first=False) == base
+
+
+async def test_with_lanes_a_project_leaves_another_a_worker_for_first_segments() -> None:
+    """Two workers a lane: one project's first segments run one at a time while a
+    second of its own waits, so another project's first segment starts at once."""
+    scheduler = SegmentScheduler(workers=2, lanes=True)
+    gate = threading.Event()
+    started: list[str] = []
+
+    def job(name: str) -> str:
+        started.append(name)
+        if name.startswith("a"):
+            gate.wait()
+        return name
+
+    a = [asyncio.create_task(scheduler.run(lambda n=n: job(n), True, "a")) for n in ("a1", "a2")]
+    await asyncio.sleep(0.05)
+    assert started == ["a1"]  # a2 waits: a holds its share (all but one worker)
+    assert await asyncio.wait_for(scheduler.run(lambda: job("b1"), True, "b"), 5) == "b1"
+    gate.set()
+    assert await asyncio.gather(*a) == ["a1", "a2"]
+    assert started == ["a1", "b1", "a2"]
+    # later segments keep every worker of their lane, whoever asks
+    both = threading.Barrier(2, timeout=5)
+    assert await asyncio.gather(*(scheduler.run(both.wait, False, "a") for _ in range(2))) in (
+        [0, 1],
+        [1, 0],
+    )
