@@ -282,6 +282,7 @@ def test_calls_beside_others_take_one_core_sessions() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from deployments.synthesis.kokoro.model.spectral import mel_distance
+    from deployments.synthesis.priority import run_in_background
 
     engine = load_engine("kokoro", {"threads": 2})
     engine.add_voice(VOICES["hf_alpha"])
@@ -298,6 +299,12 @@ def test_calls_beside_others_take_one_core_sessions() -> None:
     assert taken[3] == (wide, False)  # more calls than one-core sessions: the wide one
     for session, is_narrow in taken:
         model._give_back(session, is_narrow)
+    # background work (a later segment's lane) takes a one-core session even alone: the
+    # wide one's pool threads would run it at the process's priority
+    with ThreadPoolExecutor(1) as pool:
+        background = pool.submit(lambda: (run_in_background(), model._take())[1]).result()
+    assert background[1] and id(background[0]) in {id(s) for s in narrow}
+    model._give_back(*background)
     alone = speak(engine, "hf_alpha", "नमस्ते, आज मौसम बहुत अच्छा है।", "hi")
     with ThreadPoolExecutor(3) as pool:
         side_by_side = list(
