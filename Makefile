@@ -138,12 +138,13 @@ bench-continuity: install
 # A lent GPU machine (docs/performance.md): gpu-kit packs what it lacks in
 # pieces under 48 MiB (.gpu-kit/1, .gpu-kit/2: one carried per call), and
 # loadtest/device_run.sh runs the GPU tier and tables there in one command.
-# gpu-rehearsal runs that same sequence on this machine's CPU first.
+# gpu-rehearsal runs that same sequence on this machine's CPU first. SERVICE=1:
+# the whole service's wheels too (5 pieces), and its run over HTTP.
 gpu-kit: install
-	$(PY) -m loadtest.device_kit pack --out .gpu-kit
+	$(PY) -m loadtest.device_kit pack --out .gpu-kit $(if $(SERVICE),--service)
 
 gpu-rehearsal: install
-	$(PY) -m loadtest.device_kit rehearse --work var/gpu-rehearsal
+	$(PY) -m loadtest.device_kit rehearse --work var/gpu-rehearsal $(if $(SERVICE),--service)
 
 # Not part of `make test`: a long property-based fuzz run of the text normaliser.
 fuzz: install

@@ -1,8 +1,8 @@
 """What a lent GPU machine needs beside the project's tree, packed here and assembled there.
 
-    python -m loadtest.device_kit pack [--out .gpu-kit] [--python-version 3.12]
+    python -m loadtest.device_kit pack [--out .gpu-kit] [--python-version 3.12] [--service]
     python -m loadtest.device_kit assemble --kit .gpu-kit --site DIR
-    python -m loadtest.device_kit rehearse [--work var/gpu-rehearsal]
+    python -m loadtest.device_kit rehearse [--work var/gpu-rehearsal] [--service]
 
 A lent machine has torch, onnx and onnxruntime but reaches no package registry, and
 each call to it carries at most 64 MiB. ``pack`` gathers the rest: the wheels its
@@ -266,8 +266,9 @@ def download_wheels(dest: Path, python_version: str) -> list[Path]:
     return wheels
 
 
-def pack(out: Path, python_version: str, piece_mib: float) -> list[Path]:
-    """The kit for a machine running ``python_version``, in pieces under ``out``."""
+def pack(out: Path, python_version: str, piece_mib: float, service: bool = False) -> list[Path]:
+    """The kit for a machine running ``python_version``, in pieces under ``out``; with
+    ``service``, what the whole service needs too (:mod:`loadtest.device_service`)."""
     from deployments.synthesis.kokoro.assets import default_voices_dir
 
     voices, styles = default_voices_dir(), kokoro_styles()
@@ -275,7 +276,12 @@ def pack(out: Path, python_version: str, piece_mib: float) -> list[Path]:
     if missing:
         raise KitError(f"voices {missing} are not in {voices}: run `make install` first")
     with tempfile.TemporaryDirectory() as tmp:
-        wheels = download_wheels(Path(tmp), python_version)
+        wheels = download_wheels(Path(tmp, "tier"), python_version)
+        if service:
+            from loadtest.device_service import download, service_distributions
+
+            names = service_distributions(python_version)
+            wheels += download(names, Path(tmp, "service"), python_version)
         files = [(f"wheels/{w.name}", w) for w in wheels]
         files += [(f"voices/{v}.bin", voices / f"{v}.bin") for v in styles]
         data = _tar(files)
@@ -313,11 +319,12 @@ def assemble(kit: Path, site: Path) -> None:
     print(f"kit: {len(wheels)} wheels into {site}, voices into {dest}")
 
 
-def rehearse(work: Path) -> int:
-    """The device's sequence on this CPU, under ``work``; the script's exit status."""
+def rehearse(work: Path, service: bool = False) -> int:
+    """The device's sequence on this CPU, under ``work`` (with ``service``, the whole
+    service's run instead of the GPU tier's); the script's exit status."""
     shutil.rmtree(work, ignore_errors=True)
     python_version = f"{sys.version_info.major}.{sys.version_info.minor}"
-    pack(work / "kit", python_version, PIECE_MIB)
+    pack(work / "kit", python_version, PIECE_MIB, service)
     env = work / "env"
     venv.create(env, with_pip=False)
     python = env / "bin" / "python"
@@ -334,7 +341,8 @@ def rehearse(work: Path) -> int:
     print(f"rehearsal: {len(linked)} of the image's distributions are installed here and seen")
     script = Path(__file__).with_name("device_run.sh")
     run = subprocess.run(
-        ["bash", str(script), str(work / "kit"), str(work / "out"), "cpu"],
+        ["bash", str(script), str(work / "kit"), str(work / "out"), "cpu"]
+        + (["service"] if service else []),
         env={**os.environ, "PYTHON": str(python)},
     )
     print(f"rehearsal: exit {run.returncode}; tables and logs in {work / 'out'}")
@@ -348,17 +356,21 @@ def main() -> None:
     packing.add_argument("--out", type=Path, default=Path(".gpu-kit"))
     packing.add_argument("--python-version", default=DEVICE_PYTHON)
     packing.add_argument("--piece-mib", type=float, default=PIECE_MIB)
+    packing.add_argument(
+        "--service", action="store_true", help="the whole service's wheels too (~134 MiB more)"
+    )
     assembling = commands.add_parser("assemble", help="there: check and unpack the kit")
     assembling.add_argument("--kit", type=Path, default=Path(".gpu-kit"))
     assembling.add_argument("--site", type=Path, required=True)
     rehearsing = commands.add_parser("rehearse", help="here: the device's run on the CPU")
     rehearsing.add_argument("--work", type=Path, default=Path("var/gpu-rehearsal"))
+    rehearsing.add_argument("--service", action="store_true", help="the whole service's run")
     args = parser.parse_args()
     try:
         if args.command == "rehearse":
-            raise SystemExit(rehearse(args.work))
+            raise SystemExit(rehearse(args.work, args.service))
         if args.command == "pack":
-            folders = pack(args.out, args.python_version, args.piece_mib)
+            folders = pack(args.out, args.python_version, args.piece_mib, args.service)
             for folder in folders:
                 size = (folder / PIECE).stat().st_size / 2**20
                 print(f"{folder}: {size:.1f} MiB (carry it in a call of its own)")

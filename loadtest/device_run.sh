@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU run, in one command on a lent machine (docs/performance.md):
 #
-#   bash loadtest/device_run.sh KIT OUT [cuda|cpu]
+#   bash loadtest/device_run.sh KIT OUT [cuda|cpu] [tier|service]
 #
 # KIT holds the pieces `make gpu-kit` packed (each carried in its own call), OUT is
 # where the tables and logs go. Steps, each bounded so the whole ends within 8 minutes:
@@ -12,10 +12,14 @@
 # CUDA graphs at a few padded shapes). With `cpu` (the rehearsal: `make gpu-rehearsal`) the
 # same steps run on this machine's CPU, smaller. Exits non-zero if any step failed;
 # the later steps run regardless. At most 8 files come back from a call: 8 here.
+# With `service` (a kit of `make gpu-kit SERVICE=1`), instead: the engine alone at
+# 1, 8, 32 and 128 streams, then the whole service (configs/gpu.yaml on one machine)
+# over HTTP at the same counts (loadtest/service_streams.py): 4 files.
 set -u
 kit=$1
 out=$2
 device=${3:-cuda}
+what=${4:-tier}
 python=${PYTHON:-python3}
 export PYTHONUNBUFFERED=1 RAY_USAGE_STATS_ENABLED=0
 mkdir -p "$out"
@@ -46,6 +50,18 @@ cat "$out/summary.txt"
 step kit 30 "$python" -m loadtest.device_kit assemble --kit "$kit" --site "$site" || exit 1
 export PYTHONPATH="$site:$PWD" PATH="$site/bin:$PATH"  # py-spy's binary is in site/bin
 
+if [ "$what" = service ]; then
+  if [ "$device" = cuda ]; then
+    step engine 90 "$python" -m loadtest.kokoro_streams --device cuda --streams 1 8 32 128 \
+      --seconds 8 --servers batched
+    step service 330 "$python" -m loadtest.service_streams --config configs/gpu.yaml \
+      --device cuda --streams 1 8 32 128 --seconds 8
+  else
+    step service 300 "$python" -m loadtest.service_streams --config configs/local.yaml \
+      --streams 1 2 --seconds 5
+  fi
+  exit "$failed"
+fi
 step gpu-tests 60 "$python" -m pytest -p no:cacheprovider -q -s tests/gpu
 if [ "$device" = cuda ]; then
   step backends 30 "$python" -m loadtest.kokoro_backends --device cuda --batches 1 8 32 64
