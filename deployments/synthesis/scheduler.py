@@ -14,9 +14,11 @@ An engine whose calls may run at once (Kokoro on a CPU: a call per core) has two
 lanes: first segments take workers of their own, so a new stream never waits for
 a later segment's call to end (a long piece on two cores runs for seconds), and
 later segments run on as many workers again, each below the process's other
-threads in the OS's scheduling (a higher nice value, on Linux), so that while both
-run the first segment has the cores and the later ones the time it leaves. Nothing
-idles for it: with no first segment waiting, later ones have every core.
+threads in the OS's scheduling (:mod:`.priority`), so that while both run the
+first segment has the cores and the later ones the time it leaves. Nothing idles
+for it: with no first segment waiting, later ones have every core. And a tenant
+runs at most all but one of the first lane's workers at once, so that another
+tenant's new stream finds one free rather than waiting for a long call to end.
 """
 
 from __future__ import annotations
@@ -56,9 +58,7 @@ class SegmentScheduler:
         self._queue: FairQueue[_Job] = FairQueue()
         self._ready = threading.Condition()
         self.lanes = lanes
-        # With lanes, a tenant runs at most all but one of the first lane's workers at
-        # once: another project's new stream finds one free (it cannot wait for a
-        # call to end; a first segment may be a 400-character one of seconds).
+        # a first segment may be one of 400 characters, seconds of calls
         self._first_share = max(1, workers - 1) if lanes else workers
         self._first_running: Counter[str] = Counter()  # tenant: its first segments running
         takes: list[int | None] = [FIRST, LATER] if lanes else [None]
