@@ -27,7 +27,7 @@ import time
 import aiohttp
 
 from loadtest.bench import started
-from loadtest.report import machine
+from loadtest.report import machine, markdown
 from loadtest.traffic import KEY, percentile
 from serve_app.accounts import AccountStore
 
@@ -97,7 +97,7 @@ def main() -> None:
             "TTS_DATABASE_URL": database,
             "RAY_USAGE_STATS_ENABLED": "0",
         }
-        rows = []
+        rows: list[list[str]] = []
         with started([sys.executable, "-m", "serve_app.run"], env) as url:
             for name, loader in (
                 ("alone", None),
@@ -106,14 +106,12 @@ def main() -> None:
             ):
                 times = asyncio.run(phase(url, KEY, loader, args.streams, args.seconds))
                 ok = [t * 1000 for t in times if t >= 0]
-                rows.append(
-                    f"| {name} | {len(ok)} | {percentile(ok, 0.5):.0f} | "
-                    f"{percentile(ok, 0.95):.0f} | {len(times) - len(ok)} |"
-                )
+                rows.append([
+                    name, str(len(ok)), f"{percentile(ok, 0.5):.0f}",
+                    f"{percentile(ok, 0.95):.0f}", str(len(times) - len(ok)),
+                ])  # fmt: skip
     print(f"\nProject B's first audio (default voice), {args.seconds:.0f} s each, on {machine()}\n")
-    print("| B runs | requests | first audio p50 ms | p95 ms | errors |")
-    print("|---|---:|---:|---:|---:|")
-    print("\n".join(rows))
+    print(markdown(["B runs", "requests", "first audio p50 ms", "p95 ms", "errors"], rows))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from loadtest.bench import NEURAL_HINDI, started
-from loadtest.report import machine
+from loadtest.report import machine, markdown
 from loadtest.traffic import (
     KEY,
     Request,
@@ -58,7 +58,7 @@ def main() -> None:
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="for the table")
     args = parser.parse_args()
     request = Request(args.text, None, 24000)
-    rows = []
+    rows: list[list[str]] = []
     with tempfile.TemporaryDirectory() as folder:
         ledger = Path(folder)
         env = {
@@ -73,16 +73,17 @@ def main() -> None:
             print(f"service up ({args.config}), {args.seconds:.0f} s per count", flush=True)
             for streams in args.streams:
                 result = asyncio.run(run_level(url, request, streams, args.seconds))
-                rows.append(
-                    f"| {streams} | {len(result.ttfa_ms)} | {percentile(result.ttfa_ms, 0.5):.0f} "
-                    f"| {percentile(result.ttfa_ms, 0.95):.0f} | {requests_per_s(result):.2f} "
-                    f"| {throughput(result):.1f} | {result.errors} |"
-                )
-                print(rows[-1], flush=True)
+                rows.append([
+                    str(streams), str(len(result.ttfa_ms)),
+                    f"{percentile(result.ttfa_ms, 0.5):.0f}",
+                    f"{percentile(result.ttfa_ms, 0.95):.0f}",
+                    f"{requests_per_s(result):.2f}", f"{throughput(result):.1f}",
+                    str(result.errors),
+                ])  # fmt: skip
+                print(" ".join(rows[-1]), flush=True)
     print(f"\nThe service over HTTP ({args.config}), default voice, on {machine(args.device)}\n")
-    print("| streams | requests | first audio p50 ms | p95 ms | requests/s | audio s/s | errors |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    print("\n".join(rows))
+    columns = ["streams", "requests", "first audio p50 ms", "p95 ms", "requests/s", "audio s/s"]
+    print(markdown([*columns, "errors"], rows))
 
 
 if __name__ == "__main__":
