@@ -152,3 +152,35 @@ def test_a_batch_of_streams_equals_its_items_alone(
         distances.append(mel_distance(one.audio.cpu().numpy(), item.audio.cpu().numpy()))
     print(f"batched vs alone: max {max(distances):.3f} dB")
     assert max(distances) <= MAX_BATCH_DISTANCE_DB
+
+
+def test_a_pass_waits_for_the_device_once(
+    device: str,
+    device_model: KokoroModel,
+    tokens: Callable[[str, str], list[int]],
+    style_row: Callable[[str, list[int]], np.ndarray],
+) -> None:
+    """The unit tier counts the reads the model's Python makes (test_device_reads.py);
+    here CUDA itself reports every call that makes the host wait for the device
+    (torch's sync debug mode), hidden ones too: a library copying a length from
+    pageable memory, a cuDNN call that reads back. One pass of a padded batch waits
+    once, for the durations (``read_back``): the profile of the second GPU run had
+    the launching thread 23% in the LSTMs' calls, a wait to look for."""
+    cuda_only(device, "CUDA's own synchronisations")
+    import warnings
+
+    texts = [SENTENCES[0], SENTENCES[3]]  # two lengths: a padded batch
+    ids = [tokens(text, phonemes) for phonemes, text in texts]
+    styles = torch.from_numpy(np.stack([style_row("hf_alpha", t) for t in ids]))
+    device_model.launch(ids, styles, torch.ones(2)).spoken()  # warm: allocations, cuDNN plans
+    torch.cuda.synchronize()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.cuda.set_sync_debug_mode("warn")
+        try:
+            device_model.launch(ids, styles, torch.ones(2))
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+    waits = [str(w.message).splitlines()[0] for w in caught if "synchroniz" in str(w.message)]
+    print(f"waits in one pass: {len(waits)}: {waits}")
+    assert len(waits) == 1
