@@ -358,7 +358,16 @@ def tls_terminator(cert: Path, key: Path, backend_port: int) -> Iterator[int]:
             writer.close()
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        # the backend is dialled once the request's first bytes are here, as reverse
+        # proxies do: HAProxy closes a connection whose headers take longer than the
+        # tier's 3 s to arrive, and a client process on a busy machine may pause
+        # between its TLS handshake and its request
+        first = await reader.read(65536)
+        if not first:
+            writer.close()
+            return
         backend_reader, backend_writer = await asyncio.open_connection("127.0.0.1", backend_port)
+        backend_writer.write(first)
         await asyncio.gather(pipe(reader, backend_writer), pipe(backend_reader, writer))
 
     async def serve() -> None:
