@@ -54,9 +54,9 @@ class FairQueue(Generic[J]):
         return next((c for c, tenants in enumerate(self._classes) if tenants), None)
 
     def pop(self, only: int | None = None, barred: Container[str] = ()) -> J:
-        """The next job: of the most urgent class (or of class ``only``), the oldest of
-        the tenant in turn, passing over the ``barred`` tenants (those that hold their
-        share of workers already). Raises IndexError where there is none."""
+        """The next job: of the most urgent class (or of class ``only``), the smallest
+        (then oldest) of the tenant in turn, passing over the ``barred`` tenants (those
+        that hold their share of workers already). Raises IndexError where there is none."""
         for urgency, tenants in enumerate(self._classes):
             if only is not None and urgency != only:
                 continue
