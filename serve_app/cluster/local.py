@@ -26,6 +26,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Container
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -218,11 +219,21 @@ class LocalCluster:
         state = self._require()
         stop_group(state.nodes[name])
 
-    def busy_nodes_of(self, deployment: str, seconds: float = 0.5) -> dict[str, float]:
-        """CPU seconds the replicas of ``deployment`` on each node used over the next
-        ``seconds``: the nodes where it is working now (speaking a stream), busiest first."""
+    def busy_nodes_of(
+        self, deployment: str, seconds: float = 0.5, among: Container[int] | None = None
+    ) -> dict[str, float]:
+        """CPU seconds the replicas of ``deployment`` (those of the pids ``among``, where
+        given) on each node used over the next ``seconds``: the nodes where it is working
+        now (speaking a stream), busiest first."""
         title = f"ray::ServeReplica:{APPLICATION}:{deployment}"
-        return busy_nodes(self._require().nodes, title, seconds)
+        return busy_nodes(self._require().nodes, title, seconds, among)
+
+    def replica_states(self, deployment: str) -> dict[int, str]:
+        """Each replica of ``deployment`` by its pid: its state (RUNNING, STARTING,
+        STOPPING, ...), from Serve's state."""
+        app = self.serve_status().get("applications", {}).get(APPLICATION, {})
+        replicas = app.get("deployments", {}).get(deployment, {}).get("replicas", [])
+        return {int(r["pid"]): str(r.get("state")) for r in replicas if r.get("pid")}
 
     # -- Ray and Serve through their CLIs --------------------------------------------
 

@@ -24,7 +24,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -159,15 +159,20 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
-def busy_nodes(nodes: Mapping[str, int], title: str, seconds: float) -> dict[str, float]:
-    """CPU seconds that the processes whose command line starts with ``title`` used over
-    the next ``seconds``, summed by the node (name: its ``ray start`` pid in ``nodes``)
-    they descend from (through its raylet), busiest first."""
+def busy_nodes(
+    nodes: Mapping[str, int], title: str, seconds: float, among: Container[int] | None = None
+) -> dict[str, float]:
+    """CPU seconds that the processes whose command line starts with ``title`` (of the
+    pids ``among``, where given) used over the next ``seconds``, summed by the node
+    (name: its ``ray start`` pid in ``nodes``) they descend from (through its raylet),
+    busiest first."""
     import psutil
 
     names = {pid: name for name, pid in nodes.items()}
     found: list[tuple[str, psutil.Process]] = []
     for process in psutil.process_iter(["cmdline"]):
+        if among is not None and process.pid not in among:
+            continue
         if " ".join(process.info["cmdline"] or ()).startswith(title):
             with contextlib.suppress(psutil.Error):
                 found += [(names[p.pid], process) for p in process.parents() if p.pid in names]

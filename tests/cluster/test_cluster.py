@@ -178,8 +178,19 @@ def test_a_lost_synthesis_node_ends_its_streams_in_band_and_the_service_recovers
     succeed (on a replica started on the other node, if none was there), every hold
     is settled. The Synthesiser has one replica or two by now (it scales down when
     idle), and Serve places them and the streams as it will: the node stopped is the
-    one whose Synthesiser is busy when it is chosen."""
+    one whose Synthesiser is busy when it is chosen, of the replicas that were running
+    when the streams were sent (four streams scale it up: a replica that starts
+    meanwhile is busy loading its model and warming up, and holds no stream; taking
+    its node once left every stream speaking, ['done'] * 4)."""
     url = cluster.state.url
+    # a replica running (a request wakes one from zero) and none starting or stopping
+    assert sse(url, cluster.auth, {"input": "नमस्ते।"}, timeout=120).ended == "done"
+
+    def settled() -> bool:
+        return set(cluster.local.replica_states("Synthesiser").values()) == {"RUNNING"}
+
+    wait_for(settled, 120, "the Synthesiser's replicas all running")
+    serving = set(cluster.local.replica_states("Synthesiser"))
     firsts = [threading.Event() for _ in range(4)]
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         streams = [
@@ -189,7 +200,7 @@ def test_a_lost_synthesis_node_ends_its_streams_in_band_and_the_service_recovers
             assert first.wait(120), "every stream speaks before the node is lost"
         # the node whose Synthesiser is speaking now: Serve may have put every stream
         # on one replica, or some may have ended, so the first node found may hold none
-        busy = cluster.local.busy_nodes_of("Synthesiser")
+        busy = cluster.local.busy_nodes_of("Synthesiser", among=serving)
         assert {"gpu-1", "gpu-2"} & set(busy), busy  # on the synthesis nodes only
         assert set(busy) <= {"gpu-1", "gpu-2"}, busy
         lost = next(iter(busy))

@@ -16,7 +16,11 @@ def test_busy_nodes_sum_the_cpu_of_the_processes_under_each_node() -> None:
     child = subprocess.Popen([sys.executable, "-c", title])
     try:
         used = busy_nodes({"here": os.getpid()}, f"{sys.executable} -c {title}", 0.3)
+        # only the processes asked about (the replicas that hold the streams)
+        others = busy_nodes({"here": os.getpid()}, f"{sys.executable} -c {title}", 0.3, {1})
+        chosen = busy_nodes({"here": os.getpid()}, f"{sys.executable} -c {title}", 0.3, {child.pid})
     finally:
         child.kill()
         child.wait()
     assert list(used) == ["here"] and used["here"] > 0.05
+    assert others == {} and chosen["here"] > 0.05
