@@ -60,13 +60,13 @@ def main() -> None:
     request = Request(args.text, None, 24000)
     rows: list[list[str]] = []
     with tempfile.TemporaryDirectory() as folder:
-        ledger = Path(folder)
+        run = Path(folder)  # the config as placed here, and a fresh ledger
         env = {
-            "TTS_SERVE_CONFIG": str(one_machine(Path(args.config).resolve(), ledger)),
+            "TTS_SERVE_CONFIG": str(one_machine(Path(args.config).resolve(), run)),
             "TTS_PROXY": "serve",  # no HAProxy binary needed
             "TTS_DEV_API_KEY": KEY,
             "TTS_RATE_LIMIT_PER_MINUTE": "0",  # one key makes all the load
-            "TTS_DATABASE_URL": f"sqlite:///{ledger}/ledger.sqlite3",
+            "TTS_DATABASE_URL": f"sqlite:///{run}/ledger.sqlite3",
             "RAY_USAGE_STATS_ENABLED": "0",
         }
         with started([sys.executable, "-m", "serve_app.run"], env) as url:
