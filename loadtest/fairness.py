@@ -2,18 +2,21 @@
 
     python -m loadtest.fairness [--seconds 40] [--streams 6]
 
-Starts the service as ``make run`` does, with two projects of their own. Project B
-asks for a short Hindi sentence in the default voice, one request after another;
-its first audio is measured three ways, each for ``--seconds``:
+Starts the service as ``make run`` does, with projects of its own. Project B asks
+for a short Hindi sentence in the default voice, one request after another; its
+first audio is measured four ways, each for ``--seconds``:
 
 - alone: nothing else runs;
-- beside another project: project A runs ``--streams`` SSE streams of a long
-  (~4,000-character) Hindi text with phoneme timings, one request after another;
+- beside the same load spread over projects: ``--streams`` SSE streams of a long
+  (~4,000-character) Hindi text with phoneme timings, one request after another,
+  each stream sent by a project of its own;
+- beside one project: the same streams, all sent by project A;
 - beside the same project: the same streams, sent with B's own key.
 
-The Synthesiser's queues take projects in turn within each class of segment, so B
-beside another project should wait about what it waits beside itself, or less, and
-not the streams' number of segments. Prints a Markdown table with the machine.
+Fairness is the third against the second: at the same total load, one project's
+many streams should cost B's first audio no more than as many projects' one each
+(the Synthesiser's queues take projects in turn within each class of segment).
+Prints a Markdown table with the machine, each row's p50 against the spread load's.
 """
 
 from __future__ import annotations
@@ -51,11 +54,9 @@ async def first_audio(client: aiohttp.ClientSession, key: str, body: dict[str, o
     return first
 
 
-async def phase(
-    url: str, b_key: str, a_key: str | None, streams: int, seconds: float
-) -> list[float]:
-    """B's first-audio times over ``seconds`` while ``streams`` long streams of ``a_key``
-    run (none where it is None)."""
+async def phase(url: str, b_key: str, loaders: list[str], seconds: float) -> list[float]:
+    """B's first-audio times over ``seconds`` while a long stream runs for each key of
+    ``loaders``."""
     deadline = time.perf_counter() + seconds
     timeout = aiohttp.ClientTimeout(total=600)
     async with aiohttp.ClientSession(url, timeout=timeout) as client:
@@ -67,12 +68,12 @@ async def phase(
 
         async def short_requests() -> list[float]:
             times = []
-            await asyncio.sleep(3 if a_key else 0)  # the long streams are speaking
+            await asyncio.sleep(3 if loaders else 0)  # the long streams are speaking
             while time.perf_counter() < deadline:
                 times.append(await first_audio(client, b_key, {"input": SHORT}))
             return times
 
-        loads = [asyncio.create_task(long_streams(a_key)) for _ in range(streams) if a_key]
+        loads = [asyncio.create_task(long_streams(key)) for key in loaders]
         times = await short_requests()
         for load in loads:
             load.cancel()
@@ -88,30 +89,45 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         database = f"sqlite:///{folder}/ledger.sqlite3"
         store = AccountStore.open(database)
-        project_a = store.create_project("fairness-a", 10**15)
-        a_key = store.create_key(project_a)
+        keys = [
+            store.create_key(store.create_project(f"fairness-{i}", 10**15))
+            for i in range(args.streams)
+        ]
         store.close()
+        n = args.streams
         env = {
             "TTS_DEV_API_KEY": KEY,
             "TTS_RATE_LIMIT_PER_MINUTE": "0",
             "TTS_DATABASE_URL": database,
             "RAY_USAGE_STATS_ENABLED": "0",
         }
-        rows: list[list[str]] = []
+        phases: tuple[tuple[str, list[str]], ...] = (
+            ("alone", []),
+            (f"beside {n} long streams of {n} other projects, one each", keys),
+            (f"beside {n} long streams of one other project", [keys[0]] * n),
+            (f"beside {n} long streams of its own project", [KEY] * n),
+        )
+        measured: list[tuple[str, list[float], int]] = []
         with started([sys.executable, "-m", "serve_app.run"], env) as url:
-            for name, loader in (
-                ("alone", None),
-                (f"beside another project's {args.streams} long streams", a_key),
-                (f"beside {args.streams} long streams of its own project", KEY),
-            ):
-                times = asyncio.run(phase(url, KEY, loader, args.streams, args.seconds))
+            for name, loaders in phases:
+                times = asyncio.run(phase(url, KEY, loaders, args.seconds))
                 ok = [t * 1000 for t in times if t >= 0]
-                rows.append([
-                    name, str(len(ok)), f"{percentile(ok, 0.5):.0f}",
-                    f"{percentile(ok, 0.95):.0f}", str(len(times) - len(ok)),
-                ])  # fmt: skip
+                measured.append((name, ok, len(times) - len(ok)))
+    spread = percentile(measured[1][1], 0.5)
+    rows = [
+        [
+            name, str(len(ok)), f"{percentile(ok, 0.5):.0f}", f"{percentile(ok, 0.95):.0f}",
+            f"{percentile(ok, 0.5) / spread:.2f}x", str(errors),
+        ]
+        for name, ok, errors in measured
+    ]  # fmt: skip
     print(f"\nProject B's first audio (default voice), {args.seconds:.0f} s each, on {machine()}\n")
-    print(markdown(["B runs", "requests", "first audio p50 ms", "p95 ms", "errors"], rows))
+    print(
+        markdown(
+            ["B runs", "requests", "first audio p50 ms", "p95 ms", "p50 vs spread", "errors"],
+            rows,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -53,14 +53,17 @@ class FairQueue(Generic[J]):
         """The class :meth:`pop` would take from (None: empty)."""
         return next((c for c, tenants in enumerate(self._classes) if tenants), None)
 
-    def pop(self, only: int | None = None, barred: Container[str] = ()) -> J:
+    def pop(
+        self, only: int | None = None, barred: Container[str] = (), largest: int | None = None
+    ) -> J:
         """The next job: of the most urgent class (or of class ``only``), the smallest
         (then oldest) of the tenant in turn, passing over the ``barred`` tenants (those
-        that hold their share of workers already). Raises IndexError where there is none."""
+        that hold their share of workers already) and, given ``largest``, the tenants
+        whose smallest job is larger. Raises IndexError where there is none."""
         for urgency, tenants in enumerate(self._classes):
             if only is not None and urgency != only:
                 continue
-            tenant = next((t for t in tenants if t not in barred), None)
+            tenant = next((t for t in tenants if _takes(t, tenants[t], barred, largest)), None)
             if tenant is None:
                 continue
             jobs = tenants[tenant]
@@ -73,6 +76,19 @@ class FairQueue(Generic[J]):
             return job
         raise IndexError("no job waits")
 
-    def count(self, urgency: int, barred: Container[str] = ()) -> int:
-        """Jobs waiting in class ``urgency`` (of tenants not ``barred``)."""
-        return sum(len(jobs) for t, jobs in self._classes[urgency].items() if t not in barred)
+    def count(self, urgency: int, barred: Container[str] = (), largest: int | None = None) -> int:
+        """Jobs waiting in class ``urgency`` (of tenants not ``barred``; given ``largest``,
+        of at most that size)."""
+        return sum(
+            sum(1 for size, _, _ in jobs if largest is None or size <= largest)
+            if t not in barred
+            else 0
+            for t, jobs in self._classes[urgency].items()
+        )
+
+
+def _takes(
+    tenant: str, jobs: list[tuple[int, int, J]], barred: Container[str], largest: int | None
+) -> bool:
+    """Whether :meth:`FairQueue.pop` may take ``tenant``'s next job (its smallest)."""
+    return tenant not in barred and (largest is None or jobs[0][0] <= largest)

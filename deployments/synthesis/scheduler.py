@@ -16,9 +16,13 @@ a later segment's call to end (a long piece on two cores runs for seconds), and
 later segments run on as many workers again, each below the process's other
 threads in the OS's scheduling (:mod:`.priority`), so that while both run the
 first segment has the cores and the later ones the time it leaves. Nothing idles
-for it: with no first segment waiting, later ones have every core. And a tenant
-runs at most all but one of the first lane's workers at once, so that another
-tenant's new stream finds one free rather than waiting for a long call to end.
+for it: with no first segment waiting, later ones have every core. And two shares
+keep a worker of the first lane for a new stream that would otherwise wait for a
+long call to end: a tenant runs at most all but one of the first lane's workers at
+once, and so do long first segments (over :data:`LONG_FIRST` characters: an
+unpunctuated text's first segment is seconds of calls) whoever sends them, so that
+a short first segment (a voice agent's turn) finds one free beside six projects'
+long texts as beside one's.
 """
 
 from __future__ import annotations
@@ -35,6 +39,9 @@ from deployments.synthesis.fair_queue import FIRST, LATER, FairQueue
 from deployments.synthesis.priority import run_in_background
 
 T = TypeVar("T")
+# A first segment longer than this (characters) is a long one: seconds of model calls
+# (a sentence is ~100), and long ones share the first lane's workers but one.
+LONG_FIRST = 160
 
 
 @dataclass
@@ -43,6 +50,7 @@ class _Job:
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
     tenant: str = ""
+    size: int = 0
 
 
 class SegmentScheduler:
@@ -61,6 +69,7 @@ class SegmentScheduler:
         # a first segment may be one of 400 characters, seconds of calls
         self._first_share = max(1, workers - 1) if lanes else workers
         self._first_running: Counter[str] = Counter()  # tenant: its first segments running
+        self._long_running = 0  # long first segments running (over LONG_FIRST characters)
         takes: list[int | None] = [FIRST, LATER] if lanes else [None]
         self._threads = [
             threading.Thread(
@@ -79,7 +88,7 @@ class SegmentScheduler:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         with self._ready:
-            self._queue.push(_Job(call, loop, future, tenant), first, tenant, size)
+            self._queue.push(_Job(call, loop, future, tenant, size), first, tenant, size)
             self._ready.notify_all()  # with lanes, a worker of the job's own lane
         return await future
 
@@ -98,34 +107,40 @@ class SegmentScheduler:
         with self._ready:
             return self._queue.count(FIRST)
 
-    def _barred(self) -> set[str]:
-        """Tenants whose first segments hold their share of the first lane (under the lock)."""
+    def _shares(self) -> tuple[set[str], int | None]:
+        """The first lane's shares (under the lock): the tenants that hold theirs, and
+        the largest first segment that may start (None: any; LONG_FIRST while long
+        ones hold theirs)."""
         share = self._first_share
-        return {t for t, n in self._first_running.items() if n >= share}
+        barred = {t for t, n in self._first_running.items() if n >= share}
+        return barred, LONG_FIRST if self._long_running >= share else None
 
     def _work(self, only: int | None) -> None:
         """Run jobs of class ``only`` (None: any, most urgent first) as they come."""
         if only == LATER:
             run_in_background()
-        counted = only == FIRST  # the first lane keeps each tenant to its share
+        counted = only == FIRST  # the first lane keeps tenants and long jobs to their shares
 
         def queued() -> int:
             if only is None:
                 return len(self._queue)
-            return self._queue.count(only, self._barred() if counted else ())
+            return self._queue.count(only, *(self._shares() if counted else ()))
 
         while True:
             with self._ready:
                 self._ready.wait_for(lambda: queued() > 0)
-                job = self._queue.pop(only, self._barred() if counted else ())
+                job = self._queue.pop(only, *(self._shares() if counted else ()))
+                long = counted and job.size > LONG_FIRST
                 if counted:
                     self._first_running[job.tenant] += 1
+                    self._long_running += long
             if not job.future.cancelled():  # else its stream went away while it waited
                 _run(job)
             if counted:
                 with self._ready:
                     self._first_running -= Counter({job.tenant: 1})  # drops a tenant at 0
-                    self._ready.notify_all()  # a job of a tenant at its share may run now
+                    self._long_running -= long
+                    self._ready.notify_all()  # a job held back by a share may run now
 
 
 def _run(job: _Job) -> None:

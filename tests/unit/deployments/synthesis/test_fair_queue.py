@@ -76,3 +76,15 @@ async def test_the_scheduler_gives_a_new_tenant_the_next_turn() -> None:
     release.set()
     await asyncio.gather(running, *waiting)
     assert order[:2] == ["a0", "b0"]
+
+
+def test_a_size_bound_passes_over_tenants_whose_next_job_is_larger() -> None:
+    queue: FairQueue[str] = FairQueue()
+    queue.push("a-long", True, "a", size=400)
+    queue.push("b-long", True, "b", size=300)
+    queue.push("c-short", True, "c", size=20)
+    assert queue.count(FIRST, largest=100) == 1 and queue.count(FIRST) == 3
+    assert queue.pop(FIRST, largest=100) == "c-short"
+    with pytest.raises(IndexError):
+        queue.pop(FIRST, largest=100)
+    assert queue.pop(FIRST) == "a-long"  # no bound: the tenants in turn

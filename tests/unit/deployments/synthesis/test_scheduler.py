@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from deployments.synthesis.priority import BACKGROUND_NICENESS, in_background
-from deployments.synthesis.scheduler import SegmentScheduler
+from deployments.synthesis.scheduler import LONG_FIRST, SegmentScheduler
 
 
 async def test_first_segments_jump_the_queue() -> None:
@@ -128,3 +128,32 @@ async def test_with_lanes_a_project_leaves_another_a_worker_for_first_segments()
         [0, 1],
         [1, 0],
     )
+
+
+async def test_with_lanes_long_first_segments_leave_a_worker_for_a_short_one() -> None:
+    """Two workers a lane: long first segments (an unpunctuated text's, seconds of calls)
+    of many projects run one at a time, so a short first segment of yet another
+    project starts at once rather than after a long call of each."""
+    scheduler = SegmentScheduler(workers=2, lanes=True)
+    gate = threading.Event()
+    started: list[str] = []
+
+    def job(name: str) -> str:
+        started.append(name)
+        if name.startswith("long"):
+            gate.wait()
+        return name
+
+    def run(name: str, size: int) -> asyncio.Task[str]:
+        return asyncio.create_task(scheduler.run(lambda: job(name), True, name, size))
+
+    longs = [run(f"long{i}", LONG_FIRST + 1) for i in range(3)]
+    await asyncio.sleep(0.05)
+    assert started == ["long0"]  # the others wait: long ones hold their share
+    assert scheduler.first_waiting == 2
+    assert await asyncio.wait_for(run("short", 30), 5) == "short"
+    # a first segment of LONG_FIRST characters is not a long one
+    assert await asyncio.wait_for(run("edge", LONG_FIRST), 5) == "edge"
+    gate.set()
+    assert await asyncio.gather(*longs) == ["long0", "long1", "long2"]
+    assert started[:3] == ["long0", "short", "edge"]
