@@ -57,6 +57,15 @@ class IngressConfig(BaseModel):
         description="Speech requests and WebSocket sessions one key may start per clock "
         "minute, counted in the ledger (every replica shares the count); 0: no limit.",
     )
+    unproductive_seconds_per_minute: int = Field(
+        120,
+        ge=0,
+        description="Seconds of synthesis a key's requests may spend a minute on average "
+        "without making audio the client receives (a request that fails, makes no sound, "
+        "times out or is abandoned before its first audio spends the seconds it ran), in "
+        "bursts of one minute's worth, shared by every replica; past it the key's new "
+        "requests get 429 rate_limited until the debt drains. 0: no budget.",
+    )
     max_active_requests: int = Field(
         96, gt=0, description="Speech requests and sessions one replica serves at once."
     )

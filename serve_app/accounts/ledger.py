@@ -94,7 +94,20 @@ class Ledger:
 
     @staticmethod
     def _count_request(tx: Transaction, rate: RateLimit, now: float) -> None:
-        """One more request of ``rate.key_id`` this minute, or :class:`RateExceeded`."""
+        """One more request of ``rate.key_id`` this minute, or :class:`RateExceeded`
+        (past the count, or with the key's unproductive synthesis over its budget)."""
+        budget = rate.unproductive_ms_per_minute
+        if budget:
+            row = tx.one(
+                "SELECT debt_ms, updated_at FROM unproductive_time WHERE key_id = ?",
+                (rate.key_id,),
+            )
+            debt = _drained(row, budget, now)
+            if debt > budget:  # a minute's worth may be spent at once, no more
+                wait_s = (debt - budget) / budget * 60
+                raise RateExceeded(max(1, math.ceil(wait_s)), unproductive=True)
+        if not rate.per_minute:
+            return
         row = tx.one(
             "INSERT INTO request_counts (key_id, minute, count) VALUES (?, ?, 1)"
             " ON CONFLICT (key_id, minute) DO UPDATE SET count = request_counts.count + 1"
@@ -186,6 +199,30 @@ class Ledger:
             tx.execute("UPDATE projects SET held = held - ? WHERE id = ?", (hold[1], hold[0]))
             return True
 
+    def spend_unproductive(self, key_id: str, ms: float, budget_ms_per_minute: int) -> None:
+        """Add ``ms`` of synthesis that made no audio to ``key_id``'s debt, which drains
+        at ``budget_ms_per_minute`` (:meth:`hold` refuses the key while it is over one
+        minute's worth)."""
+        if ms <= 0 or budget_ms_per_minute <= 0:
+            return
+        now = time.time()
+        with self._db.transaction() as tx:
+            tx.execute(  # the row exists, so that another replica's spending waits for this
+                "INSERT INTO unproductive_time (key_id, debt_ms, updated_at) VALUES (?, 0, ?)"
+                " ON CONFLICT (key_id) DO NOTHING",
+                (key_id, now),
+            )
+            row = tx.one(
+                "SELECT debt_ms, updated_at FROM unproductive_time WHERE key_id = ?"
+                + tx.for_update,
+                (key_id,),
+            )
+            debt = _drained(row, budget_ms_per_minute, now) + ms
+            tx.execute(
+                "UPDATE unproductive_time SET debt_ms = ?, updated_at = ? WHERE key_id = ?",
+                (debt, now, key_id),
+            )
+
     def usage(self, project_id: str) -> Usage:
         with self._db.transaction() as tx:
             row = tx.one(
@@ -215,6 +252,8 @@ class Ledger:
                 tx.execute("INSERT INTO owners (id, heartbeat_at) VALUES (?, ?)", (self.owner, now))
             # Counts of past minutes are never read again.
             tx.execute("DELETE FROM request_counts WHERE minute < ?", (int(now // 60) - 1,))
+            # and unproductive debts untouched for a day are forgiven
+            tx.execute("DELETE FROM unproductive_time WHERE updated_at < ?", (now - 86_400,))
 
     def settle_orphans(self, live: frozenset[str], older_than_s: float) -> int:
         """Settle this process's open holds that no request of it owns any more
@@ -257,3 +296,12 @@ class Ledger:
                 (cutoff,),
             )
         return settled
+
+
+def _drained(row: Row | None, budget_ms_per_minute: int, now: float) -> float:
+    """A key's unproductive debt (``row``: its debt and when it was written) as it
+    stands ``now``, drained at the budget's rate."""
+    if row is None:
+        return 0.0
+    debt, updated_at = float(row[0]), float(row[1])
+    return max(0.0, debt - budget_ms_per_minute * max(0.0, now - updated_at) / 60)

@@ -9,19 +9,24 @@ from pydantic import BaseModel
 
 
 class RateExceeded(Exception):
-    """A key has made its requests for this minute."""
+    """A key has made its requests for this minute, or (``unproductive``) spent its
+    budget of synthesis that made no audio."""
 
-    def __init__(self, retry_after_s: int) -> None:
+    def __init__(self, retry_after_s: int, unproductive: bool = False) -> None:
         super().__init__(f"retry in {retry_after_s} s")
         self.retry_after_s = retry_after_s
+        self.unproductive = unproductive
 
 
 @dataclass(frozen=True)
 class RateLimit:
-    """At most ``per_minute`` requests of key ``key_id`` in each clock minute."""
+    """At most ``per_minute`` requests of key ``key_id`` in each clock minute (0: no
+    count), and synthesis that made no audio at most ``unproductive_ms_per_minute`` on
+    average (0: no budget), in bursts of one minute's worth."""
 
     key_id: str
     per_minute: int
+    unproductive_ms_per_minute: int = 0
 
 
 class InsufficientFunds(Exception):

@@ -62,6 +62,13 @@ def schema_statements(serial_key: str) -> list[str]:
             count BIGINT NOT NULL,
             PRIMARY KEY (key_id, minute)
         )""",
+        # Seconds of synthesis each key's requests spent without making audio that was
+        # heard, as a debt that drains at the key's budget (ledger.py, Ledger.hold).
+        """CREATE TABLE IF NOT EXISTS unproductive_time (
+            key_id TEXT PRIMARY KEY,
+            debt_ms DOUBLE PRECISION NOT NULL,
+            updated_at DOUBLE PRECISION NOT NULL
+        )""",
         """CREATE TABLE IF NOT EXISTS owners (
             id TEXT PRIMARY KEY,
             heartbeat_at DOUBLE PRECISION NOT NULL

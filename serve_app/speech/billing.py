@@ -10,6 +10,7 @@ import functools
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from deployments.messages import EncodedChunk
@@ -43,6 +44,8 @@ class Bill:
     sample_rate: int = 1
     checkpoint_at: float = 0.0
     spoken: dict[int, int] = field(default_factory=dict)  # stream: characters up to
+    # synthesis that ran and made no audio the client received (the key's budget)
+    unproductive_ms: float = 0.0
     checkpoint: asyncio.Task[None] | None = field(default=None, repr=False)
 
     def add(self, chunk: EncodedChunk, stream: int = 0) -> None:
@@ -97,7 +100,8 @@ class Meter:
         bill = Bill(uuid.uuid4().hex, key.key_id, checkpoint_at=time.monotonic())
         worst_case = self.cost(characters, delivered=True)
         per_minute = self._config.rate_limit_per_minute
-        rate = RateLimit(key.key_id, per_minute) if per_minute else None
+        budget_ms = self._config.unproductive_seconds_per_minute * 1000
+        rate = RateLimit(key.key_id, per_minute, budget_ms) if per_minute or budget_ms else None
         self._live.add(bill.hold_id)
         write = asyncio.ensure_future(
             self._store.call(self._store.hold, key.project_id, bill.hold_id, worst_case, rate)
@@ -113,9 +117,17 @@ class Meter:
         except InsufficientFunds as e:
             raise _refusal(worst_case, e.available) from None
         except RateExceeded as e:
+            if e.unproductive:
+                why = (
+                    f"This key's requests have run more than "
+                    f"{self._config.unproductive_seconds_per_minute} s a minute of synthesis "
+                    "that made no audio (failed, empty or abandoned before any was received)"
+                )
+            else:
+                why = f"This key may start {per_minute} requests a minute"
             raise RateLimited(
                 "rate_limited",
-                f"This key may start {per_minute} requests a minute; retry in {e.retry_after_s} s.",
+                f"{why}; retry in {e.retry_after_s} s.",
                 headers={"Retry-After": str(e.retry_after_s)},
             ) from None
         return bill
@@ -205,10 +217,22 @@ class Meter:
             )
         else:
             call = functools.partial(self._store.release, bill.hold_id)
-        settled = asyncio.ensure_future(self._store.call(call))
+        settled = asyncio.ensure_future(self._store.call(self._settlement, bill, call))
         settled.add_done_callback(lambda _: self._live.discard(bill.hold_id))
         await asyncio.shield(settled)
         return usage
+
+    def _settlement(self, bill: Bill, call: Callable[[], object]) -> None:
+        """The bill's settlement (``call``), then its unproductive synthesis spent from
+        the key's budget (on the store's thread)."""
+        call()
+        budget_ms = self._config.unproductive_seconds_per_minute * 1000
+        if bill.key_id is None or bill.unproductive_ms <= 0 or not budget_ms:
+            return
+        try:  # the settlement stands whatever happens to this
+            self._store.spend_unproductive(bill.key_id, bill.unproductive_ms, budget_ms)
+        except Exception:
+            logger.exception("Recording the unproductive time of hold %s failed", bill.hold_id)
 
 
 def _refusal(needed: int, available: int) -> InsufficientBalance:

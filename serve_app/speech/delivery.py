@@ -10,6 +10,7 @@ stops the audio and settles the bill exactly once.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import AsyncGenerator, AsyncIterator
 
 from deployments.messages import EncodedChunk
@@ -47,6 +48,13 @@ class Delivery:
         self._ticket = ticket
         self._readers: list[AsyncGenerator[EncodedChunk, None]] = []
         self._usage: RequestUsage | None = None
+        self._synthesis_began: float | None = None
+
+    def synthesising(self) -> None:
+        """Its synthesis begins now: if none of its audio reaches the client (it fails,
+        makes no sound, times out, or the client leaves first), the time until it
+        settles is synthesis the key spent without audio (``unproductive_seconds_per_minute``)."""
+        self._synthesis_began = time.monotonic()
 
     def attach(self, audio: AsyncIterator[EncodedChunk], first: EncodedChunk | None) -> None:
         """The audio to deliver once it has begun: ``first``, already taken from
@@ -109,6 +117,8 @@ class Delivery:
                 if close is not None:
                     with contextlib.suppress(RuntimeError):  # still running: its owner closes it
                         await close()
+            if self.bill.chunks == 0 and self._synthesis_began is not None:
+                self.bill.unproductive_ms += (time.monotonic() - self._synthesis_began) * 1000
             self._usage = usage = await self._meter.settle(self.bill)
         finally:
             if self._ticket is not None:

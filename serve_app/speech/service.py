@@ -361,6 +361,7 @@ class SpeechService:
             voicing=speech.voicing,
             ticket=speech.ticket,
         )
+        delivery.synthesising()
         try:
             first = await anext(stream)
         except StopAsyncIteration:

@@ -117,11 +117,13 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         port = free_port()
         serve.start(http_options={"host": "127.0.0.1", "port": port})
         voices = voices_built.result()
-    # One key drives the whole tier, the load test included: a rate far above it.
+    # One key drives the whole tier, the load test included: a rate far above it, and a
+    # budget of unproductive synthesis its fault and hang-up tests never reach.
     # A short hold lease: the fault tests wait for a killed ingress's holds to settle.
     ingress = {
         "database_url": database_url,
         "rate_limit_per_minute": 1_000_000,
+        "unproductive_seconds_per_minute": 1_000_000,
         "hold_lease_s": 3.0,
         "ws_auth_timeout_s": WS_AUTH_TIMEOUT_S,
         "send_timeout_s": SEND_TIMEOUT_S,  # a reader that reads nothing is let go sooner

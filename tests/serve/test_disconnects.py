@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
+from serve_app.accounts import AccountStore, split_key
 from tests.conftest import closed_hold, post_and_stop_reading, read_to_end
 from tests.serve.conftest import Service, kokoro_calls, settled_calls
 
@@ -123,3 +124,36 @@ def test_hang_ups_at_random_moments_leave_no_hold_open(service: Service) -> None
     while open_holds(service):
         assert time.monotonic() < deadline, f"{open_holds(service)} holds are still open"
         time.sleep(0.5)
+
+
+def unproductive_ms(service: Service, key_id: str) -> float:
+    with contextlib.closing(sqlite3.connect(service.ledger, timeout=10)) as db:
+        row = db.execute(
+            "SELECT debt_ms FROM unproductive_time WHERE key_id = ?", (key_id,)
+        ).fetchone()
+    return float(row[0]) if row else 0.0
+
+
+def test_a_hang_up_before_the_first_audio_spends_the_key_s_unproductive_budget(
+    service: Service,
+) -> None:
+    """Billed nothing, a request abandoned before any audio reached its client spends
+    the seconds its synthesis ran from its key's budget (the tier's is too large to
+    refuse anything; refusals are the unit tier's); a request that is heard, none."""
+    store = AccountStore.open(service.database_url)
+    token = store.create_key(store.create_project(f"hang-up-{time.time_ns()}", 10_000_000))
+    store.close()
+    key_id, auth = split_key(token)[0], {"Authorization": f"Bearer {token}"}
+    heard = httpx.post(
+        service.url + "/v1/audio/speech", headers=auth, json={"input": "नमस्ते।"}, timeout=60
+    )
+    assert heard.status_code == 200 and heard.content
+    assert unproductive_ms(service, key_id) == 0
+    # an unpunctuated first segment of ~400 characters: seconds of Kokoro calls
+    text = " ".join(["यह एक लंबा पाठ है जिसे बिना रुके पढ़ा जाता है और यह चलता रहता है"] * 6)
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(service.url + "/v1/audio/speech", headers=auth, json={"input": text}, timeout=1)
+    deadline = time.monotonic() + 60
+    while unproductive_ms(service, key_id) == 0 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert unproductive_ms(service, key_id) >= 900

@@ -159,3 +159,32 @@ def test_requests_per_key_and_minute_are_counted_for_every_replica(
         store.hold(project, "e", 1, RateLimit("key2", 3))  # each key its own count
     finally:
         replica.close()
+
+
+def test_unproductive_synthesis_is_a_debt_each_key_drains_at_its_budget(
+    store: AccountStore, database_url: str
+) -> None:
+    """A key may run a minute's worth of synthesis that makes no audio at once; past
+    that its holds are refused (every replica sees the debt) until the debt drains."""
+    from serve_app.accounts.ledger import _drained
+
+    project = store.create_project("acme", 10_000)
+    replica = AccountStore.open(database_url)
+    budget = 60_000  # a minute of it a minute
+    rate = RateLimit("key1", 0, budget)  # no count of requests, only the budget
+    try:
+        store.spend_unproductive("key1", 45_000, budget)
+        replica.hold(project, "a", 1, rate)  # within a minute's worth
+        replica.spend_unproductive("key1", 30_000, budget)
+        with pytest.raises(RateExceeded) as refused:
+            store.hold(project, "b", 1, rate)
+        assert refused.value.unproductive
+        assert 10 <= refused.value.retry_after_s <= 15  # ~15 s over, draining 1 s a second
+        assert store.usage(project).held == 1  # the refused request holds nothing
+        store.hold(project, "c", 1, RateLimit("key2", 0, budget))  # each key its own
+    finally:
+        replica.close()
+    # the debt drains at the budget's rate, never below nothing
+    assert _drained((75_000.0, 100.0), budget, 115.0) == 60_000
+    assert _drained((75_000.0, 100.0), budget, 1_000.0) == 0
+    assert _drained(None, budget, 1_000.0) == 0

@@ -3,12 +3,14 @@ settled exactly once however the delivery ends."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
 from deployments.messages import EncodedChunk
 from serve_app.accounts import AccountStore, ApiKey
+from serve_app.http.errors import RateLimited
 from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission
 from serve_app.speech.billing import Meter
@@ -136,3 +138,48 @@ async def test_closing_a_delivery_stops_its_source_at_once(store: AccountStore) 
     await anext(reader)
     await delivery.aclose()
     assert closed == [True]
+
+
+def unproductive_debt(store: AccountStore, key_id: str) -> float:
+    with store._db.transaction() as tx:
+        row = tx.one("SELECT debt_ms FROM unproductive_time WHERE key_id = ?", (key_id,))
+    return float(row[0]) if row else 0.0
+
+
+async def test_synthesis_that_no_client_hears_spends_the_key_s_budget_then_is_refused(
+    store: AccountStore,
+) -> None:
+    """Synthesis that fails before any audio is received is billed nothing, and its
+    time is spent from the key's budget of unproductive synthesis: past a minute's
+    worth, the key's next request is 429 rate_limited, saying why and when to retry;
+    a delivery whose audio was received spends nothing."""
+    project = store.create_project("acme", 1_000_000)
+    key = ApiKey(key_id="k", project_id=project, scopes=("speech",))
+    # a budget of 1 s a minute (the default is 120 s)
+    meter = Meter(store, IngressConfig(rate_limit_per_minute=0, unproductive_seconds_per_minute=1))
+
+    heard = Delivery(meter, Finished(), await meter.hold(key, 30), received_at=0.0)
+    heard.synthesising()
+    await begin(heard, audio([chunk(100, 10)]))
+    assert [c async for c in heard] and (await heard.aclose()).characters == 10
+    assert unproductive_debt(store, "k") == 0
+
+    async def slow_failure() -> AsyncIterator[EncodedChunk]:
+        await asyncio.sleep(1.2)
+        raise RuntimeError("the synthesiser died")
+        yield chunk(100, 10)  # an async generator that never yields
+
+    failed = Delivery(meter, Finished(), await meter.hold(key, 30), received_at=0.0)
+    failed.synthesising()
+    with pytest.raises(RuntimeError):
+        await begin(failed, slow_failure())
+    assert (await failed.aclose()).cost_deci_micros == 0
+    assert unproductive_debt(store, "k") >= 1200
+    with pytest.raises(RateLimited) as refused:
+        await meter.hold(key, 30)
+    assert refused.value.code == "rate_limited"
+    assert "made no audio" in refused.value.message
+    assert 1 <= int(refused.value.headers["Retry-After"]) <= 60
+    other = ApiKey(key_id="k2", project_id=project, scopes=("speech",))
+    await meter.settle(await meter.hold(other, 30))  # each key its own budget
+    assert store.usage(project).held == 0 and store.usage(project).spent == 10 * PRICE
