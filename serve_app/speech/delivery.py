@@ -56,6 +56,11 @@ class Delivery:
         settles is synthesis the key spent without audio (``unproductive_seconds_per_minute``)."""
         self._synthesis_began = time.monotonic()
 
+    def spent_without_audio(self, seconds: float) -> None:
+        """Synthesis for it ran ``seconds`` and made no audio (a session's piece that
+        failed, was silent, or was cleared first): the key's, when it settles."""
+        self.bill.unproductive_ms += seconds * 1000
+
     def attach(self, audio: AsyncIterator[EncodedChunk], first: EncodedChunk | None) -> None:
         """The audio to deliver once it has begun: ``first``, already taken from
         ``audio`` (None if there was none), then the rest of it."""
@@ -118,7 +123,7 @@ class Delivery:
                     with contextlib.suppress(RuntimeError):  # still running: its owner closes it
                         await close()
             if self.bill.chunks == 0 and self._synthesis_began is not None:
-                self.bill.unproductive_ms += (time.monotonic() - self._synthesis_began) * 1000
+                self.spent_without_audio(time.monotonic() - self._synthesis_began)
             self._usage = usage = await self._meter.settle(self.bill)
         finally:
             if self._ticket is not None:

@@ -4,6 +4,7 @@ order, and its audio encoded as one stream and handed to the session to send."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -78,6 +79,11 @@ class ContextSink(Protocol):
 
     async def send_flush_done(self, context: ContextAudio, flush_id: str) -> None:
         """Tell the client the audio of the flush ``flush_id`` has all been sent."""
+        ...
+
+    def spent_without_audio(self, seconds: float) -> None:
+        """A piece's synthesis ran ``seconds`` and made no audio (it failed, was silent,
+        or its context was cleared or closed first): the key's unproductive time."""
         ...
 
 
@@ -198,10 +204,16 @@ class ContextAudio:
             segments = reading.text.segments
             ends = billed_ends(segments)
             job = SynthesisJob(segments, voicing.params)
-            async for chunk in speech.pipeline.synthesize(job):
-                if chunk.timings is not None:  # words: offsets in all the context's text
-                    chunk = replace(chunk, timings=chunk.timings.moved(0, piece.start))
-                await self._audio.put((spoken + billed_through(chunk, ends), chunk))
+            began, made = time.monotonic(), False
+            try:
+                async for chunk in speech.pipeline.synthesize(job):
+                    made = True
+                    if chunk.timings is not None:  # words: offsets in all the context's text
+                        chunk = replace(chunk, timings=chunk.timings.moved(0, piece.start))
+                    await self._audio.put((spoken + billed_through(chunk, ends), chunk))
+            finally:
+                if not made:
+                    sink.spent_without_audio(time.monotonic() - began)
             spoken += billed
         await self._audio.put(_DONE)
 

@@ -100,6 +100,10 @@ class StreamInputSession:
         assert self._delivery is not None
         await self._delivery.extend(characters)
 
+    def spent_without_audio(self, seconds: float) -> None:
+        if self._delivery is not None:
+            self._delivery.spent_without_audio(seconds)
+
     async def release_unsent(self, context: ContextAudio) -> None:
         if self._delivery is None:
             return

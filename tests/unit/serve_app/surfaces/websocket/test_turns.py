@@ -11,6 +11,7 @@ from typing import Any
 
 from starlette.testclient import TestClient, WebSocketTestSession
 
+from serve_app.accounts import split_key
 from serve_app.ingress.api import create_app
 from tests.conftest import decode, pcm_seconds
 from tests.unit.serve_app.conftest import DEV_KEY, make_state
@@ -190,3 +191,32 @@ def test_the_hold_grows_as_text_arrives_and_a_short_balance_refuses_it_then(
         ws.send_json({"text": " और" * 40})  # 120 more: past the balance, refused now
         message = ws.receive_json()
     assert message["error"]["code"] == "insufficient_balance", message
+
+
+def test_a_piece_cut_off_before_its_audio_spends_the_key_s_unproductive_time(
+    tmp_path: Path,
+) -> None:
+    """A session that leaves while a piece is being synthesised, before any of its audio:
+    billed nothing for it, and the seconds it ran are spent from the key's budget of
+    synthesis that made no audio (as an HTTP request abandoned before its first byte)."""
+    state = make_state(tmp_path)
+    client = TestClient(create_app(state))
+    key_id = split_key(DEV_KEY)[0]
+    # unpunctuated: a first piece of ~290 characters, seconds of Kokoro calls
+    text = " ".join(["यह एक लंबा पाठ है जिसे बिना रुके पढ़ा जाता है और यह चलता रहता है"] * 6)
+
+    def debt_ms() -> float:
+        with state.store._db.transaction() as tx:
+            row = tx.one("SELECT debt_ms FROM unproductive_time WHERE key_id = ?", (key_id,))
+        return float(row[0]) if row else 0.0
+
+    with client:
+        with client.websocket_connect(URL, headers=AUTH) as ws:
+            ws.send_json({"text": " "})
+            ws.send_json({"text": text + " ", "flush": True})
+            time.sleep(0.6)  # its synthesis is under way, no audio yet
+        deadline = time.monotonic() + 30
+        while debt_ms() == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert debt_ms() >= 300
+        assert usage(client)["characters"] == 0  # and nothing billed
