@@ -61,8 +61,9 @@ class IngressConfig(BaseModel):
         120,
         ge=0,
         description="Seconds of synthesis a key's requests may spend a minute on average "
-        "without making audio the client receives (a request that fails, makes no sound, "
-        "times out or is abandoned before its first audio spends the seconds it ran), in "
+        "without making audio the client receives (a request that makes no sound or is "
+        "abandoned before its first audio spends the seconds it ran; a failure of the "
+        "service's own spends nothing), in "
         "bursts of one minute's worth, shared by every replica; past it the key's new "
         "requests get 429 rate_limited until the debt drains. 0: no budget.",
     )

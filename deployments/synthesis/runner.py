@@ -232,6 +232,13 @@ class SynthesisRunner:
         collect = await self._schedulers[engine].run(launch, first=True)
         return await collector.run(collect, first=True)
 
+    @property
+    def busy(self) -> bool:
+        """Whether an engine call waits or runs (one whose stream went away runs to its
+        end: a model call cannot be stopped midway)."""
+        schedulers = (*self._schedulers.values(), *self._collectors.values())
+        return any(scheduler.busy for scheduler in schedulers)
+
     def speaks(self, voice_id: str) -> bool:
         """Whether ``voice_id`` is loaded here."""
         return self._synthesiser.speaks(voice_id)

@@ -70,6 +70,7 @@ class SegmentScheduler:
         self._first_share = max(1, workers - 1) if lanes else workers
         self._first_running: Counter[str] = Counter()  # tenant: its first segments running
         self._long_running = 0  # long first segments running (over LONG_FIRST characters)
+        self._running = 0  # jobs on a worker now
         takes: list[int | None] = [FIRST, LATER] if lanes else [None]
         self._threads = [
             threading.Thread(
@@ -99,6 +100,12 @@ class SegmentScheduler:
             if not self.lanes:
                 return len(self._queue) > 0
             return self._queue.count(FIRST if first else LATER) > 0
+
+    @property
+    def busy(self) -> bool:
+        """Whether a job waits or runs (a call whose stream went away runs to its end)."""
+        with self._ready:
+            return self._running > 0 or len(self._queue) > 0
 
     @property
     def first_waiting(self) -> int:
@@ -134,10 +141,12 @@ class SegmentScheduler:
                 if counted:
                     self._first_running[job.tenant] += 1
                     self._long_running += long
+                self._running += 1
             if not job.future.cancelled():  # else its stream went away while it waited
                 _run(job)
-            if counted:
-                with self._ready:
+            with self._ready:
+                self._running -= 1
+                if counted:
                     self._first_running -= Counter({job.tenant: 1})  # drops a tenant at 0
                     self._long_running -= long
                     self._ready.notify_all()  # a job held back by a share may run now

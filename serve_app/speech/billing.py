@@ -121,7 +121,7 @@ class Meter:
                 why = (
                     f"This key's requests have run more than "
                     f"{self._config.unproductive_seconds_per_minute} s a minute of synthesis "
-                    "that made no audio (failed, empty or abandoned before any was received)"
+                    "that made no audio (silent, or abandoned before any was received)"
                 )
             else:
                 why = f"This key may start {per_minute} requests a minute"

@@ -51,14 +51,19 @@ class Delivery:
         self._synthesis_began: float | None = None
 
     def synthesising(self) -> None:
-        """Its synthesis begins now: if none of its audio reaches the client (it fails,
-        makes no sound, times out, or the client leaves first), the time until it
-        settles is synthesis the key spent without audio (``unproductive_seconds_per_minute``)."""
+        """Its synthesis begins now: if none of its audio reaches the client (it makes
+        no sound, or the client leaves first), the time until it settles is synthesis
+        the key spent without audio (``unproductive_seconds_per_minute``)."""
         self._synthesis_began = time.monotonic()
+
+    def failed_by_the_service(self) -> None:
+        """Its synthesis failed on the service's side (an engine's error, no replica in
+        time): the time it ran is not the key's to spend."""
+        self._synthesis_began = None
 
     def spent_without_audio(self, seconds: float) -> None:
         """Synthesis for it ran ``seconds`` and made no audio (a session's piece that
-        failed, was silent, or was cleared first): the key's, when it settles."""
+        was silent, or cleared or cut off first): the key's, when it settles."""
         self.bill.unproductive_ms += seconds * 1000
 
     def attach(self, audio: AsyncIterator[EncodedChunk], first: EncodedChunk | None) -> None:

@@ -24,7 +24,7 @@ from deployments.normaliser.ssml import SsmlText
 from deployments.normaliser.stretches import base_language
 from deployments.synthesis.voices import VoiceConfig, is_voice_id
 from serve_app.accounts import ApiKey
-from serve_app.http.errors import InvalidRequest, NotFound
+from serve_app.http.errors import InvalidRequest, NotFound, ServiceError
 from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission
 from serve_app.speech.billing import Meter
@@ -372,7 +372,12 @@ class SpeechService:
                 "sounds the voice has, say) gives no audio.",
                 "input",
             ) from None
-        except BaseException:
+        except Exception as e:
+            if not isinstance(e, ServiceError) or e.status >= 500:
+                delivery.failed_by_the_service()
+            await delivery.aclose()
+            raise
+        except BaseException:  # cancelled: the client left before any audio
             await delivery.aclose()
             raise
         self.metrics.first_audio(

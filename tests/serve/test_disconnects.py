@@ -149,10 +149,13 @@ def test_a_hang_up_before_the_first_audio_spends_the_key_s_unproductive_budget(
     )
     assert heard.status_code == 200 and heard.content
     assert unproductive_ms(service, key_id) == 0
-    # an unpunctuated first segment of ~400 characters: seconds of Kokoro calls
+    # an unpunctuated first segment of ~400 characters: seconds of Kokoro calls before
+    # the first audio, and a stream's answer begins with it (a buffered answer is
+    # whole before it is sent: billed in full if the client is still there at its end)
     text = " ".join(["यह एक लंबा पाठ है जिसे बिना रुके पढ़ा जाता है और यह चलता रहता है"] * 6)
+    body = {"input": text, "stream": True}
     with pytest.raises(httpx.ReadTimeout):
-        httpx.post(service.url + "/v1/audio/speech", headers=auth, json={"input": text}, timeout=1)
+        httpx.post(service.url + "/v1/audio/speech", headers=auth, json=body, timeout=1)
     deadline = time.monotonic() + 60
     while unproductive_ms(service, key_id) == 0 and time.monotonic() < deadline:
         time.sleep(0.2)

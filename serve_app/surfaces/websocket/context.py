@@ -82,8 +82,8 @@ class ContextSink(Protocol):
         ...
 
     def spent_without_audio(self, seconds: float) -> None:
-        """A piece's synthesis ran ``seconds`` and made no audio (it failed, was silent,
-        or its context was cleared or closed first): the key's unproductive time."""
+        """A piece's synthesis ran ``seconds`` and made no audio (it was silent, or its
+        context was cleared or closed first): the key's unproductive time."""
         ...
 
 
@@ -211,9 +211,12 @@ class ContextAudio:
                     if chunk.timings is not None:  # words: offsets in all the context's text
                         chunk = replace(chunk, timings=chunk.timings.moved(0, piece.start))
                     await self._audio.put((spoken + billed_through(chunk, ends), chunk))
-            finally:
+            except asyncio.CancelledError:  # cleared, or the session ended: the key's time
                 if not made:
                     sink.spent_without_audio(time.monotonic() - began)
+                raise
+            if not made:  # it made no sound (a failure of the service spends nothing)
+                sink.spent_without_audio(time.monotonic() - began)
             spoken += billed
         await self._audio.put(_DONE)
 

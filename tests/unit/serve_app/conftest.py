@@ -38,6 +38,18 @@ def _synthesiser() -> SynthesisRunner:
     return SynthesisRunner()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _synthesiser_idle_at_the_end() -> Iterator[None]:
+    """The shared synthesiser's last calls end before the process does: a model call
+    whose stream went away (a session cut off, a cleared context) runs to its end on a
+    worker thread, and a process that exits while ONNX Runtime is inside one aborts."""
+    yield
+    if _synthesiser.cache_info().currsize:
+        deadline = time.monotonic() + 60
+        while _synthesiser().busy and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
 def make_state(tmp_path: Path, **settings: Any) -> IngressState:
     settings.setdefault("database_url", str(tmp_path / "ledger.sqlite3"))
     config = IngressConfig(dev_api_key=DEV_KEY, **settings)

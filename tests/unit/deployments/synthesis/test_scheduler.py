@@ -157,3 +157,20 @@ async def test_with_lanes_long_first_segments_leave_a_worker_for_a_short_one() -
     gate.set()
     assert await asyncio.gather(*longs) == ["long0", "long1", "long2"]
     assert started[:3] == ["long0", "short", "edge"]
+
+
+async def test_it_is_busy_while_a_job_runs_even_one_whose_caller_left() -> None:
+    """A call whose stream went away runs to its end: the scheduler says so."""
+    scheduler = SegmentScheduler(workers=1)
+    gate = threading.Event()
+    assert not scheduler.busy
+    running = asyncio.create_task(scheduler.run(gate.wait, first=True))
+    await asyncio.sleep(0.05)
+    running.cancel()
+    assert scheduler.busy
+    gate.set()
+    for _ in range(100):
+        if not scheduler.busy:
+            break
+        await asyncio.sleep(0.01)
+    assert not scheduler.busy

@@ -149,31 +149,41 @@ def unproductive_debt(store: AccountStore, key_id: str) -> float:
 async def test_synthesis_that_no_client_hears_spends_the_key_s_budget_then_is_refused(
     store: AccountStore,
 ) -> None:
-    """Synthesis that fails before any audio is received is billed nothing, and its
-    time is spent from the key's budget of unproductive synthesis: past a minute's
-    worth, the key's next request is 429 rate_limited, saying why and when to retry;
-    a delivery whose audio was received spends nothing."""
+    """A client that leaves before any audio reached it is billed nothing, and the time
+    its synthesis ran is spent from the key's budget of unproductive synthesis: past a
+    minute's worth, the key's next request is 429 rate_limited, saying why and when to
+    retry. A delivery whose audio was received spends nothing, nor one the service
+    failed."""
     project = store.create_project("acme", 1_000_000)
     key = ApiKey(key_id="k", project_id=project, scopes=("speech",))
     # a budget of 1 s a minute (the default is 120 s)
     meter = Meter(store, IngressConfig(rate_limit_per_minute=0, unproductive_seconds_per_minute=1))
 
-    heard = Delivery(meter, Finished(), await meter.hold(key, 30), received_at=0.0)
-    heard.synthesising()
+    async def delivery() -> Delivery:
+        started = Delivery(meter, Finished(), await meter.hold(key, 30), received_at=0.0)
+        started.synthesising()
+        return started
+
+    heard = await delivery()
     await begin(heard, audio([chunk(100, 10)]))
     assert [c async for c in heard] and (await heard.aclose()).characters == 10
+    failed = await delivery()
+    await asyncio.sleep(1.2)
+    failed.failed_by_the_service()  # an engine's error: not the key's time
+    assert (await failed.aclose()).cost_deci_micros == 0
     assert unproductive_debt(store, "k") == 0
 
-    async def slow_failure() -> AsyncIterator[EncodedChunk]:
-        await asyncio.sleep(1.2)
-        raise RuntimeError("the synthesiser died")
-        yield chunk(100, 10)  # an async generator that never yields
+    async def slow_start() -> AsyncIterator[EncodedChunk]:
+        await asyncio.sleep(30)
+        yield chunk(100, 10)
 
-    failed = Delivery(meter, Finished(), await meter.hold(key, 30), received_at=0.0)
-    failed.synthesising()
-    with pytest.raises(RuntimeError):
-        await begin(failed, slow_failure())
-    assert (await failed.aclose()).cost_deci_micros == 0
+    left = await delivery()
+    waiting = asyncio.create_task(begin(left, slow_start()))
+    await asyncio.sleep(1.2)
+    waiting.cancel()  # the client hangs up before any audio
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert (await left.aclose()).cost_deci_micros == 0
     assert unproductive_debt(store, "k") >= 1200
     with pytest.raises(RateLimited) as refused:
         await meter.hold(key, 30)
