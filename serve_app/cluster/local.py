@@ -34,7 +34,15 @@ from typing import Any
 import yaml
 
 from serve_app.cluster.config import APPLICATION, local_cluster_config
-from serve_app.cluster.nodes import LAYOUT, NodeSpec, alive, busy_nodes, start_node, stop_group
+from serve_app.cluster.nodes import (
+    LAYOUT,
+    NodeSpec,
+    alive,
+    busy_nodes,
+    start_node,
+    stop_group,
+    stop_groups,
+)
 from serve_app.http.sockets import free_port, port_is_free
 from serve_app.settings import CONFIGS
 
@@ -42,6 +50,7 @@ ROOT = CONFIGS.parent
 DEFAULT_DIR = ROOT / "var" / "cluster"
 DEFAULT_DASHBOARD_PORT = 8265
 STARTING_BALANCE = 10_000 * 10_000_000  # USD 10,000 for the development key
+HEAD_GRACE_S = 2.0  # SIGTERM to SIGKILL for the head, its workers stopped (down)
 
 
 class ClusterError(RuntimeError):
@@ -189,11 +198,15 @@ class LocalCluster:
         state = self.state()
         if state is None:
             return
-        # Workers first, the head (GCS, Serve's controller) last; each node drains
-        # what it runs as it stops, so no `serve shutdown` first (which would wait for
-        # open streams up to the deployments' graceful shutdown, minutes).
-        for name in sorted(state.nodes, key=lambda n: n == "head"):
-            stop_group(state.nodes[name])
+        # The workers first, together, the head (GCS, Serve's controller) last; each
+        # node drains what it runs as it stops, so no `serve shutdown` first (which
+        # would wait for open streams up to the deployments' graceful shutdown, minutes).
+        # With its workers gone the head has nothing to drain, and its processes do
+        # not exit on SIGTERM within 10 s (as `ray stop`'s 16 s grace also finds):
+        # a short grace, then SIGKILL.
+        stop_groups(pid for name, pid in state.nodes.items() if name != "head")
+        if "head" in state.nodes:
+            stop_groups([state.nodes["head"]], grace_s=HEAD_GRACE_S)
         stop_postgres(Path(state.pgdata))
         self.state_file.unlink()
 

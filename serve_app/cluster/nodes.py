@@ -24,7 +24,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Container, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -139,17 +139,27 @@ def alive(pid: int) -> bool:
 def stop_group(pid: int, grace_s: float = 10.0) -> None:
     """SIGTERM to every process of the group ``pid`` leads (what ``ray stop`` sends),
     SIGKILL to whatever is left after ``grace_s``."""
+    stop_groups([pid], grace_s)
+
+
+def stop_groups(pids: Iterable[int], grace_s: float = 10.0) -> None:
+    """:func:`stop_group` of each of ``pids`` at once: one grace for them all."""
+    left = set(pids)
     for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(pid, sig)
-        except ProcessLookupError:
-            return
+        for pid in list(left):
+            try:
+                os.killpg(pid, sig)
+            except ProcessLookupError:
+                left.discard(pid)
         deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            _reap(pid)
-            if not alive(pid):
-                return
+        while left and time.monotonic() < deadline:
+            for pid in list(left):
+                _reap(pid)
+                if not alive(pid):
+                    left.discard(pid)
             time.sleep(0.1)
+        if not left:
+            return
 
 
 def _reap(pid: int) -> None:

@@ -24,3 +24,45 @@ def test_busy_nodes_sum_the_cpu_of_the_processes_under_each_node() -> None:
         child.wait()
     assert list(used) == ["here"] and used["here"] > 0.05
     assert others == {} and chosen["here"] > 0.05
+
+
+def test_groups_stop_together_and_what_ignores_sigterm_is_killed() -> None:
+    """Two process groups (standing for two nodes), one that ignores SIGTERM (as a
+    head's processes do for longer than any grace worth waiting): one call stops
+    both, the first by SIGTERM, the other by SIGKILL after the grace."""
+    import subprocess
+    import sys
+
+    from serve_app.cluster.nodes import alive, stop_groups
+
+    polite = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, sys, time; "
+            "signal.signal(signal.SIGTERM, lambda *_: sys.exit(print('terminated', flush=True))); "
+            "print('ready', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    stubborn = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "print('ready', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        for process in (polite, stubborn):
+            assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+        stop_groups([polite.pid, stubborn.pid], grace_s=0.5)
+        assert not alive(polite.pid) and not alive(stubborn.pid)
+        assert polite.stdout is not None and polite.stdout.read() == b"terminated\n"
+    finally:
+        for process in (polite, stubborn):
+            process.kill()
+            process.wait()
