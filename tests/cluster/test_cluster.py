@@ -109,7 +109,7 @@ def test_replicas_scale_up_under_locust_and_back_down_after(
     local = cluster.local
     minimum = local.replicas()
     # the Synthesiser starts with two and may be down to one already (it scales to
-    # zero after 30 s idle: the last test)
+    # zero after 15 s idle: the last test)
     assert minimum["Ingress"] == 1 and 1 <= minimum["Synthesiser"] <= 2, minimum
     locust = start_locust(cluster, tmp_path / "load", users=6, seconds=120)
     peak: dict[str, int] = {}
@@ -228,7 +228,7 @@ def test_a_lost_synthesis_node_ends_its_streams_in_band_and_the_service_recovers
 def test_an_idle_synthesiser_scales_to_zero_and_the_next_request_starts_it(
     cluster: Cluster,
 ) -> None:
-    """After the last request the Synthesiser goes to zero replicas (30 s idle in the
+    """After the last request the Synthesiser goes to zero replicas (15 s idle in the
     local cluster's config) and its GPU is free in ``ray status``; /ready says its
     voices are scaled to zero without waking it; the next request starts a replica
     and gets its audio."""
