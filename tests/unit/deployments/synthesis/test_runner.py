@@ -328,7 +328,7 @@ async def test_a_long_segment_gives_the_engine_to_another_project_between_its_ca
             "warm_up": False,
         }
     )
-    long = "आज सुबह से लगातार बारिश हो रही है और सड़कों पर पानी भर गया है इसलिए देर होगी"
+    long = "आज सुबह से लगातार बारिश हो रही है"
     short = "नमस्ते।"
     ended: list[str] = []
 

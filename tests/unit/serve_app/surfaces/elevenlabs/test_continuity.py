@@ -63,10 +63,12 @@ async def test_previous_request_ids_name_the_project_s_own_requests(
     ) as first:
         request_id = first.headers["request-id"]
         _ = [chunk async for chunk in first.data]
-    by_id = await spoken(http, previous_request_ids=[request_id])
-    by_text = await spoken(http, previous_text=FIRST)
-    unknown = await spoken(http, previous_request_ids=["req_unknown"])
-    alone = await spoken(http)
+    short = "देर होगी।"  # spoken four times: only its reading matters
+    by_id = await spoken(http, text=short, previous_request_ids=[request_id])
+    by_text = await spoken(http, text=short, previous_text=FIRST)
+    unknown = await spoken(http, text=short, previous_request_ids=["req_unknown"])
+    alone = await spoken(http, text=short)
+    assert by_text.content != alone.content  # the text before changed the reading
     assert by_id.content == by_text.content  # the id stood for its text
     assert unknown.content == alone.content  # an id not remembered is ignored
 
