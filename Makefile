@@ -84,7 +84,7 @@ browser:
 # waits for replicas to scale, a node to stop, the Synthesiser to scale to zero), so
 # lint, the docs build and the browser's packages run beside it, at the lowest
 # priority there is (SCHED_IDLE and idle I/O, util-linux's chrt and ionice; nice 19
-# where they are missing): they take what the cluster leaves and never slow it. The
+# where they are missing): they take what the cluster leaves idle. The
 # browser is needed by the serve tier, which comes after.
 # Each tier prints its slowest tests: where the time goes, in every CI log.
 # -O keeps each one's output in one piece.

@@ -202,7 +202,7 @@ class LocalCluster:
         # node drains what it runs as it stops, so no `serve shutdown` first (which
         # would wait for open streams up to the deployments' graceful shutdown, minutes).
         # With its workers gone the head has nothing to drain, and its processes do
-        # not exit on SIGTERM within 10 s (as `ray stop`'s 16 s grace also finds):
+        # not exit on SIGTERM within 10 s (GCS, raylet, controller, proxy, seen each second):
         # a short grace, then SIGKILL.
         stop_groups(pid for name, pid in state.nodes.items() if name != "head")
         if "head" in state.nodes:
