@@ -34,15 +34,7 @@ from typing import Any
 import yaml
 
 from serve_app.cluster.config import APPLICATION, local_cluster_config
-from serve_app.cluster.nodes import (
-    LAYOUT,
-    NodeSpec,
-    alive,
-    busy_nodes,
-    start_node,
-    stop_group,
-    stop_groups,
-)
+from serve_app.cluster.nodes import LAYOUT, NodeSpec, alive, busy_nodes, start_node, stop_groups
 from serve_app.http.sockets import free_port, port_is_free
 from serve_app.settings import CONFIGS
 
@@ -230,7 +222,7 @@ class LocalCluster:
     def stop_node(self, name: str) -> None:
         """Stop node ``name``'s processes, and only those (``ray stop`` on its machine)."""
         state = self._require()
-        stop_group(state.nodes[name])
+        stop_groups([state.nodes[name]])
 
     def busy_nodes_of(
         self, deployment: str, seconds: float = 0.5, among: Container[int] | None = None

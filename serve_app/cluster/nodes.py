@@ -136,14 +136,9 @@ def alive(pid: int) -> bool:
     return True
 
 
-def stop_group(pid: int, grace_s: float = 10.0) -> None:
-    """SIGTERM to every process of the group ``pid`` leads (what ``ray stop`` sends),
-    SIGKILL to whatever is left after ``grace_s``."""
-    stop_groups([pid], grace_s)
-
-
 def stop_groups(pids: Iterable[int], grace_s: float = 10.0) -> None:
-    """:func:`stop_group` of each of ``pids`` at once: one grace for them all."""
+    """SIGTERM to every process of the groups ``pids`` lead (what ``ray stop`` sends),
+    SIGKILL to whatever is left of them after ``grace_s``: one grace for them all."""
     left = set(pids)
     for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
         for pid in list(left):

@@ -372,12 +372,11 @@ class SpeechService:
                 "sounds the voice has, say) gives no audio.",
                 "input",
             ) from None
-        except Exception as e:
-            if not isinstance(e, ServiceError) or e.status >= 500:
+        except BaseException as e:
+            # the service's own failure spends nothing; a cancel (the client left before
+            # any audio) or the client's error spends the time it ran
+            if isinstance(e, Exception) and (not isinstance(e, ServiceError) or e.status >= 500):
                 delivery.failed_by_the_service()
-            await delivery.aclose()
-            raise
-        except BaseException:  # cancelled: the client left before any audio
             await delivery.aclose()
             raise
         self.metrics.first_audio(

@@ -204,19 +204,19 @@ class ContextAudio:
             segments = reading.text.segments
             ends = billed_ends(segments)
             job = SynthesisJob(segments, voicing.params)
-            began, made = time.monotonic(), False
+            began, made, failed = time.monotonic(), False, False
             try:
                 async for chunk in speech.pipeline.synthesize(job):
                     made = True
                     if chunk.timings is not None:  # words: offsets in all the context's text
                         chunk = replace(chunk, timings=chunk.timings.moved(0, piece.start))
                     await self._audio.put((spoken + billed_through(chunk, ends), chunk))
-            except asyncio.CancelledError:  # cleared, or the session ended: the key's time
-                if not made:
-                    sink.spent_without_audio(time.monotonic() - began)
+            except Exception:
+                failed = True  # a failure of the service's own spends nothing
                 raise
-            if not made:  # it made no sound (a failure of the service spends nothing)
-                sink.spent_without_audio(time.monotonic() - began)
+            finally:
+                if not made and not failed:  # silent, cleared, or the session ended first
+                    sink.spent_without_audio(time.monotonic() - began)
             spoken += billed
         await self._audio.put(_DONE)
 
