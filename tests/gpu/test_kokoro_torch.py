@@ -122,7 +122,7 @@ def test_a_batch_of_streams_equals_its_items_alone(
     tokens: Callable[[str, str], list[int]],
     style_row: Callable[[str, list[int]], np.ndarray],
 ) -> None:
-    streams = 32 if device == "cuda" else 3
+    streams = 32 if device == "cuda" else 2  # the CPU: that the harness runs
     texts = [SENTENCES[i % 6] for i in range(streams)]
     ids = [tokens(text, phonemes) for phonemes, text in texts]
     voices = [HINDI_VOICES[i % len(HINDI_VOICES)] for i in range(streams)]
