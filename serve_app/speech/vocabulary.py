@@ -132,8 +132,9 @@ class VoiceOptions(BaseModel):
         None,
         ge=0,
         le=2**32 - 1,
-        description="Accepted for clients that send one: every voice here is "
-        "deterministic (the same request gives the same audio), so it changes nothing.",
+        description="Accepted for clients that send one; it changes nothing: Kokoro voices "
+        "are deterministic (the same request gives the same audio), eSpeak NG's differ by "
+        "a few milliseconds from one call to the next.",
     )
 
 

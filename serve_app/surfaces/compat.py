@@ -23,7 +23,7 @@ ELEVENLABS_IGNORED_FIELDS = (
     "voice_settings.similarity_boost",
     "voice_settings.style",
     "voice_settings.use_speaker_boost",
-    "seed",  # every voice here is deterministic: the same request, the same audio
+    "seed",  # Kokoro is deterministic (the same request, the same audio); nothing takes one
     "apply_language_text_normalization",
     "use_pvc_as_ivc",
     "audio_effects",
