@@ -19,9 +19,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Transaction(Protocol):
-    """One database transaction; committed when its block ends without error."""
+    """One database transaction; committed when its block ends without error.
+
+    ``for_update`` ends a SELECT whose rows the transaction will change (a row lock on
+    PostgreSQL; SQLite's writers take turns anyway); ``claim`` ends one that takes
+    a row of work: the rows of table ``c`` another transaction holds are skipped,
+    not waited for."""
 
     for_update: str
+    claim: str
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run ``sql``; returns the number of rows it changed."""
@@ -53,7 +59,7 @@ class Database(Protocol):
 
 
 class _SqliteTransaction:
-    for_update = ""
+    for_update = claim = ""
 
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._db = connection
@@ -139,6 +145,7 @@ class SqliteDatabase:
 
 class _PostgresTransaction:
     for_update = " FOR UPDATE"
+    claim = " FOR UPDATE OF c SKIP LOCKED"
 
     def __init__(self, cursor: Any) -> None:
         self._cursor = cursor

@@ -93,6 +93,43 @@ def schema_statements(serial_key: str) -> list[str]:
         )""",
         """CREATE INDEX IF NOT EXISTS pronunciation_dictionaries_by_project
             ON pronunciation_dictionaries (project_id)""",
+        # Long-form jobs (longform.py): a job's worst case is in projects.held until
+        # its chunks are charged (a ledger row each: request_id names job and chunk).
+        """CREATE TABLE IF NOT EXISTS longform_jobs (
+            id TEXT PRIMARY KEY,
+            project_id TEXT NOT NULL REFERENCES projects (id),
+            state TEXT NOT NULL CHECK (state IN ('running', 'done', 'cancelled')),
+            settings TEXT NOT NULL,
+            chapters TEXT NOT NULL,
+            characters BIGINT NOT NULL,
+            characters_done BIGINT NOT NULL DEFAULT 0,
+            audio_ms BIGINT NOT NULL DEFAULT 0,
+            cost BIGINT NOT NULL DEFAULT 0,
+            held BIGINT NOT NULL CHECK (held >= 0),
+            chunks BIGINT NOT NULL,
+            chunks_done BIGINT NOT NULL DEFAULT 0,
+            created_at DOUBLE PRECISION NOT NULL,
+            updated_at DOUBLE PRECISION NOT NULL,
+            finished_at DOUBLE PRECISION
+        )""",
+        """CREATE INDEX IF NOT EXISTS longform_jobs_by_project
+            ON longform_jobs (project_id, created_at)""",
+        """CREATE TABLE IF NOT EXISTS longform_chunks (
+            job_id TEXT NOT NULL REFERENCES longform_jobs (id),
+            idx BIGINT NOT NULL,
+            chapter BIGINT NOT NULL,
+            text TEXT NOT NULL,
+            before_text TEXT NOT NULL,
+            after_text TEXT NOT NULL,
+            reserve BIGINT NOT NULL CHECK (reserve >= 0),
+            state TEXT NOT NULL CHECK (state IN ('pending', 'working', 'done', 'cancelled')),
+            owner TEXT,
+            lease_until DOUBLE PRECISION,
+            audio_ms BIGINT NOT NULL DEFAULT 0,
+            cost BIGINT NOT NULL DEFAULT 0,
+            PRIMARY KEY (job_id, idx)
+        )""",
+        """CREATE INDEX IF NOT EXISTS longform_chunks_to_do ON longform_chunks (state)""",
         """CREATE TABLE IF NOT EXISTS pronunciation_versions (
             id TEXT PRIMARY KEY,
             dictionary_id TEXT NOT NULL REFERENCES pronunciation_dictionaries (id),

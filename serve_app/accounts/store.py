@@ -31,6 +31,7 @@ from serve_app.accounts.keys import (
     split_key,
 )
 from serve_app.accounts.ledger import Ledger
+from serve_app.accounts.longform import LongFormTables
 from serve_app.accounts.records import (
     ApiKey,
     KeyRecord,
@@ -46,7 +47,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-class AccountStore(Ledger, DictionaryTables):
+class AccountStore(Ledger, DictionaryTables, LongFormTables):
     """The accounts database. Safe to share between threads; many processes may
     open the same database (each gets its own ``owner`` id for its holds)."""
 

@@ -1,0 +1,329 @@
+"""Long-form jobs in the accounts database: a job, its chunks and each chunk's state,
+so that a job outlives the process that took it and every process of the service
+can speak its chunks.
+
+Money: a job reserves its worst case when it is created (the project's ``held``
+grows by it, refused as a request's hold is when the available balance cannot
+cover it); each chunk, when its audio is stored, is charged at most its share of
+that reserve and the share is released, in the transaction that marks the chunk
+done. The charge is a ledger row whose request id names the job and the chunk,
+which the ledger's unique index allows once: a chunk is never billed twice,
+whichever process speaks it and however often. Cancelling releases what the
+chunks not yet done reserved.
+
+Work: a process *claims* a pending chunk for a lease (a chunk whose lease ran out,
+its process gone, is pending again); only the process that holds the claim can
+complete it.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from serve_app.accounts.database import Database, Row, Transaction
+from serve_app.accounts.records import InsufficientFunds, UnknownProject
+
+JobState = Literal["running", "done", "cancelled"]
+ChunkState = Literal["pending", "working", "done", "cancelled"]
+
+
+class JobNotFound(LookupError):
+    """No job of that id in that project."""
+
+
+@dataclass(frozen=True)
+class NewChunk:
+    chapter: int
+    text: str
+    before: str
+    after: str
+    reserve: int  # the most this chunk may be charged
+
+
+@dataclass(frozen=True)
+class ClaimedChunk:
+    job_id: str
+    index: int
+    chapter: int
+    text: str
+    before: str
+    after: str
+    settings: str  # the job's request, JSON: how every chunk is spoken
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    index: int
+    chapter: int
+    characters: int
+    state: ChunkState
+    audio_ms: int
+    cost: int
+
+
+@dataclass(frozen=True)
+class JobRow:
+    id: str
+    project_id: str
+    state: JobState
+    settings: str
+    chapters: str  # the chapters' titles, JSON
+    characters: int  # of the whole text
+    characters_done: int
+    audio_ms: int
+    cost: int
+    held: int  # reserved for the chunks not yet done
+    chunks: int
+    chunks_done: int
+    created_at: float
+    finished_at: float | None
+
+
+_JOB_COLUMNS = (
+    "j.id, j.project_id, j.state, j.settings, j.chapters, j.characters, j.characters_done,"
+    " j.audio_ms, j.cost, j.held, j.chunks, j.chunks_done, j.created_at, j.finished_at"
+)
+
+
+def _job(row: Row) -> JobRow:
+    characters, characters_done, audio_ms, cost, held, chunks, chunks_done = map(int, row[5:12])
+    return JobRow(
+        id=str(row[0]),
+        project_id=str(row[1]),
+        state=row[2],
+        settings=str(row[3]),
+        chapters=str(row[4]),
+        characters=characters,
+        characters_done=characters_done,
+        audio_ms=audio_ms,
+        cost=cost,
+        held=held,
+        chunks=chunks,
+        chunks_done=chunks_done,
+        created_at=float(row[12]),
+        finished_at=None if row[13] is None else float(row[13]),
+    )
+
+
+def charge_id(job_id: str, index: int) -> str:
+    """The ledger's request id of a chunk's charge: one charge per chunk, ever."""
+    return f"{job_id}/{index}"
+
+
+class LongFormTables:
+    """The long-form side of :class:`~serve_app.accounts.store.AccountStore`."""
+
+    _db: Database
+    owner: str
+
+    def create_job(
+        self,
+        project_id: str,
+        settings: str,
+        chapters: str,
+        chunks: Sequence[NewChunk],
+        max_running: int,
+    ) -> JobRow:
+        """A new running job of ``chunks``, its worst case reserved. Raises
+        :class:`InsufficientFunds` when the project's available balance cannot cover
+        it, :class:`TooManyJobs` when the project has ``max_running`` jobs running."""
+        job_id = "job_" + secrets.token_hex(10)
+        reserve = sum(c.reserve for c in chunks)
+        characters = sum(len(c.text) for c in chunks)
+        now = time.time()
+        with self._db.transaction() as tx:
+            row = tx.one(
+                "SELECT balance, held FROM projects WHERE id = ?" + tx.for_update, (project_id,)
+            )
+            if row is None:
+                raise UnknownProject(project_id)
+            running = tx.one(
+                "SELECT COUNT(*) FROM longform_jobs WHERE project_id = ? AND state = 'running'",
+                (project_id,),
+            )
+            if running is not None and int(running[0]) >= max_running:
+                raise TooManyJobs(max_running)
+            available = int(row[0]) - int(row[1])
+            if available < reserve:
+                raise InsufficientFunds(available, reserve)
+            tx.execute("UPDATE projects SET held = held + ? WHERE id = ?", (reserve, project_id))
+            tx.execute(
+                "INSERT INTO longform_jobs (id, project_id, state, settings, chapters,"
+                " characters, held, chunks, created_at, updated_at)"
+                " VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    job_id,
+                    project_id,
+                    settings,
+                    chapters,
+                    characters,
+                    reserve,
+                    len(chunks),
+                    now,
+                    now,
+                ),
+            )
+            for index, chunk in enumerate(chunks):
+                tx.execute(
+                    "INSERT INTO longform_chunks (job_id, idx, chapter, text, before_text,"
+                    " after_text, reserve, state) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')",
+                    (job_id, index, chunk.chapter, chunk.text, chunk.before, chunk.after,
+                     chunk.reserve),
+                )  # fmt: skip
+            return self._read_job(tx, job_id, project_id)
+
+    def job(self, job_id: str, project_id: str) -> JobRow:
+        """The project's job ``job_id``; :class:`JobNotFound` for another project's."""
+        with self._db.transaction() as tx:
+            return self._read_job(tx, job_id, project_id)
+
+    def jobs(self, project_id: str, limit: int = 100) -> list[JobRow]:
+        """The project's jobs, newest first."""
+        with self._db.transaction() as tx:
+            rows = tx.all(
+                f"SELECT {_JOB_COLUMNS} FROM longform_jobs j WHERE j.project_id = ?"
+                " ORDER BY j.created_at DESC LIMIT ?",
+                (project_id, limit),
+            )
+        return [_job(row) for row in rows]
+
+    def chunks(self, job_id: str, project_id: str) -> list[ChunkRow]:
+        """A job's chunks in order; :class:`JobNotFound` for another project's job."""
+        with self._db.transaction() as tx:
+            self._read_job(tx, job_id, project_id)
+            rows = tx.all(
+                "SELECT idx, chapter, LENGTH(text), state, audio_ms, cost FROM longform_chunks"
+                " WHERE job_id = ? ORDER BY idx",
+                (job_id,),
+            )
+        return [ChunkRow(int(r[0]), int(r[1]), int(r[2]), r[3], int(r[4]), int(r[5])) for r in rows]
+
+    def claim_chunk(self, lease_s: float) -> ClaimedChunk | None:
+        """The first chunk of the oldest running job that no live claim holds, claimed
+        by this process for ``lease_s`` seconds; None when there is none."""
+        now = time.time()
+        with self._db.transaction() as tx:
+            row = tx.one(
+                "SELECT c.job_id, c.idx, c.chapter, c.text, c.before_text, c.after_text,"
+                " j.settings FROM longform_chunks c JOIN longform_jobs j ON j.id = c.job_id"
+                " WHERE j.state = 'running' AND (c.state = 'pending'"
+                " OR (c.state = 'working' AND c.lease_until < ?))"
+                " ORDER BY j.created_at, c.idx LIMIT 1" + tx.claim,
+                (now,),
+            )
+            if row is None:
+                return None
+            tx.execute(
+                "UPDATE longform_chunks SET state = 'working', owner = ?, lease_until = ?"
+                " WHERE job_id = ? AND idx = ?",
+                (self.owner, now + lease_s, row[0], row[1]),
+            )
+        return ClaimedChunk(str(row[0]), int(row[1]), int(row[2]), *(str(v) for v in row[3:7]))
+
+    def renew_claim(self, job_id: str, index: int, lease_s: float) -> bool:
+        """Keep this process's claim on a chunk that takes long; False if it was lost."""
+        with self._db.transaction() as tx:
+            return bool(
+                tx.execute(
+                    "UPDATE longform_chunks SET lease_until = ? WHERE job_id = ? AND idx = ?"
+                    " AND state = 'working' AND owner = ?",
+                    (time.time() + lease_s, job_id, index, self.owner),
+                )
+            )
+
+    def complete_chunk(
+        self, job_id: str, index: int, characters: int, audio_ms: int, cost: int
+    ) -> bool:
+        """Mark a chunk this process claimed done and charge it (at most its reserve),
+        in one transaction; the job is done with its last chunk. False, and nothing
+        charged, where the claim was lost (the lease ran out and another process took
+        the chunk, or the job was cancelled)."""
+        now = time.time()
+        with self._db.transaction() as tx:
+            job = tx.one(
+                "SELECT project_id FROM longform_jobs WHERE id = ? AND state = 'running'"
+                + tx.for_update,
+                (job_id,),
+            )
+            chunk = tx.one(
+                "SELECT reserve FROM longform_chunks WHERE job_id = ? AND idx = ?"
+                " AND state = 'working' AND owner = ?",
+                (job_id, index, self.owner),
+            )
+            if job is None or chunk is None:
+                return False
+            project_id, reserve = str(job[0]), int(chunk[0])
+            charge = max(0, min(cost, reserve))
+            tx.execute(
+                "UPDATE longform_chunks SET state = 'done', audio_ms = ?, cost = ?"
+                " WHERE job_id = ? AND idx = ?",
+                (audio_ms, charge, job_id, index),
+            )
+            tx.execute(
+                "INSERT INTO ledger (project_id, kind, amount, characters, audio_ms, request_id,"
+                " created_at) VALUES (?, 'charge', ?, ?, ?, ?, ?)",
+                (project_id, charge, characters, audio_ms, charge_id(job_id, index), now),
+            )
+            tx.execute(
+                "UPDATE projects SET balance = balance - ?, held = held - ?,"
+                " characters = characters + ?, audio_ms = audio_ms + ?, spent = spent + ?"
+                " WHERE id = ?",
+                (charge, reserve, characters, audio_ms, charge, project_id),
+            )
+            tx.execute(
+                "UPDATE longform_jobs SET held = held - ?, characters_done = characters_done + ?,"
+                " audio_ms = audio_ms + ?, cost = cost + ?, chunks_done = chunks_done + 1,"
+                " updated_at = ? WHERE id = ?",
+                (reserve, characters, audio_ms, charge, now, job_id),
+            )
+            tx.execute(
+                "UPDATE longform_jobs SET state = 'done', finished_at = ?"
+                " WHERE id = ? AND chunks_done = chunks",
+                (now, job_id),
+            )
+            return True
+
+    def cancel_job(self, job_id: str, project_id: str) -> JobRow:
+        """Stop a running job: its chunks not done are dropped and what they reserved
+        is released; the chunks done stay charged. A job already ended is as it was."""
+        now = time.time()
+        with self._db.transaction() as tx:
+            job = self._read_job(tx, job_id, project_id)
+            if job.state == "running":
+                tx.one("SELECT id FROM projects WHERE id = ?" + tx.for_update, (project_id,))
+                tx.execute(
+                    "UPDATE longform_chunks SET state = 'cancelled'"
+                    " WHERE job_id = ? AND state IN ('pending', 'working')",
+                    (job_id,),
+                )
+                tx.execute(
+                    "UPDATE projects SET held = held - ? WHERE id = ?", (job.held, project_id)
+                )
+                tx.execute(
+                    "UPDATE longform_jobs SET state = 'cancelled', held = 0, finished_at = ?,"
+                    " updated_at = ? WHERE id = ?",
+                    (now, now, job_id),
+                )
+            return self._read_job(tx, job_id, project_id)
+
+    @staticmethod
+    def _read_job(tx: Transaction, job_id: str, project_id: str) -> JobRow:
+        row = tx.one(
+            f"SELECT {_JOB_COLUMNS} FROM longform_jobs j WHERE j.id = ? AND j.project_id = ?",
+            (job_id, project_id),
+        )
+        if row is None:
+            raise JobNotFound(job_id)
+        return _job(row)
+
+
+class TooManyJobs(Exception):
+    """The project has its limit of running jobs."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"a project runs at most {limit} long-form jobs at once")
+        self.limit = limit

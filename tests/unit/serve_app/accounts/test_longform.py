@@ -1,0 +1,133 @@
+"""Long-form jobs in the accounts database (SQLite and PostgreSQL alike): the worst
+case reserved, each chunk charged once whoever speaks it, cancelling releases the rest."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from serve_app.accounts import AccountStore, InsufficientFunds
+from serve_app.accounts.longform import JobNotFound, NewChunk, TooManyJobs, charge_id
+
+CHUNKS = [NewChunk(0, "पहला भाग।", "", "दूसरा", 900), NewChunk(1, "दूसरा भाग।", "पहला", "", 1_000)]
+SETTINGS = json.dumps({"voice": "default", "response_format": "mp3"})
+CHAPTERS = json.dumps(["एक", "दो"])
+
+
+@pytest.fixture
+def stores(database_url: str) -> Iterator[tuple[AccountStore, AccountStore]]:
+    """Two processes' stores on one database (each its own owner)."""
+    first, second = AccountStore.open(database_url), AccountStore.open(database_url)
+    yield first, second
+    first.close()
+    second.close()
+
+
+def new_job(store: AccountStore, project: str, max_running: int = 2) -> str:
+    return store.create_job(project, SETTINGS, CHAPTERS, CHUNKS, max_running).id
+
+
+def test_a_job_reserves_its_worst_case_or_is_refused(
+    stores: tuple[AccountStore, AccountStore],
+) -> None:
+    store, _ = stores
+    project = store.create_project("acme", 3_000)
+    job = store.create_job(project, SETTINGS, CHAPTERS, CHUNKS, max_running=1)
+    assert (job.state, job.held, job.chunks, job.characters) == ("running", 1_900, 2, 19)
+    assert store.usage(project).held == 1_900
+    with pytest.raises(TooManyJobs):
+        new_job(store, project, max_running=1)
+    with pytest.raises(InsufficientFunds):  # 1,100 available
+        new_job(store, project, max_running=2)
+    assert store.usage(project).held == 1_900  # a refusal reserves nothing
+    other = store.create_project("other", 10_000)
+    with pytest.raises(JobNotFound):
+        store.job(job.id, other)
+    with pytest.raises(JobNotFound):
+        store.cancel_job(job.id, other)
+    assert [j.id for j in store.jobs(project)] == [job.id] and store.jobs(other) == []
+
+
+def test_each_chunk_is_claimed_once_and_charged_once(
+    stores: tuple[AccountStore, AccountStore],
+) -> None:
+    first, second = stores
+    project = first.create_project("acme", 10_000)
+    job_id = new_job(first, project)
+    a, b = first.claim_chunk(lease_s=60), second.claim_chunk(lease_s=60)
+    assert a is not None and b is not None and (a.index, b.index) == (0, 1)
+    assert a.settings == SETTINGS and (a.text, a.after) == ("पहला भाग।", "दूसरा")
+    assert first.claim_chunk(lease_s=60) is None  # both are claimed
+    assert not first.complete_chunk(job_id, 1, 10, 1_000, 500)  # second's claim, not first's
+    assert second.complete_chunk(job_id, 1, 10, 1_000, 5_000)  # charged at most its reserve
+    assert not second.complete_chunk(job_id, 1, 10, 1_000, 500)  # once
+    assert first.job(job_id, project).state == "running"
+    assert first.complete_chunk(job_id, 0, 9, 800, 700)
+    job = first.job(job_id, project)
+    assert (job.state, job.held, job.cost, job.chunks_done, job.audio_ms) == (
+        "done", 0, 1_700, 2, 1_800,
+    )  # fmt: skip
+    usage = first.usage(project)
+    assert (usage.held, usage.balance, usage.characters) == (0, 8_300, 19)
+    assert first.ledger_sum(project) == usage.balance
+    assert [c.state for c in first.chunks(job_id, project)] == ["done", "done"]
+
+
+def test_a_chunk_whose_lease_ran_out_is_spoken_again_and_charged_once(
+    stores: tuple[AccountStore, AccountStore],
+) -> None:
+    """A process that stops mid-chunk (its lease runs out): another claims the chunk,
+    and the first, if it comes back, can no longer charge it."""
+    first, second = stores
+    project = first.create_project("acme", 10_000)
+    job_id = new_job(first, project)
+    lost = first.claim_chunk(lease_s=0.05)
+    assert lost is not None and lost.index == 0
+    time.sleep(0.1)
+    again = second.claim_chunk(lease_s=60)
+    assert again is not None and (again.job_id, again.index) == (job_id, 0)
+    assert not first.renew_claim(job_id, 0, lease_s=60)
+    assert not first.complete_chunk(job_id, 0, 9, 800, 700)
+    assert second.complete_chunk(job_id, 0, 9, 800, 700)
+    assert first.usage(project).balance == 10_000 - 700
+    assert first.ledger_sum(project) == 10_000 - 700
+    assert charge_id(job_id, 0) == f"{job_id}/0"
+
+
+def test_cancelling_releases_what_is_not_done_and_keeps_what_is(
+    stores: tuple[AccountStore, AccountStore],
+) -> None:
+    store, _ = stores
+    project = store.create_project("acme", 10_000)
+    job_id = new_job(store, project)
+    done, working = store.claim_chunk(60), store.claim_chunk(60)
+    assert done is not None and working is not None
+    assert store.complete_chunk(job_id, done.index, 9, 800, 700)
+    job = store.cancel_job(job_id, project)
+    assert (job.state, job.held, job.cost) == ("cancelled", 0, 700)
+    assert not store.complete_chunk(job_id, working.index, 10, 900, 600)  # dropped
+    usage = store.usage(project)
+    assert (usage.held, usage.balance) == (0, 9_300)
+    assert store.cancel_job(job_id, project).state == "cancelled"  # as it was
+    assert [c.state for c in store.chunks(job_id, project)] == ["done", "cancelled"]
+    assert store.claim_chunk(60) is None
+
+
+def test_processes_claiming_at_once_take_different_chunks(database_url: str) -> None:
+    """Eight claims at once (each a process of its own): eight chunks, none twice, none
+    missed (on PostgreSQL a claim skips the chunks other claims hold, not waits)."""
+    stores = [AccountStore.open(database_url) for _ in range(8)]
+    try:
+        project = stores[0].create_project("acme", 100_000)
+        many = [NewChunk(0, f"वाक्य {i}।", "", "", 1_000) for i in range(8)]
+        stores[0].create_job(project, SETTINGS, CHAPTERS, many, max_running=1)
+        with ThreadPoolExecutor(8) as pool:
+            claims = list(pool.map(lambda store: store.claim_chunk(60), stores))
+        assert sorted(c.index for c in claims if c is not None) == list(range(8))
+    finally:
+        for store in stores:
+            store.close()
