@@ -229,6 +229,9 @@ class SynthesisParams:
     design: VoiceDesign | None = None
     # whose request it is (a project): the Synthesiser's queues take tenants in turn
     tenant: str = ""
+    # no listener waits for its first audio (a long-form job's chunk): every segment
+    # waits behind other streams' first segments, as a stream's later ones do
+    background: bool = False
 
 
 @dataclass(frozen=True)

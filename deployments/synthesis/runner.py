@@ -84,7 +84,7 @@ class SynthesisRunner:
         segments = job.segments
         try:
             parted = None
-            if scheduler is not None and not batched:
+            if scheduler is not None and not batched and not job.params.background:
                 parted = await self._parted(engine, scheduler, job, cancel)
                 if parted is not None:
                     head, rest = parted
@@ -97,7 +97,7 @@ class SynthesisRunner:
                         yield part
                     segments = segments[2:]
             for i, segment in enumerate(self._planned(segments, engine, batched)):
-                first = i == 0 and parted is None
+                first = i == 0 and parted is None and not job.params.background
                 if batched:
                     batch = self._batchers[engine].submit(
                         (segment, job.params), first=first, tenant=job.params.tenant

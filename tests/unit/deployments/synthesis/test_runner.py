@@ -248,6 +248,47 @@ async def test_a_first_clause_is_spoken_alone_only_while_no_stream_waits() -> No
     assert (stats["first_clauses_alone"], stats["first_clauses_joined"]) == (1, 1)
 
 
+async def test_background_work_waits_behind_a_stream_s_first_segment() -> None:
+    """A long-form job's chunk (``background``) queued before a live stream's first
+    segment is spoken after it: no listener waits for the chunk's first audio."""
+    runner = SynthesisRunner({"voice_engines": ["espeak"]})
+    scheduler = runner._schedulers["espeak"]
+    engine = runner._synthesiser._engines["espeak"]
+    spoken: list[str] = []
+    speak = engine.synthesize
+
+    def traced(segment: Segment, *args: object, **kwargs: object) -> object:
+        spoken.append(segment.text)
+        return speak(segment, *args, **kwargs)
+
+    engine.synthesize = traced
+    gate = threading.Event()
+
+    async def queued(jobs: int) -> None:
+        for _ in range(1_000):
+            if scheduler.busy and len(scheduler._queue) == jobs:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"not {jobs} jobs queued")
+
+    busy = asyncio.create_task(scheduler.run(gate.wait, first=True))
+    await queued(0)  # the engine's one worker is taken
+
+    async def heard(text: str, background: bool) -> None:
+        params = SynthesisParams("hi-espeak-aditi", "hi", background=background)
+        job = SynthesisJob((Segment(0, text, 0, len(text)),), params)
+        assert [chunk async for chunk in runner.synthesize(job)]
+
+    # the chunk the shorter: in one lane, a tenant's smaller job goes first
+    chunk = asyncio.create_task(heard("हाँ।", background=True))
+    await queued(1)
+    live = asyncio.create_task(heard("नमस्ते दुनिया।", background=False))
+    await queued(2)
+    gate.set()
+    await asyncio.gather(busy, chunk, live)
+    assert spoken == ["नमस्ते दुनिया।", "हाँ।"]
+
+
 @pytest.fixture(scope="module")
 def kokoro_runner(tmp_path_factory: pytest.TempPathFactory) -> SynthesisRunner:
     """The default voice (Kokoro) alone, on one-thread sessions."""
