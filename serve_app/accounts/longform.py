@@ -47,6 +47,7 @@ class NewChunk:
 @dataclass(frozen=True)
 class ClaimedChunk:
     job_id: str
+    project_id: str
     index: int
     chapter: int
     text: str
@@ -208,8 +209,9 @@ class LongFormTables:
         now = time.time()
         with self._db.transaction() as tx:
             row = tx.one(
-                "SELECT c.job_id, c.idx, c.chapter, c.text, c.before_text, c.after_text,"
-                " j.settings FROM longform_chunks c JOIN longform_jobs j ON j.id = c.job_id"
+                "SELECT c.job_id, j.project_id, c.idx, c.chapter, c.text, c.before_text,"
+                " c.after_text, j.settings"
+                " FROM longform_chunks c JOIN longform_jobs j ON j.id = c.job_id"
                 " WHERE j.state = 'running' AND (c.state = 'pending'"
                 " OR (c.state = 'working' AND c.lease_until < ?))"
                 " ORDER BY j.created_at, c.idx LIMIT 1" + tx.claim,
@@ -220,9 +222,12 @@ class LongFormTables:
             tx.execute(
                 "UPDATE longform_chunks SET state = 'working', owner = ?, lease_until = ?"
                 " WHERE job_id = ? AND idx = ?",
-                (self.owner, now + lease_s, row[0], row[1]),
+                (self.owner, now + lease_s, row[0], row[2]),
             )
-        return ClaimedChunk(str(row[0]), int(row[1]), int(row[2]), *(str(v) for v in row[3:7]))
+        job_id, project_id, index, chapter, text, before, after, settings = row
+        return ClaimedChunk(
+            str(job_id), str(project_id), int(index), int(chapter), text, before, after, settings
+        )
 
     def renew_claim(self, job_id: str, index: int, lease_s: float) -> bool:
         """Keep this process's claim on a chunk that takes long; False if it was lost."""

@@ -1,0 +1,50 @@
+"""A long-form job's chunks spoken by the service in process: each claimed, spoken with
+its context, its audio stored whole, charged once; a cancelled job's chunk is not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from serve_app.accounts.longform import NewChunk
+from serve_app.speech.longform import chapters_of, chunks_of
+from serve_app.speech.longform_work import ChunkSpeaker, chunk_path
+from tests.conftest import decode
+from tests.unit.serve_app.conftest import make_state
+
+SETTINGS = json.dumps({"voice": "hi-espeak-aditi", "response_format": "wav"})
+TEXT = "पहला वाक्य यहाँ है।\n\nदूसरा अनुच्छेद भी छोटा है। उसमें 2 वाक्य हैं।"
+
+
+async def test_each_chunk_is_spoken_stored_and_charged_once(tmp_path: Path) -> None:
+    state = make_state(tmp_path)
+    store = state.store
+    project = store.create_project("books", 10_000_000)
+    price = state.config.price_per_character_deci_micros
+    planned = chunks_of(chapters_of(TEXT, "text"), chunk_chars=30)
+    assert len(planned) == 3
+    new = [NewChunk(c.chapter, c.text, c.before, c.after, price * len(c.text) * 2) for c in planned]
+    job = store.create_job(project, SETTINGS, json.dumps([""]), new, max_running=1)
+    speaker = ChunkSpeaker(state.speech, store, state.meter, tmp_path / "jobs")
+    while (claimed := store.claim_chunk(lease_s=60)) is not None:
+        assert await speaker.speak(claimed)
+        samples, rate = decode(chunk_path(tmp_path / "jobs", job.id, claimed.index).read_bytes())
+        assert rate == 22050 and samples.size > rate // 2  # a WAV of the chunk, whole
+    done = store.job(job.id, project)
+    assert (done.state, done.chunks_done, done.held) == ("done", 3, 0)
+    assert done.characters_done == done.characters == sum(len(c.text) for c in planned)
+    assert done.cost == price * done.characters_done and done.audio_ms > 3_000
+    assert store.ledger_sum(project) == store.usage(project).balance == 10_000_000 - done.cost
+
+
+async def test_a_chunk_of_a_cancelled_job_is_not_charged(tmp_path: Path) -> None:
+    state = make_state(tmp_path)
+    store = state.store
+    project = store.create_project("books", 10_000_000)
+    new = [NewChunk(0, "एक छोटा वाक्य।", "", "", 100_000)]
+    job = store.create_job(project, SETTINGS, json.dumps([""]), new, max_running=1)
+    claimed = store.claim_chunk(lease_s=60)
+    assert claimed is not None
+    store.cancel_job(job.id, project)
+    assert not await ChunkSpeaker(state.speech, store, state.meter, tmp_path).speak(claimed)
+    assert store.usage(project).balance == 10_000_000 and store.usage(project).held == 0
