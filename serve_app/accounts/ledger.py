@@ -173,17 +173,7 @@ class Ledger:
             " updated_at = ? WHERE request_id = ?",
             (characters, audio_ms, charge, now, request_id),
         )
-        tx.execute(
-            "INSERT INTO ledger (project_id, kind, amount, characters, audio_ms, request_id,"
-            " created_at) VALUES (?, 'charge', ?, ?, ?, ?, ?)",
-            (project_id, charge, characters, audio_ms, request_id, now),
-        )
-        tx.execute(
-            "UPDATE projects SET balance = balance - ?, held = held - ?, requests = requests + 1,"
-            " characters = characters + ?, audio_ms = audio_ms + ?, spent = spent + ?"
-            " WHERE id = ?",
-            (charge, amount, characters, audio_ms, charge, project_id),
-        )
+        write_charge(tx, project_id, request_id, charge, amount, characters, audio_ms, now)
         return True
 
     def release(self, request_id: str) -> bool:
@@ -296,6 +286,32 @@ class Ledger:
                 (cutoff,),
             )
         return settled
+
+
+def write_charge(
+    tx: Transaction,
+    project_id: str,
+    request_id: str,
+    charge: int,
+    released: int,
+    characters: int,
+    audio_ms: int,
+    now: float,
+    requests: int = 1,
+) -> None:
+    """Charge ``charge`` for ``request_id`` (a ledger row: once per request id, the
+    ledger's unique index) and release ``released`` of the project's held total."""
+    tx.execute(
+        "INSERT INTO ledger (project_id, kind, amount, characters, audio_ms, request_id,"
+        " created_at) VALUES (?, 'charge', ?, ?, ?, ?, ?)",
+        (project_id, charge, characters, audio_ms, request_id, now),
+    )
+    tx.execute(
+        "UPDATE projects SET balance = balance - ?, held = held - ?, requests = requests + ?,"
+        " characters = characters + ?, audio_ms = audio_ms + ?, spent = spent + ?"
+        " WHERE id = ?",
+        (charge, released, requests, characters, audio_ms, charge, project_id),
+    )
 
 
 def _drained(row: Row | None, budget_ms_per_minute: int, now: float) -> float:

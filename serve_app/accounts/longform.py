@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from serve_app.accounts.database import Database, Row, Transaction
+from serve_app.accounts.ledger import write_charge
 from serve_app.accounts.records import InsufficientFunds, UnknownProject
 
 JobState = Literal["running", "done", "cancelled"]
@@ -268,17 +269,10 @@ class LongFormTables:
                 " WHERE job_id = ? AND idx = ?",
                 (audio_ms, charge, job_id, index),
             )
-            tx.execute(
-                "INSERT INTO ledger (project_id, kind, amount, characters, audio_ms, request_id,"
-                " created_at) VALUES (?, 'charge', ?, ?, ?, ?, ?)",
-                (project_id, charge, characters, audio_ms, charge_id(job_id, index), now),
-            )
-            tx.execute(
-                "UPDATE projects SET balance = balance - ?, held = held - ?,"
-                " characters = characters + ?, audio_ms = audio_ms + ?, spent = spent + ?"
-                " WHERE id = ?",
-                (charge, reserve, characters, audio_ms, charge, project_id),
-            )
+            write_charge(
+                tx, project_id, charge_id(job_id, index), charge, reserve, characters, audio_ms,
+                now, requests=1 if index == 0 else 0,  # a job is one request: its first chunk's
+            )  # fmt: skip
             tx.execute(
                 "UPDATE longform_jobs SET held = held - ?, characters_done = characters_done + ?,"
                 " audio_ms = audio_ms + ?, cost = cost + ?, chunks_done = chunks_done + 1,"

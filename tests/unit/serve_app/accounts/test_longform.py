@@ -72,7 +72,7 @@ def test_each_chunk_is_claimed_once_and_charged_once(
         "done", 0, 1_700, 2, 1_800,
     )  # fmt: skip
     usage = first.usage(project)
-    assert (usage.held, usage.balance, usage.characters) == (0, 8_300, 19)
+    assert (usage.held, usage.balance, usage.characters, usage.requests) == (0, 8_300, 19, 1)
     assert first.ledger_sum(project) == usage.balance
     assert [c.state for c in first.chunks(job_id, project)] == ["done", "done"]
 
