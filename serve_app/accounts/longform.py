@@ -28,7 +28,7 @@ from serve_app.accounts.database import Database, Row, Transaction
 from serve_app.accounts.ledger import write_charge
 from serve_app.accounts.records import InsufficientFunds, UnknownProject
 
-JobState = Literal["running", "done", "cancelled"]
+JobState = Literal["running", "done", "cancelled", "failed"]
 ChunkState = Literal["pending", "working", "done", "cancelled"]
 
 
@@ -83,11 +83,12 @@ class JobRow:
     chunks_done: int
     created_at: float
     finished_at: float | None
+    error: str | None  # why a failed job failed
 
 
 _JOB_COLUMNS = (
     "j.id, j.project_id, j.state, j.settings, j.chapters, j.characters, j.characters_done,"
-    " j.audio_ms, j.cost, j.held, j.chunks, j.chunks_done, j.created_at, j.finished_at"
+    " j.audio_ms, j.cost, j.held, j.chunks, j.chunks_done, j.created_at, j.finished_at, j.error"
 )
 
 
@@ -108,6 +109,7 @@ def _job(row: Row) -> JobRow:
         chunks_done=chunks_done,
         created_at=float(row[12]),
         finished_at=None if row[13] is None else float(row[13]),
+        error=row[14],
     )
 
 
@@ -289,25 +291,52 @@ class LongFormTables:
     def cancel_job(self, job_id: str, project_id: str) -> JobRow:
         """Stop a running job: its chunks not done are dropped and what they reserved
         is released; the chunks done stay charged. A job already ended is as it was."""
-        now = time.time()
         with self._db.transaction() as tx:
-            job = self._read_job(tx, job_id, project_id)
-            if job.state == "running":
-                tx.one("SELECT id FROM projects WHERE id = ?" + tx.for_update, (project_id,))
-                tx.execute(
-                    "UPDATE longform_chunks SET state = 'cancelled'"
-                    " WHERE job_id = ? AND state IN ('pending', 'working')",
-                    (job_id,),
-                )
-                tx.execute(
-                    "UPDATE projects SET held = held - ? WHERE id = ?", (job.held, project_id)
-                )
-                tx.execute(
-                    "UPDATE longform_jobs SET state = 'cancelled', held = 0, finished_at = ?,"
-                    " updated_at = ? WHERE id = ?",
-                    (now, now, job_id),
-                )
+            self._end(tx, self._read_job(tx, job_id, project_id), "cancelled", None)
             return self._read_job(tx, job_id, project_id)
+
+    def fail_chunk(self, job_id: str, index: int, error: str, max_attempts: int) -> bool:
+        """A chunk this process claimed could not be spoken (``error``): pending again
+        for any process to try, or, at its ``max_attempts``-th failure, the job failed
+        with that error (ended as a cancel ends it). True if the job failed."""
+        with self._db.transaction() as tx:
+            row = tx.one(
+                "SELECT j.project_id, c.attempts FROM longform_chunks c"
+                " JOIN longform_jobs j ON j.id = c.job_id WHERE c.job_id = ? AND c.idx = ?"
+                " AND c.state = 'working' AND c.owner = ?",
+                (job_id, index, self.owner),
+            )
+            if row is None:
+                return False  # the claim was lost meanwhile
+            attempts = int(row[1]) + 1
+            tx.execute(
+                "UPDATE longform_chunks SET state = 'pending', owner = NULL, attempts = ?"
+                " WHERE job_id = ? AND idx = ?",
+                (attempts, job_id, index),
+            )
+            if attempts < max_attempts:
+                return False
+            self._end(tx, self._read_job(tx, job_id, str(row[0])), "failed", error)
+            return True
+
+    @staticmethod
+    def _end(tx: Transaction, job: JobRow, state: JobState, error: str | None) -> None:
+        """End a running job as ``state``: what its chunks not done reserved released."""
+        if job.state != "running":
+            return
+        now = time.time()
+        tx.one("SELECT id FROM projects WHERE id = ?" + tx.for_update, (job.project_id,))
+        tx.execute(
+            "UPDATE longform_chunks SET state = 'cancelled'"
+            " WHERE job_id = ? AND state IN ('pending', 'working')",
+            (job.id,),
+        )
+        tx.execute("UPDATE projects SET held = held - ? WHERE id = ?", (job.held, job.project_id))
+        tx.execute(
+            "UPDATE longform_jobs SET state = ?, error = ?, held = 0, finished_at = ?,"
+            " updated_at = ? WHERE id = ?",
+            (state, error, now, now, job.id),
+        )
 
     @staticmethod
     def _read_job(tx: Transaction, job_id: str, project_id: str) -> JobRow:

@@ -98,7 +98,7 @@ def schema_statements(serial_key: str) -> list[str]:
         """CREATE TABLE IF NOT EXISTS longform_jobs (
             id TEXT PRIMARY KEY,
             project_id TEXT NOT NULL REFERENCES projects (id),
-            state TEXT NOT NULL CHECK (state IN ('running', 'done', 'cancelled')),
+            state TEXT NOT NULL CHECK (state IN ('running', 'done', 'cancelled', 'failed')),
             settings TEXT NOT NULL,
             chapters TEXT NOT NULL,
             characters BIGINT NOT NULL,
@@ -110,7 +110,8 @@ def schema_statements(serial_key: str) -> list[str]:
             chunks_done BIGINT NOT NULL DEFAULT 0,
             created_at DOUBLE PRECISION NOT NULL,
             updated_at DOUBLE PRECISION NOT NULL,
-            finished_at DOUBLE PRECISION
+            finished_at DOUBLE PRECISION,
+            error TEXT
         )""",
         """CREATE INDEX IF NOT EXISTS longform_jobs_by_project
             ON longform_jobs (project_id, created_at)""",
@@ -125,6 +126,7 @@ def schema_statements(serial_key: str) -> list[str]:
             state TEXT NOT NULL CHECK (state IN ('pending', 'working', 'done', 'cancelled')),
             owner TEXT,
             lease_until DOUBLE PRECISION,
+            attempts BIGINT NOT NULL DEFAULT 0,
             audio_ms BIGINT NOT NULL DEFAULT 0,
             cost BIGINT NOT NULL DEFAULT 0,
             PRIMARY KEY (job_id, idx)

@@ -10,6 +10,8 @@ turn in the Synthesiser's queues like any other.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -17,10 +19,16 @@ from pathlib import Path
 from deployments.messages import EncodeJob, SynthesisJob
 from serve_app.accounts import AccountStore
 from serve_app.accounts.longform import ClaimedChunk
+from serve_app.http.errors import ServiceError
 from serve_app.speech.billing import Meter
 from serve_app.speech.continuity import in_context
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import VoiceOptions
+
+logger = logging.getLogger(__name__)
+# A chunk that fails this many times fails its job (its error is the job's). A process
+# lost mid-chunk is not the chunk's failure: its lease runs out and another takes it.
+MAX_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -84,3 +92,55 @@ class ChunkSpeaker:
             rendered.audio_ms,
             cost,
         )
+
+
+class JobWorker:
+    """Claims chunks of long-form jobs and speaks them, ``at_once`` at a time, until
+    cancelled: one per ingress replica, so that every replica's Synthesisers work."""
+
+    def __init__(
+        self,
+        speaker: ChunkSpeaker,
+        store: AccountStore,
+        at_once: int,
+        lease_s: float = 120.0,
+        idle_s: float = 1.0,
+    ) -> None:
+        self._speaker = speaker
+        self._store = store
+        self._at_once = at_once
+        self._lease_s = lease_s
+        self._idle_s = idle_s
+
+    async def run(self) -> None:
+        await asyncio.gather(*(self._lane() for _ in range(self._at_once)))
+
+    async def _lane(self) -> None:
+        while True:
+            chunk = await self._store.call(self._store.claim_chunk, self._lease_s)
+            if chunk is None:
+                await asyncio.sleep(self._idle_s)
+            else:
+                await self.work(chunk)
+
+    async def work(self, chunk: ClaimedChunk) -> None:
+        """Speak one claimed chunk, its claim kept while it takes long; a failure puts it
+        back for another try, or fails its job (:data:`MAX_ATTEMPTS`)."""
+        renewing = asyncio.create_task(self._renew(chunk))
+        try:
+            await self._speaker.speak(chunk)
+        except Exception as e:
+            # what the job says to its owner: the API's message, never an internal one
+            error = f"{e.code}: {e}" if isinstance(e, ServiceError) else "internal error"
+            logger.warning("chunk %s/%s failed: %r", chunk.job_id, chunk.index, e)
+            store = self._store
+            await store.call(store.fail_chunk, chunk.job_id, chunk.index, error, MAX_ATTEMPTS)
+        finally:
+            renewing.cancel()
+
+    async def _renew(self, chunk: ClaimedChunk) -> None:
+        store = self._store
+        while True:
+            await asyncio.sleep(self._lease_s / 3)
+            if not await store.call(store.renew_claim, chunk.job_id, chunk.index, self._lease_s):
+                return

@@ -91,6 +91,7 @@ def test_a_chunk_whose_lease_ran_out_is_spoken_again_and_charged_once(
     again = second.claim_chunk(lease_s=60)
     assert again is not None and (again.job_id, again.index) == (job_id, 0)
     assert not first.renew_claim(job_id, 0, lease_s=60)
+    assert not first.fail_chunk(job_id, 0, "gone", max_attempts=1)  # not first's to fail
     assert not first.complete_chunk(job_id, 0, 9, 800, 700)
     assert second.complete_chunk(job_id, 0, 9, 800, 700)
     assert first.usage(project).balance == 10_000 - 700

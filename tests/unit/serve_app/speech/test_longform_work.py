@@ -3,12 +3,13 @@ its context, its audio stored whole, charged once; a cancelled job's chunk is no
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 from serve_app.accounts.longform import NewChunk
 from serve_app.speech.longform import chapters_of, chunks_of
-from serve_app.speech.longform_work import ChunkSpeaker, chunk_path
+from serve_app.speech.longform_work import MAX_ATTEMPTS, ChunkSpeaker, JobWorker, chunk_path
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import make_state
 
@@ -48,3 +49,42 @@ async def test_a_chunk_of_a_cancelled_job_is_not_charged(tmp_path: Path) -> None
     store.cancel_job(job.id, project)
     assert not await ChunkSpeaker(state.speech, store, state.meter, tmp_path).speak(claimed)
     assert store.usage(project).balance == 10_000_000 and store.usage(project).held == 0
+
+
+async def test_a_worker_speaks_a_job_two_chunks_at_once_until_it_is_done(tmp_path: Path) -> None:
+    state = make_state(tmp_path)
+    store = state.store
+    project = store.create_project("books", 10_000_000)
+    planned = chunks_of(chapters_of(TEXT, "text"), chunk_chars=30)
+    new = [NewChunk(c.chapter, c.text, c.before, c.after, 100_000) for c in planned]
+    job = store.create_job(project, SETTINGS, json.dumps([""]), new, max_running=1)
+    speaker = ChunkSpeaker(state.speech, store, state.meter, tmp_path / "jobs")
+    worker = asyncio.create_task(JobWorker(speaker, store, at_once=2, idle_s=0.05).run())
+    try:
+        for _ in range(600):
+            if store.job(job.id, project).state != "running":
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        worker.cancel()
+    assert store.job(job.id, project).state == "done"
+    assert all(chunk_path(tmp_path / "jobs", job.id, i).exists() for i in range(len(planned)))
+
+
+async def test_a_chunk_that_cannot_be_spoken_fails_its_job_after_its_tries(tmp_path: Path) -> None:
+    """Its voice gone, say: tried MAX_ATTEMPTS times, then the job fails with the API's
+    message and its reserve is released."""
+    state = make_state(tmp_path)
+    store = state.store
+    project = store.create_project("books", 10_000_000)
+    settings = json.dumps({"voice": "no-such-voice"})
+    job = store.create_job(project, settings, "[]", [NewChunk(0, "नमस्ते।", "", "", 5_000)], 1)
+    worker = JobWorker(ChunkSpeaker(state.speech, store, state.meter, tmp_path), store, 1)
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        claimed = store.claim_chunk(lease_s=60)
+        assert claimed is not None, attempt
+        await worker.work(claimed)
+    failed = store.job(job.id, project)
+    assert failed.state == "failed" and failed.held == 0 and store.usage(project).held == 0
+    assert failed.error is not None and "no-such-voice" in failed.error
+    assert store.claim_chunk(lease_s=60) is None
