@@ -13,10 +13,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deployments.messages import EncodeJob, SynthesisJob
+import numpy as np
+
+from deployments.encoding.writers import make_writer
+from deployments.messages import EncodeJob, OutputParams, SynthesisJob
 from serve_app.accounts import AccountStore
 from serve_app.accounts.longform import ClaimedChunk
 from serve_app.http.errors import ServiceError
@@ -41,8 +45,24 @@ class Rendered:
 
 
 def chunk_path(root: Path, job_id: str, index: int) -> Path:
-    """Where a chunk's audio is kept: a folder per job, a file per chunk."""
-    return root / job_id / f"{index:06d}"
+    """Where a chunk's audio is kept: a folder per job, a file per chunk (16-bit PCM at
+    the job's rate)."""
+    return root / job_id / f"{index:06d}.pcm"
+
+
+def job_audio(
+    root: Path, job_id: str, chunks: Iterable[int], output: OutputParams
+) -> Iterator[bytes]:
+    """The audio of a job's ``chunks``, in order, as one stream of ``output``'s format
+    (``output.sample_rate``: the rate its chunks were kept at)."""
+    assert output.sample_rate is not None
+    writer = make_writer(output.format, output.sample_rate, output.bitrate_kbps)
+    for index in chunks:
+        pcm = np.frombuffer(chunk_path(root, job_id, index).read_bytes(), dtype="<i2")
+        if data := writer.write(pcm.astype(np.float32) / 32768.0):
+            yield data
+    if data := writer.finish():
+        yield data
 
 
 class ChunkSpeaker:
@@ -66,7 +86,10 @@ class ChunkSpeaker:
         if reading is None:
             return Rendered(b"", 0, 0)
         text = await in_context(reading.text, chunk.before, chunk.after, service.pipeline, voicing)
-        job = EncodeJob(SynthesisJob(text.segments, voicing.params), voicing.output)
+        # kept as PCM: the job's format is made when its audio is read (job_audio), as
+        # one stream (MP3 frames of separate encoders, WAV headers do not concatenate)
+        pcm = replace(voicing.output, format="pcm", sample_rate=voicing.sample_rate)
+        job = EncodeJob(SynthesisJob(text.segments, voicing.params), pcm)
         audio, samples = bytearray(), 0
         async for encoded in service.pipeline.encode(job):
             audio += encoded.data

@@ -7,9 +7,16 @@ import asyncio
 import json
 from pathlib import Path
 
+from deployments.messages import OutputParams
 from serve_app.accounts.longform import NewChunk
 from serve_app.speech.longform import chapters_of, chunks_of
-from serve_app.speech.longform_work import MAX_ATTEMPTS, ChunkSpeaker, JobWorker, chunk_path
+from serve_app.speech.longform_work import (
+    MAX_ATTEMPTS,
+    ChunkSpeaker,
+    JobWorker,
+    chunk_path,
+    job_audio,
+)
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import make_state
 
@@ -29,8 +36,16 @@ async def test_each_chunk_is_spoken_stored_and_charged_once(tmp_path: Path) -> N
     speaker = ChunkSpeaker(state.speech, store, state.meter, tmp_path / "jobs")
     while (claimed := store.claim_chunk(lease_s=60)) is not None:
         assert await speaker.speak(claimed)
-        samples, rate = decode(chunk_path(tmp_path / "jobs", job.id, claimed.index).read_bytes())
-        assert rate == 22050 and samples.size > rate // 2  # a WAV of the chunk, whole
+    sizes = [chunk_path(tmp_path / "jobs", job.id, i).stat().st_size for i in range(3)]
+    assert all(size > 22050 for size in sizes)  # over half a second of 16-bit PCM each
+    # the job's format made from its chunks, one stream: a WAV of every sample, an MP3
+    # of the same length (give or take the encoder's padding)
+    for fmt in ("wav", "mp3"):
+        output = OutputParams(fmt, sample_rate=22050, bitrate_kbps=64)
+        audio = b"".join(job_audio(tmp_path / "jobs", job.id, range(3), output))
+        samples, rate = decode(audio)
+        slack = 0 if fmt == "wav" else 2_400
+        assert rate == 22050 and abs(samples.size - sum(sizes) // 2) <= slack
     done = store.job(job.id, project)
     assert (done.state, done.chunks_done, done.held) == ("done", 3, 0)
     assert done.characters_done == done.characters == sum(len(c.text) for c in planned)
