@@ -52,7 +52,7 @@ class Ledger:
         with self._db.transaction() as tx:
             if rate is not None:
                 self._count_request(tx, rate, now)
-            self._reserve(tx, project_id, amount)
+            reserve(tx, project_id, amount)
             tx.execute(
                 "INSERT INTO holds (request_id, project_id, amount, owner, state, created_at,"
                 " updated_at) VALUES (?, ?, ?, ?, 'open', ?, ?)",
@@ -72,7 +72,7 @@ class Ledger:
             hold = self._open_hold(tx, request_id)
             if hold is None:
                 raise LookupError(f"no open hold {request_id}")
-            self._reserve(tx, hold[0], extra)
+            reserve(tx, hold[0], extra)
             tx.execute(
                 "UPDATE holds SET amount = amount + ?, updated_at = ? WHERE request_id = ?",
                 (extra, time.time(), request_id),
@@ -126,18 +126,6 @@ class Ledger:
             (request_id,),
         )
         return (str(row[0]), int(row[1])) if row else None
-
-    def _reserve(self, tx: Transaction, project_id: str, amount: int) -> None:
-        """Add ``amount`` to the project's held total if its available balance allows."""
-        row = tx.one(
-            "SELECT balance, held FROM projects WHERE id = ?" + tx.for_update, (project_id,)
-        )
-        if row is None:
-            raise UnknownProject(project_id)
-        available = int(row[0]) - int(row[1])
-        if available < amount:
-            raise InsufficientFunds(available, amount)
-        tx.execute("UPDATE projects SET held = held + ? WHERE id = ?", (amount, project_id))
 
     def record_progress(self, request_id: str, characters: int, audio_ms: int, cost: int) -> None:
         """Checkpoint what an open hold's request has delivered so far."""
@@ -286,6 +274,18 @@ class Ledger:
                 (cutoff,),
             )
         return settled
+
+
+def reserve(tx: Transaction, project_id: str, amount: int) -> None:
+    """Add ``amount`` to the project's held total if its available balance allows (the
+    project's row locked for the rest of ``tx``); :class:`InsufficientFunds` if not."""
+    row = tx.one("SELECT balance, held FROM projects WHERE id = ?" + tx.for_update, (project_id,))
+    if row is None:
+        raise UnknownProject(project_id)
+    available = int(row[0]) - int(row[1])
+    if available < amount:
+        raise InsufficientFunds(available, amount)
+    tx.execute("UPDATE projects SET held = held + ? WHERE id = ?", (amount, project_id))
 
 
 def write_charge(

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from serve_app.accounts.database import Database, Row, Transaction
-from serve_app.accounts.ledger import write_charge
-from serve_app.accounts.records import InsufficientFunds, UnknownProject
+from serve_app.accounts.ledger import reserve, write_charge
+from serve_app.accounts.records import UnknownProject
 
 JobState = Literal["running", "done", "cancelled", "failed"]
 ChunkState = Literal["pending", "working", "done", "cancelled"]
@@ -136,14 +136,13 @@ class LongFormTables:
         :class:`InsufficientFunds` when the project's available balance cannot cover
         it, :class:`TooManyJobs` when the project has ``max_running`` jobs running."""
         job_id = "job_" + secrets.token_hex(10)
-        reserve = sum(c.reserve for c in chunks)
+        worst = sum(c.reserve for c in chunks)
         characters = sum(len(c.text) for c in chunks)
         now = time.time()
         with self._db.transaction() as tx:
-            row = tx.one(
-                "SELECT balance, held FROM projects WHERE id = ?" + tx.for_update, (project_id,)
-            )
-            if row is None:
+            # the project's row locked first: its jobs are counted one create at a time
+            project = tx.one("SELECT id FROM projects WHERE id = ?" + tx.for_update, (project_id,))
+            if project is None:
                 raise UnknownProject(project_id)
             running = tx.one(
                 "SELECT COUNT(*) FROM longform_jobs WHERE project_id = ? AND state = 'running'",
@@ -151,10 +150,7 @@ class LongFormTables:
             )
             if running is not None and int(running[0]) >= max_running:
                 raise TooManyJobs(max_running)
-            available = int(row[0]) - int(row[1])
-            if available < reserve:
-                raise InsufficientFunds(available, reserve)
-            tx.execute("UPDATE projects SET held = held + ? WHERE id = ?", (reserve, project_id))
+            reserve(tx, project_id, worst)
             tx.execute(
                 "INSERT INTO longform_jobs (id, project_id, state, settings, chapters,"
                 " characters, held, chunks, created_at, updated_at)"
@@ -165,7 +161,7 @@ class LongFormTables:
                     settings,
                     chapters,
                     characters,
-                    reserve,
+                    worst,
                     len(chunks),
                     now,
                     now,
