@@ -65,6 +65,14 @@ def job_audio(
         yield data
 
 
+def _write_whole(path: Path, data: bytes) -> None:
+    """``data`` at ``path``, whole or not at all: a reader never sees half a chunk."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.part")
+    partial.write_bytes(data)
+    partial.replace(path)
+
+
 class ChunkSpeaker:
     """Speaks claimed chunks with ``service`` and keeps their audio under ``root``."""
 
@@ -102,10 +110,7 @@ class ChunkSpeaker:
         is charged, and the audio, if written, is another claim's to overwrite."""
         rendered = await self.render(chunk)
         path = chunk_path(self._root, chunk.job_id, chunk.index)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".{os.getpid()}.part")
-        partial.write_bytes(rendered.audio)
-        partial.replace(path)  # whole or absent: a reader never sees half a chunk
+        await asyncio.to_thread(_write_whole, path, rendered.audio)  # off the event loop
         cost = self._meter.cost(rendered.characters, delivered=False)
         return await self._store.call(
             self._store.complete_chunk,
