@@ -16,6 +16,9 @@ from serve_app.surfaces.websocket.text_buffer import DEFAULT_SCHEDULE
 from serve_app.surfaces.websocket.wire import ClientMessage
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
+# How long a session that ends waits for its cancelled contexts' tasks (each ends at its
+# next await; a piece's engine call running in a thread is not waited for)
+CANCEL_WAIT_S = 5.0
 
 
 class Contexts:
@@ -132,10 +135,16 @@ class Contexts:
         await asyncio.gather(*(c.task for c in ending if c.task is not None))
         await self.failures.put(None)
 
-    def cancel_all(self) -> None:
-        """The session is over: stop every context now and give back their places."""
+    async def cancel_all(self) -> None:
+        """The session is over: stop every context now, give back their places, and
+        wait for their tasks to end, so that what they spent (a piece cut off before
+        its audio: the key's unproductive time) is on the bill before it settles."""
+        tasks = []
         for context in [*self._open.values(), *self._closing]:
             if context.task is not None:
                 context.task.cancel()
+                tasks.append(context.task)
             if context.ticket is not None:  # a task cancelled unstarted never frees it
                 context.ticket.release()
+        if tasks:  # a cancelled task ends at its next await
+            await asyncio.wait(tasks, timeout=CANCEL_WAIT_S)

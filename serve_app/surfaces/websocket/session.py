@@ -64,6 +64,8 @@ M = TypeVar("M", bound=BaseModel)
 POLICY_VIOLATION = 1008
 SERVER_ERROR = 1011
 DEFAULT_CONTEXT = ""
+# sessions' settlements under way: a task the loop holds only weakly must be kept
+_SETTLING: set[asyncio.Future[None]] = set()
 
 
 class StreamInputSession:
@@ -139,16 +141,26 @@ class StreamInputSession:
             logger.exception("stream-input session %s failed", self._request_id)
             error = InternalError()
         finally:
-            self._contexts.cancel_all()
             if ticket is not None:
                 ticket.release()
-            if self._delivery is not None:
-                self._delivery.voicing = self._voicing
-                await self._delivery.aclose()
+            # settled to the end in a task of its own, even where this one is cancelled
+            # (the server stopping; a test client that leaves): else the session's hold
+            # stayed open, what it spent unrecorded
+            settling = asyncio.ensure_future(self._settle())
+            _SETTLING.add(settling)
+            settling.add_done_callback(_SETTLING.discard)
+            await asyncio.shield(settling)
         if error is not None:
             await self._fail(error)
         elif not client_left:
             await self._ws.close(1000, self._close_reason)
+
+    async def _settle(self) -> None:
+        """Stop the contexts (what they spent on the bill), then settle the bill."""
+        await self._contexts.cancel_all()
+        if self._delivery is not None:
+            self._delivery.voicing = self._voicing
+            await self._delivery.aclose()
 
     def _read_query(self) -> dict[str, object]:
         """The origin and the URL's query checked; the options the query sets."""
