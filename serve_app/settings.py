@@ -135,6 +135,34 @@ class IngressConfig(BaseModel):
         1.0, gt=0, description="How often a stream records what it has delivered."
     )
 
+    longform_max_characters: int = Field(
+        500_000, gt=0, description="Characters of text one long-form job may hold."
+    )
+    longform_max_body_bytes: int = Field(
+        4 << 20,
+        gt=0,
+        description="The largest body of a long-form job's request (its text, JSON-escaped).",
+    )
+    longform_max_running_jobs: int = Field(
+        2, gt=0, description="Long-form jobs one project may have running at once."
+    )
+    longform_chunks_at_once: int = Field(
+        2,
+        ge=0,
+        description="Chunks of long-form jobs each ingress replica has spoken at once (by "
+        "the Synthesiser replicas, behind live requests); 0: this replica speaks none.",
+    )
+    longform_audio_path: str = Field(
+        "var/longform",
+        description="Where long-form jobs keep their audio (relative to the project root): "
+        "a folder every ingress replica reaches.",
+    )
+    longform_keep_s: float = Field(
+        7 * 24 * 3600.0,
+        gt=0,
+        description="How long an ended long-form job and its audio are kept, then deleted.",
+    )
+
     @field_validator("allowed_origins", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
@@ -150,6 +178,11 @@ class IngressConfig(BaseModel):
             if not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:\d+)?", origin):
                 raise ValueError(f"{origin!r} is not an origin (scheme://host[:port])")
         return value
+
+    @property
+    def longform_root(self) -> Path:
+        """:attr:`longform_audio_path` resolved against the project root."""
+        return CONFIGS.parent / self.longform_audio_path
 
     @classmethod
     def from_env(cls, **overrides: object) -> IngressConfig:

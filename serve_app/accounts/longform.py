@@ -242,8 +242,9 @@ class LongFormTables:
     def complete_chunk(
         self, job_id: str, index: int, characters: int, audio_ms: int, cost: int
     ) -> bool:
-        """Mark a chunk this process claimed done and charge it (at most its reserve),
-        in one transaction; the job is done with its last chunk. False, and nothing
+        """Mark a chunk this process claimed done and charge it (at most its reserve;
+        ``characters``: billed, as heard), in one transaction; the job's progress grows
+        by the chunk's text, and the job is done with its last chunk. False, and nothing
         charged, where the claim was lost (the lease ran out and another process took
         the chunk, or the job was cancelled)."""
         now = time.time()
@@ -254,13 +255,13 @@ class LongFormTables:
                 (job_id,),
             )
             chunk = tx.one(
-                "SELECT reserve FROM longform_chunks WHERE job_id = ? AND idx = ?"
+                "SELECT reserve, LENGTH(text) FROM longform_chunks WHERE job_id = ? AND idx = ?"
                 " AND state = 'working' AND owner = ?",
                 (job_id, index, self.owner),
             )
             if job is None or chunk is None:
                 return False
-            project_id, reserve = str(job[0]), int(chunk[0])
+            project_id, reserve, length = str(job[0]), int(chunk[0]), int(chunk[1])
             charge = max(0, min(cost, reserve))
             tx.execute(
                 "UPDATE longform_chunks SET state = 'done', audio_ms = ?, cost = ?"
@@ -275,7 +276,7 @@ class LongFormTables:
                 "UPDATE longform_jobs SET held = held - ?, characters_done = characters_done + ?,"
                 " audio_ms = audio_ms + ?, cost = cost + ?, chunks_done = chunks_done + 1,"
                 " updated_at = ? WHERE id = ?",
-                (reserve, characters, audio_ms, charge, now, job_id),
+                (reserve, length, audio_ms, charge, now, job_id),
             )
             tx.execute(
                 "UPDATE longform_jobs SET state = 'done', finished_at = ?"
@@ -290,6 +291,32 @@ class LongFormTables:
         with self._db.transaction() as tx:
             self._end(tx, self._read_job(tx, job_id, project_id), "cancelled", None)
             return self._read_job(tx, job_id, project_id)
+
+    def delete_job(self, job_id: str, project_id: str) -> JobRow:
+        """Delete the project's job ``job_id``, cancelled first if it runs (its chunks
+        done stay charged: the ledger keeps their charges): its last state."""
+        with self._db.transaction() as tx:
+            self._end(tx, self._read_job(tx, job_id, project_id), "cancelled", None)
+            job = self._read_job(tx, job_id, project_id)
+            tx.execute("DELETE FROM longform_chunks WHERE job_id = ?", (job_id,))
+            tx.execute("DELETE FROM longform_jobs WHERE id = ?", (job_id,))
+            return job
+
+    def job_state(self, job_id: str) -> JobState | None:
+        """The state of job ``job_id`` of any project; None if there is none (deleted)."""
+        with self._db.transaction() as tx:
+            row = tx.one("SELECT state FROM longform_jobs WHERE id = ?", (job_id,))
+        return None if row is None else row[0]
+
+    def ended_jobs(self, before: float, limit: int = 100) -> list[tuple[str, str]]:
+        """(job id, project id) of jobs that ended before ``before``: past their keeping."""
+        with self._db.transaction() as tx:
+            rows = tx.all(
+                "SELECT id, project_id FROM longform_jobs WHERE state <> 'running'"
+                " AND finished_at < ? ORDER BY finished_at LIMIT ?",
+                (before, limit),
+            )
+        return [(str(r[0]), str(r[1])) for r in rows]
 
     def fail_chunk(self, job_id: str, index: int, error: str, max_attempts: int) -> bool:
         """A chunk this process claimed could not be spoken (``error``): pending again

@@ -87,12 +87,20 @@ class Authenticator:
     def require(self, scope: str | None) -> Callable[..., Awaitable[ApiKey]]:
         """A dependency that yields the caller's key if it has ``scope`` (None: any key).
         The OpenAPI document shows it as bearer security (or xi-api-key)."""
+        return key_with_scope(scope, lambda _: self)
 
-        async def dependency(
-            request: Request,
-            _: Annotated[HTTPAuthorizationCredentials | None, Security(BEARER)],
-            __: Annotated[str | None, Security(XI_API_KEY)],
-        ) -> ApiKey:
-            return await self.authorise(authorization_of(request.headers), scope)
 
-        return dependency
+def key_with_scope(
+    scope: str | None, authenticator: Callable[[Request], Authenticator]
+) -> Callable[..., Awaitable[ApiKey]]:
+    """A dependency that yields the caller's key if it has ``scope``, judged by the
+    ``authenticator`` of the request (a module-level route finds it in the app)."""
+
+    async def dependency(
+        request: Request,
+        _: Annotated[HTTPAuthorizationCredentials | None, Security(BEARER)],
+        __: Annotated[str | None, Security(XI_API_KEY)],
+    ) -> ApiKey:
+        return await authenticator(request).authorise(authorization_of(request.headers), scope)
+
+    return dependency

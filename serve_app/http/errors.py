@@ -6,7 +6,7 @@ Every non-2xx body is ``{"error": {"message", "type", "code", "param", "request_
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, ClassVar
 
 from fastapi import FastAPI, Request
@@ -179,7 +179,7 @@ def allowed_methods(request: Request) -> list[str]:
     only those: a path is the literal route's, not a value of ``/{id}``'s."""
     matching = [
         route
-        for route in request.app.router.routes
+        for route in _routes(request.app.router)
         if getattr(route, "methods", None) and route.matches(request.scope)[0] != Match.NONE
     ]
     literal = [r for r in matching if getattr(r, "path", None) == request.url.path]
@@ -187,6 +187,18 @@ def allowed_methods(request: Request) -> list[str]:
     for route in literal or matching:
         methods.update(route.methods)
     return sorted(methods)
+
+
+def _routes(router: Any) -> Iterator[Any]:
+    """Every route of ``router``, those of the routers it includes too (FastAPI keeps an
+    included router as one entry that holds it, as ``original_router``; ours are
+    included without a prefix of their own)."""
+    for route in router.routes:
+        included = getattr(route, "original_router", None)
+        if included is not None:
+            yield from _routes(included)
+        else:
+            yield route
 
 
 def install_error_handlers(app: FastAPI, on_error: Callable[[str], None]) -> None:

@@ -31,16 +31,20 @@ def _incoming_request_id(scope: Scope) -> str | None:
 
 class RequestContextMiddleware:
     """Gives each request ``state.request_id`` and ``state.received_at`` and refuses
-    bodies over ``max_body_bytes`` with 413.
+    bodies over ``max_body_bytes`` with 413 (over ``larger_bodies[path]`` on a path
+    that takes larger ones).
 
     Behind Serve's proxy the request already carries an ``x-request-id`` (the proxy
     sets it and echoes it on the response), and that id is used. Served without
     the proxy, a new id is made and sent back as ``x-request-id``.
     """
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, max_body_bytes: int, larger_bodies: dict[str, int] | None = None
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.larger_bodies = larger_bodies or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -55,11 +59,10 @@ class RequestContextMiddleware:
             await self.app(scope, receive, send)
             return
 
-        too_large = BodyTooLarge(
-            "body_too_large", f"The request body exceeds {self.max_body_bytes} bytes."
-        )
+        limit = self.larger_bodies.get(scope["path"], self.max_body_bytes)
+        too_large = BodyTooLarge("body_too_large", f"The request body exceeds {limit} bytes.")
         for name, value in scope.get("headers", []):
-            if name == b"content-length" and value.isdigit() and int(value) > self.max_body_bytes:
+            if name == b"content-length" and value.isdigit() and int(value) > limit:
                 await error_response(too_large, request_id)(scope, receive, send)
                 return
 
@@ -70,7 +73,7 @@ class RequestContextMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_body_bytes:
+                if received > limit:
                     raise too_large
             return message
 

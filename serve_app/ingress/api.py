@@ -19,6 +19,7 @@ from serve_app.http.middleware import ReaderPaceMiddleware, RequestContextMiddle
 from serve_app.http.origins import allow_origins
 from serve_app.ingress.state import IngressState
 from serve_app.surfaces.elevenlabs import router as elevenlabs
+from serve_app.surfaces.native import jobs
 from serve_app.surfaces.native import router as native
 from serve_app.surfaces.native.protocol import ErrorResponse
 from serve_app.surfaces.playground import router as playground
@@ -68,9 +69,12 @@ def create_app(state: IngressState) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         ledger = maintain_ledger(state.store, lambda: state.meter.live, state.config.hold_lease_s)
-        maintenance = asyncio.create_task(ledger)
+        background = [asyncio.create_task(ledger), asyncio.create_task(state.jobs.keep())]
+        if state.config.longform_chunks_at_once:
+            background.append(asyncio.create_task(state.job_worker().run()))
         yield
-        maintenance.cancel()
+        for task in background:
+            task.cancel()
 
     app = FastAPI(
         lifespan=lifespan,
@@ -87,6 +91,7 @@ def create_app(state: IngressState) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
+    app.state.services = state  # for the module-level routes (surfaces/native/jobs.py)
     install_error_handlers(app, state.metrics.rejected)
     allow_origins(app, state.config.allowed_origins)
     app.add_middleware(
@@ -95,9 +100,14 @@ def create_app(state: IngressState) -> FastAPI:
         send_buffer_bytes=state.config.send_buffer_bytes,
     )
     app.add_middleware(Http10Middleware)
-    app.add_middleware(RequestContextMiddleware, max_body_bytes=state.config.max_body_bytes)
+    app.add_middleware(
+        RequestContextMiddleware,
+        max_body_bytes=state.config.max_body_bytes,
+        larger_bodies={"/v1/speech/jobs": state.config.longform_max_body_bytes},
+    )
     playground.attach_router(app)
     native.attach_router(app, state)
+    app.include_router(jobs.router)
     elevenlabs.attach_router(app, state)
     generated = app.openapi
 

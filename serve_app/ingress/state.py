@@ -22,6 +22,8 @@ from serve_app.speech.billing import Meter
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.custom_voices import CustomVoices
 from serve_app.speech.dictionaries import Dictionaries
+from serve_app.speech.longform_jobs import LongFormJobs
+from serve_app.speech.longform_work import ChunkSpeaker, JobWorker
 from serve_app.speech.metrics import Metrics, NullMetrics
 from serve_app.speech.pipeline import Pipeline
 from serve_app.speech.service import SpeechService
@@ -74,9 +76,15 @@ class IngressState:
             self.voices,
             self.dictionaries,
         )
+        self.jobs = LongFormJobs(self.speech, self.store, self.meter, config)
         self._catalog: Catalog | None = None
         self._catalog_lock = asyncio.Lock()
         self.warmed_up_s: float | None = None
+
+    def job_worker(self) -> JobWorker:
+        """What speaks long-form jobs' chunks from this replica."""
+        speaker = ChunkSpeaker(self.speech, self.store, self.meter, self.jobs.root)
+        return JobWorker(speaker, self.store, self.config.longform_chunks_at_once)
 
     async def warm_up(self, timeout_s: float = WARM_UP_TIMEOUT_S) -> float | None:
         """Serve one request's path before this replica takes any (``make run`` prints

@@ -115,7 +115,7 @@ class Meter:
             write.add_done_callback(functools.partial(self._release_orphan, bill.hold_id))
             raise
         except InsufficientFunds as e:
-            raise _refusal(worst_case, e.available) from None
+            raise balance_refusal(worst_case, e.available) from None
         except RateExceeded as e:
             if e.unproductive:
                 why = (
@@ -158,7 +158,7 @@ class Meter:
         try:
             await self._store.call(self._store.extend_hold, bill.hold_id, extra, bill.key_id)
         except InsufficientFunds as e:
-            raise _refusal(extra, e.available) from None
+            raise balance_refusal(extra, e.available) from None
         except KeyRevoked:
             raise AuthenticationFailed(
                 "invalid_api_key", "The API key was revoked while this session was open."
@@ -235,7 +235,8 @@ class Meter:
             logger.exception("Recording the unproductive time of hold %s failed", bill.hold_id)
 
 
-def _refusal(needed: int, available: int) -> InsufficientBalance:
+def balance_refusal(needed: int, available: int) -> InsufficientBalance:
+    """402 for a charge of up to ``needed`` that the ``available`` balance cannot cover."""
     return InsufficientBalance(
         "insufficient_balance",
         f"This needs up to {needed} deci-micro-USD of balance; {available} is available.",

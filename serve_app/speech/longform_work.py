@@ -13,14 +13,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
+import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+from pydantic import BaseModel
 
 from deployments.encoding.writers import make_writer
-from deployments.messages import EncodeJob, OutputParams, SynthesisJob
+from deployments.messages import EncodeJob, SynthesisJob
 from serve_app.accounts import AccountStore
 from serve_app.accounts.longform import ClaimedChunk
 from serve_app.http.errors import ServiceError
@@ -33,6 +36,18 @@ logger = logging.getLogger(__name__)
 # A chunk that fails this many times fails its job (its error is the job's). A process
 # lost mid-chunk is not the chunk's failure: its lease runs out and another takes it.
 MAX_ATTEMPTS = 3
+# A chunk's claim lasts this long, renewed every third of it while the chunk is spoken:
+# a process lost mid-chunk holds it back this long at most.
+LEASE_S = 60.0
+
+
+class JobSettings(BaseModel):
+    """How a job's chunks are spoken and its audio made, kept with the job."""
+
+    options: str  # VoiceOptions, JSON: the fields the request set
+    format: str
+    sample_rate: int  # of its audio, and of its chunks' PCM
+    bitrate_kbps: int | None = None
 
 
 @dataclass(frozen=True)
@@ -51,26 +66,38 @@ def chunk_path(root: Path, job_id: str, index: int) -> Path:
 
 
 def job_audio(
-    root: Path, job_id: str, chunks: Iterable[int], output: OutputParams
+    root: Path, job_id: str, chunks: Iterable[int], settings: JobSettings
 ) -> Iterator[bytes]:
-    """The audio of a job's ``chunks``, in order, as one stream of ``output``'s format
-    (``output.sample_rate``: the rate its chunks were kept at)."""
-    assert output.sample_rate is not None
-    writer = make_writer(output.format, output.sample_rate, output.bitrate_kbps)
+    """The audio of a job's ``chunks``, in order, as one stream of the job's format."""
+    writer = make_writer(settings.format, settings.sample_rate, settings.bitrate_kbps)
     for index in chunks:
         pcm = np.frombuffer(chunk_path(root, job_id, index).read_bytes(), dtype="<i2")
-        if data := writer.write(pcm.astype(np.float32) / 32768.0):
+        # to_int16's scale inverted: a job's PCM and WAV are its chunks' samples exactly
+        if data := writer.write(pcm.astype(np.float32) / 32767.0):
             yield data
     if data := writer.finish():
         yield data
 
 
-def _write_whole(path: Path, data: bytes) -> None:
-    """``data`` at ``path``, whole or not at all: a reader never sees half a chunk."""
+def write_job_audio(
+    path: Path, root: Path, job_id: str, chunks: Iterable[int], settings: JobSettings
+) -> None:
+    """The audio of a job's ``chunks`` (:func:`job_audio`) as the file ``path``, whole
+    or not at all."""
+    _write_whole(path, job_audio(root, job_id, chunks, settings))
+
+
+def _write_whole(path: Path, data: Iterable[bytes]) -> None:
+    """``data`` at ``path``, whole or not at all: a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(f".{os.getpid()}.part")
-    partial.write_bytes(data)
-    partial.replace(path)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    try:
+        with partial.open("wb") as out:
+            for part in data:
+                out.write(part)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 class ChunkSpeaker:
@@ -87,7 +114,9 @@ class ChunkSpeaker:
     async def render(self, chunk: ClaimedChunk) -> Rendered:
         """``chunk`` spoken as its job's settings ask."""
         service = self._service
-        options = VoiceOptions.model_validate_json(chunk.settings)
+        options = VoiceOptions.model_validate_json(
+            JobSettings.model_validate_json(chunk.settings).options
+        )
         voicing = await service.choose(options, False, chunk.project_id)
         voicing = replace(voicing, params=replace(voicing.params, background=True))
         reading = await service.read(await service.check_input(chunk.text, "text"), voicing)
@@ -110,9 +139,10 @@ class ChunkSpeaker:
         is charged, and the audio, if written, is another claim's to overwrite."""
         rendered = await self.render(chunk)
         path = chunk_path(self._root, chunk.job_id, chunk.index)
-        await asyncio.to_thread(_write_whole, path, rendered.audio)  # off the event loop
-        cost = self._meter.cost(rendered.characters, delivered=False)
-        return await self._store.call(
+        await asyncio.to_thread(_write_whole, path, [rendered.audio])  # off the event loop
+        # a job is one request: its first chunk carries the per-request price
+        cost = self._meter.cost(rendered.characters, delivered=chunk.index == 0)
+        done = await self._store.call(
             self._store.complete_chunk,
             chunk.job_id,
             chunk.index,
@@ -120,6 +150,10 @@ class ChunkSpeaker:
             rendered.audio_ms,
             cost,
         )
+        if not done and await self._store.call(self._store.job_state, chunk.job_id) is None:
+            # the job was deleted meanwhile: what was written for it goes too
+            await asyncio.to_thread(shutil.rmtree, path.parent, True)
+        return done
 
 
 class JobWorker:
@@ -131,7 +165,7 @@ class JobWorker:
         speaker: ChunkSpeaker,
         store: AccountStore,
         at_once: int,
-        lease_s: float = 120.0,
+        lease_s: float = LEASE_S,
         idle_s: float = 1.0,
     ) -> None:
         self._speaker = speaker
@@ -145,7 +179,11 @@ class JobWorker:
 
     async def _lane(self) -> None:
         while True:
-            chunk = await self._store.call(self._store.claim_chunk, self._lease_s)
+            try:
+                chunk = await self._store.call(self._store.claim_chunk, self._lease_s)
+            except Exception:  # the database away a moment: the lane waits, not ends
+                logger.exception("claiming a long-form chunk failed; retrying")
+                chunk = None
             if chunk is None:
                 await asyncio.sleep(self._idle_s)
             else:

@@ -127,6 +127,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         "hold_lease_s": 3.0,
         "ws_auth_timeout_s": WS_AUTH_TIMEOUT_S,
         "send_timeout_s": SEND_TIMEOUT_S,  # a reader that reads nothing is let go sooner
+        "longform_audio_path": str(tmp_path_factory.mktemp("longform")),
     }
     synthesiser = {"voices_path": str(voices), "batch_wait_timeout_s": 0.02}
     # As make run serves on two cores (configs/local.yaml): the four-deployment graph
@@ -136,7 +137,12 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     # no neural engine, and the tier's start does not pay for a second Kokoro.
     folded = from_config(
         args={
-            "ingress": {**ingress, "max_active_requests": FOLDED_MAX_ACTIVE},
+            # its eSpeak voices cannot speak the other app's jobs (one ledger for both)
+            "ingress": {
+                **ingress,
+                "max_active_requests": FOLDED_MAX_ACTIVE,
+                "longform_chunks_at_once": 0,
+            },
             "synthesiser": {**synthesiser, "voices_path": str(espeak_voices(voices))},
             "ingress_replicas": 1,
             "placement": {"normaliser": "ingress", "encoder": "ingress", "synthesiser": "ingress"},

@@ -52,6 +52,7 @@ def _synthesiser_idle_at_the_end() -> Iterator[None]:
 
 def make_state(tmp_path: Path, **settings: Any) -> IngressState:
     settings.setdefault("database_url", str(tmp_path / "ledger.sqlite3"))
+    settings.setdefault("longform_audio_path", str(tmp_path / "longform"))
     config = IngressConfig(dev_api_key=DEV_KEY, **settings)
     return IngressState(config, Pipeline.in_process(_synthesiser()))
 

@@ -118,6 +118,38 @@ def test_cancelling_releases_what_is_not_done_and_keeps_what_is(
     assert store.claim_chunk(60) is None
 
 
+def test_deleting_a_running_job_cancels_it_and_the_charges_stay(
+    stores: tuple[AccountStore, AccountStore],
+) -> None:
+    store, other = stores
+    project = store.create_project("acme", 10_000)
+    job_id = new_job(store, project)
+    done, working = store.claim_chunk(60), other.claim_chunk(60)
+    assert done is not None and working is not None
+    assert store.complete_chunk(job_id, done.index, 9, 800, 700)
+    last = store.delete_job(job_id, project)
+    assert (last.state, last.cost, last.chunks_done) == ("cancelled", 700, 1)
+    assert store.job_state(job_id) is None and store.jobs(project) == []
+    with pytest.raises(JobNotFound):
+        store.job(job_id, project)
+    assert not other.complete_chunk(job_id, working.index, 10, 900, 600)  # its job is gone
+    usage = store.usage(project)
+    assert (usage.held, usage.balance, usage.requests) == (0, 9_300, 1)
+    assert store.ledger_sum(project) == usage.balance
+
+
+def test_ended_jobs_are_found_by_when_they_ended(
+    stores: tuple[AccountStore, AccountStore],
+) -> None:
+    store, _ = stores
+    project = store.create_project("acme", 10_000)
+    running, ended = new_job(store, project), new_job(store, project)
+    store.cancel_job(ended, project)
+    assert store.job_state(running) == "running" and store.job_state(ended) == "cancelled"
+    assert store.ended_jobs(before=time.time() - 60) == []
+    assert store.ended_jobs(before=time.time() + 1) == [(ended, project)]
+
+
 def test_processes_claiming_at_once_take_different_chunks(database_url: str) -> None:
     """Eight claims at once (each a process of its own): eight chunks, none twice, none
     missed (on PostgreSQL a claim skips the chunks other claims hold, not waits)."""

@@ -124,7 +124,7 @@ def assert_api_answer(status: int, body: bytes) -> None:
         assert error["code"] and set(error["code"]) <= set(string.ascii_lowercase + "_"), error
 
 
-POST_ROUTES = 6  # with a JSON body; a new one: raise this, and it is fuzzed too
+POST_ROUTES = 7  # with a JSON body; a new one: raise this, and it is fuzzed too
 
 
 def test_every_post_route_is_fuzzed(client: TestClient) -> None:

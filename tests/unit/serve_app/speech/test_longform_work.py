@@ -7,12 +7,12 @@ import asyncio
 import json
 from pathlib import Path
 
-from deployments.messages import OutputParams
 from serve_app.accounts.longform import NewChunk
 from serve_app.speech.longform import chapters_of, chunks_of
 from serve_app.speech.longform_work import (
     MAX_ATTEMPTS,
     ChunkSpeaker,
+    JobSettings,
     JobWorker,
     chunk_path,
     job_audio,
@@ -20,7 +20,15 @@ from serve_app.speech.longform_work import (
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import make_state
 
-SETTINGS = json.dumps({"voice": "hi-espeak-aditi", "response_format": "wav"})
+
+def settings(**options: str) -> str:
+    """A job's settings: ``options`` as the request set them, its audio 22.05 kHz WAV."""
+    return JobSettings(
+        options=json.dumps(options), format="wav", sample_rate=22050
+    ).model_dump_json()
+
+
+SETTINGS = settings(voice="hi-espeak-aditi", response_format="wav")
 TEXT = "पहला वाक्य यहाँ है।\n\nदूसरा अनुच्छेद भी छोटा है। उसमें 2 वाक्य हैं।"
 
 
@@ -41,8 +49,8 @@ async def test_each_chunk_is_spoken_stored_and_charged_once(tmp_path: Path) -> N
     # the job's format made from its chunks, one stream: a WAV of every sample, an MP3
     # of the same length (give or take the encoder's padding)
     for fmt in ("wav", "mp3"):
-        output = OutputParams(fmt, sample_rate=22050, bitrate_kbps=64)
-        audio = b"".join(job_audio(tmp_path / "jobs", job.id, range(3), output))
+        made = JobSettings(options="{}", format=fmt, sample_rate=22050, bitrate_kbps=64)
+        audio = b"".join(job_audio(tmp_path / "jobs", job.id, range(3), made))
         samples, rate = decode(audio)
         slack = 0 if fmt == "wav" else 2_400
         assert rate == 22050 and abs(samples.size - sum(sizes) // 2) <= slack
@@ -92,8 +100,9 @@ async def test_a_chunk_that_cannot_be_spoken_fails_its_job_after_its_tries(tmp_p
     state = make_state(tmp_path)
     store = state.store
     project = store.create_project("books", 10_000_000)
-    settings = json.dumps({"voice": "no-such-voice"})
-    job = store.create_job(project, settings, "[]", [NewChunk(0, "नमस्ते।", "", "", 5_000)], 1)
+    job = store.create_job(
+        project, settings(voice="no-such-voice"), "[]", [NewChunk(0, "नमस्ते।", "", "", 5_000)], 1
+    )
     worker = JobWorker(ChunkSpeaker(state.speech, store, state.meter, tmp_path), store, 1)
     for attempt in range(1, MAX_ATTEMPTS + 1):
         claimed = store.claim_chunk(lease_s=60)

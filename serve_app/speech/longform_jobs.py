@@ -1,0 +1,326 @@
+"""Long-form jobs as a project sees them: submitted (the text cut into chunks, each
+read as its voice will read it so that the worst case held is exact), watched,
+listened to, deleted. The chunks are spoken by every ingress replica's
+:class:`~serve_app.speech.longform_work.JobWorker`; this is the side that answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import shutil
+import time
+import unicodedata
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from deployments.encoding.writers import content_type
+from deployments.normaliser.cleaning import clean_text
+from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds
+from serve_app.accounts.longform import ChunkRow, JobNotFound, JobRow, NewChunk, TooManyJobs
+from serve_app.http.errors import InvalidRequest, NotFound, RateLimited
+from serve_app.settings import IngressConfig
+from serve_app.speech.billing import Meter, balance_refusal
+from serve_app.speech.job import Voicing
+from serve_app.speech.longform import Chapter, Chunk, chapters_of, chunks_of
+from serve_app.speech.longform_vocabulary import (
+    ChapterState,
+    JobChapter,
+    JobTextType,
+    SpeechJob,
+    SpeechJobRequest,
+)
+from serve_app.speech.longform_work import JobSettings, write_job_audio
+from serve_app.speech.service import SpeechService
+from serve_app.speech.vocabulary import VoiceOptions
+
+logger = logging.getLogger(__name__)
+# Chunks read (normalised) at once while a job is submitted.
+READ_AT_ONCE = 8
+# How often a job's progress is looked at for its event stream.
+PROGRESS_INTERVAL_S = 1.0
+# How often ended jobs past their keeping are looked for.
+SWEEP_INTERVAL_S = 300.0
+# A project told it runs too many jobs may try again after about this long.
+RETRY_AFTER_S = 30
+
+
+@dataclass(frozen=True)
+class JobAudio:
+    """A job's audio (whole, or one chapter's) as a file to send."""
+
+    path: Path
+    content_type: str
+    filename: str
+
+
+def _extension(fmt: str) -> str:
+    return {"opus": "ogg", "pcm": "raw"}.get(fmt, fmt)
+
+
+class LongFormJobs:
+    """Submits, shows and deletes a project's long-form jobs."""
+
+    def __init__(
+        self, service: SpeechService, store: AccountStore, meter: Meter, config: IngressConfig
+    ) -> None:
+        self._service = service
+        self._store = store
+        self._meter = meter
+        self._config = config
+        self.root = config.longform_root
+
+    async def submit(self, request: SpeechJobRequest, key: ApiKey) -> SpeechJob:
+        """A new running job of ``request``'s text; 400 for a text too long or with
+        nothing to speak, 402 when the balance cannot cover its worst case, 429 when
+        the project runs its limit of jobs."""
+        chapters = await self._chapters(request)
+        asked = request.model_dump(include=set(VoiceOptions.model_fields), exclude_unset=True)
+        asked["response_format"] = request.response_format  # a job's default is its own
+        options = VoiceOptions.model_validate(asked)
+        voicing = await self._service.choose(options, False, key.project_id)
+        chunks = chunks_of(chapters)
+        reserves = await self._reserves(chunks, voicing)
+        if not any(reserves):
+            raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
+        settings = JobSettings(
+            options=options.model_dump_json(exclude_unset=True),
+            format=voicing.output.format,
+            sample_rate=voicing.sample_rate,
+            bitrate_kbps=voicing.output.bitrate_kbps,
+        )
+        pairs = zip(chunks, reserves, strict=True)
+        new = [NewChunk(c.chapter, c.text, c.before, c.after, r) for c, r in pairs]
+        titles = json.dumps([c.title for c in chapters], ensure_ascii=False)
+        store = self._store
+        try:
+            job = await store.call(
+                store.create_job,
+                key.project_id,
+                settings.model_dump_json(),
+                titles,
+                new,
+                self._config.longform_max_running_jobs,
+            )
+        except InsufficientFunds as e:
+            raise balance_refusal(sum(reserves), e.available) from None
+        except TooManyJobs as e:
+            raise RateLimited(
+                "rate_limited",
+                f"This project has {e.limit} long-form jobs running, its limit; "
+                "another may start when one ends.",
+                headers={"Retry-After": str(RETRY_AFTER_S)},
+            ) from None
+        return self._view(job, await store.call(store.chunks, job.id, key.project_id))
+
+    async def _chapters(self, request: SpeechJobRequest) -> list[Chapter]:
+        """The request's text cut into chapters, each cleaned as a speech request's
+        input is (what is billed is what is spoken)."""
+        if (request.input is None) == (request.chapters is None):
+            raise InvalidRequest(
+                "invalid_value", "Send the text as input or as chapters, one of them.", "input"
+            )
+        given = (
+            [("", request.input)]
+            if request.input is not None
+            else [(c.title, c.input) for c in request.chapters or ()]
+        )
+        total = sum(len(text) for _, text in given)
+        limit = self._config.longform_max_characters
+        if total > limit:
+            raise InvalidRequest(
+                "input_too_long", f"The text is {total} characters; a job holds {limit}.", "input"
+            )
+        chapters = await asyncio.to_thread(_cut, given, request.text_type)
+        if not chapters:
+            raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
+        return chapters
+
+    async def _reserves(self, chunks: Sequence[Chunk], voicing: Voicing) -> list[int]:
+        """What each chunk may cost: its text read as its voice will read it (numbers
+        in words, the project's dictionaries applied), priced; the job's first chunk
+        carries the per-request price (a job is one request)."""
+        service = self._service
+        at_once = asyncio.Semaphore(READ_AT_ONCE)
+
+        async def reserve(chunk: Chunk) -> int:
+            async with at_once:
+                reading = await service.read(await service.check_input(chunk.text, "text"), voicing)
+            if reading is None:
+                return 0
+            return self._meter.cost(reading.characters, delivered=chunk.index == 0)
+
+        return list(await asyncio.gather(*(reserve(c) for c in chunks)))
+
+    async def job(self, job_id: str, project_id: str) -> SpeechJob:
+        return self._view(*await self._load(job_id, project_id))
+
+    async def _load(self, job_id: str, project_id: str) -> tuple[JobRow, list[ChunkRow]]:
+        store = self._store
+        try:
+            job = await store.call(store.job, job_id, project_id)
+            chunks = await store.call(store.chunks, job_id, project_id)
+        except JobNotFound:
+            raise _not_found(job_id) from None
+        return job, chunks
+
+    async def jobs(self, project_id: str, limit: int) -> list[SpeechJob]:
+        """The project's jobs, newest first."""
+        found = await self._store.call(self._store.jobs, project_id, limit)
+        views = []
+        for job in found:
+            try:
+                views.append(await self.job(job.id, project_id))
+            except NotFound:
+                continue  # deleted meanwhile
+        return views
+
+    async def delete(self, job_id: str, project_id: str) -> SpeechJob:
+        """Cancel the job if it runs and delete it and its audio; its last state."""
+        store = self._store
+        try:
+            chunks = await store.call(store.chunks, job_id, project_id)
+            job = await store.call(store.delete_job, job_id, project_id)
+        except JobNotFound:
+            raise _not_found(job_id) from None
+        await asyncio.to_thread(shutil.rmtree, self.root / job_id, True)
+        return self._view(job, chunks).model_copy(update={"deleted": True})
+
+    async def audio(self, job_id: str, project_id: str, chapter: int | None) -> JobAudio:
+        """The job's audio as one file of its format, made on first asking: the whole
+        job's once it is done, a chapter's once its chunks are."""
+        job, chunks = await self._load(job_id, project_id)
+        view = self._view(job, chunks)
+        if chapter is None:
+            if view.state != "done":
+                raise NotFound(
+                    "not_found",
+                    f"The job's audio is made when it is done; it is {view.state} "
+                    f"({view.chunks_done} of {view.chunks} chunks made).",
+                    "job_id",
+                )
+            indices, name = [c.index for c in chunks], "audio"
+        else:
+            if not 0 <= chapter < len(view.chapters):
+                raise NotFound("not_found", f"The job has no chapter {chapter}.", "chapter")
+            if view.chapters[chapter].state != "done":
+                raise NotFound(
+                    "not_found",
+                    f"Chapter {chapter} is {view.chapters[chapter].state}: its audio is "
+                    "made when all of it is spoken.",
+                    "chapter",
+                )
+            indices, name = [c.index for c in chunks if c.chapter == chapter], f"chapter-{chapter}"
+        settings = JobSettings.model_validate_json(job.settings)
+        path = self.root / job_id / f"{name}.{_extension(settings.format)}"
+        if not path.exists():
+            await asyncio.to_thread(write_job_audio, path, self.root, job_id, indices, settings)
+        filename = f"{job_id}{'' if chapter is None else f'-{chapter}'}{path.suffix}"
+        return JobAudio(path, view.content_type, filename)
+
+    async def progress(self, job_id: str, project_id: str) -> AsyncIterator[SpeechJob]:
+        """The job now, then again each time a chunk is done, until it ends."""
+        seen: tuple[str, int] | None = None
+        while True:
+            view = await self.job(job_id, project_id)
+            if (view.state, view.chunks_done) != seen:
+                seen = (view.state, view.chunks_done)
+                yield view
+            if view.state != "running":
+                return
+            await asyncio.sleep(PROGRESS_INTERVAL_S)
+
+    async def sweep(self) -> int:
+        """Delete the jobs (and their audio) ended longer ago than they are kept; how
+        many were deleted."""
+        store = self._store
+        ended = await store.call(store.ended_jobs, time.time() - self._config.longform_keep_s)
+        for job_id, project_id in ended:
+            try:
+                await store.call(store.delete_job, job_id, project_id)
+            except JobNotFound:
+                continue
+            await asyncio.to_thread(shutil.rmtree, self.root / job_id, True)
+        return len(ended)
+
+    async def keep(self, interval_s: float = SWEEP_INTERVAL_S) -> None:
+        """Runs for the replica's life: :meth:`sweep` every ``interval_s``."""
+        while True:
+            try:
+                if deleted := await self.sweep():
+                    logger.info("deleted %d long-form jobs past their keeping", deleted)
+            except Exception:
+                logger.exception("deleting long-form jobs past their keeping failed; retrying")
+            await asyncio.sleep(interval_s)
+
+    def _view(self, job: JobRow, chunks: Sequence[ChunkRow]) -> SpeechJob:
+        settings = JobSettings.model_validate_json(job.settings)
+        titles: list[str] = json.loads(job.chapters)
+        now = time.time()
+        left = None
+        if job.state == "running" and job.characters_done:
+            pace = (now - job.created_at) / job.characters_done
+            left = round(pace * (job.characters - job.characters_done), 1)
+        keep = self._config.longform_keep_s
+        return SpeechJob(
+            id=job.id,
+            state=job.state,
+            created_at=job.created_at,
+            finished_at=job.finished_at,
+            expires_at=None if job.finished_at is None else job.finished_at + keep,
+            characters=job.characters,
+            characters_done=job.characters_done,
+            audio_seconds=job.audio_ms / 1000,
+            chunks=job.chunks,
+            chunks_done=job.chunks_done,
+            estimated_seconds_left=left,
+            cost_deci_micros=job.cost,
+            held_deci_micros=job.held,
+            response_format=settings.format,
+            content_type=content_type(settings.format, settings.sample_rate),
+            chapters=[
+                _chapter(i, title, [c for c in chunks if c.chapter == i])
+                for i, title in enumerate(titles)
+            ],
+            error=job.error,
+        )
+
+
+def _cut(given: Sequence[tuple[str, str]], text_type: JobTextType) -> list[Chapter]:
+    """Each (title, text) cut into chapters, their paragraphs cleaned as a speech
+    request's input is (what is billed is what is spoken); empty ones left out."""
+    chapters: list[Chapter] = []
+    for title, text in given:
+        for chapter in chapters_of(unicodedata.normalize("NFC", text), text_type):
+            cleaned = (clean_text(p) for p in chapter.paragraphs)
+            paragraphs = tuple(p for p in cleaned if p.strip())
+            if paragraphs:
+                chapters.append(Chapter(clean_text(chapter.title) or title, paragraphs))
+    return chapters
+
+
+def _chapter(index: int, title: str, chunks: Sequence[ChunkRow]) -> JobChapter:
+    done = [c for c in chunks if c.state == "done"]
+    state: ChapterState
+    if len(done) == len(chunks):
+        state = "done"
+    elif any(c.state == "cancelled" for c in chunks):
+        state = "cancelled"
+    elif done or any(c.state == "working" for c in chunks):
+        state = "running"
+    else:
+        state = "waiting"
+    return JobChapter(
+        index=index,
+        title=title,
+        characters=sum(c.characters for c in chunks),
+        characters_done=sum(c.characters for c in done),
+        audio_seconds=sum(c.audio_ms for c in done) / 1000,
+        state=state,
+    )
+
+
+def _not_found(job_id: str) -> NotFound:
+    return NotFound("not_found", f"No job '{job_id}' in this project.", "job_id")

@@ -1,0 +1,83 @@
+"""What a long-form job is asked with and what it answers: the bodies of
+``/v1/speech/jobs``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from serve_app.speech.vocabulary import Format, UnicodeText, VoiceOptions
+
+JobTextType = Literal["text", "markdown"]
+
+
+class ChapterText(BaseModel):
+    """A chapter given by name: its title and its text."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    title: str = Field("", max_length=500)
+    input: UnicodeText
+
+
+class SpeechJobRequest(VoiceOptions):
+    """Body of POST /v1/speech/jobs: a long text (``input``) or its chapters
+    (``chapters``), and how to speak it, as a speech request says it."""
+
+    input: UnicodeText | None = Field(
+        None,
+        description="The text to speak, up to the service's limit (500,000 characters by "
+        "default). Markdown (`text_type`) starts a chapter at each heading of its top level.",
+    )
+    text_type: JobTextType = "text"
+    chapters: list[ChapterText] | None = Field(
+        None,
+        max_length=1000,
+        description="The text as named chapters, instead of `input`.",
+    )
+    response_format: Format = "mp3"
+
+
+JobState = Literal["running", "done", "cancelled", "failed"]
+ChapterState = Literal["waiting", "running", "done", "cancelled"]
+
+
+class JobChapter(BaseModel):
+    index: int
+    title: str
+    characters: int
+    characters_done: int
+    audio_seconds: float
+    state: ChapterState
+
+
+class SpeechJob(BaseModel):
+    """A long-form job as its owner sees it."""
+
+    id: str
+    object: Literal["speech.job"] = "speech.job"
+    state: JobState
+    created_at: float
+    finished_at: float | None
+    expires_at: float | None = Field(description="When an ended job and its audio are deleted.")
+    characters: int = Field(description="Of the whole text, as sent.")
+    characters_done: int
+    audio_seconds: float = Field(description="Of the audio made so far.")
+    chunks: int
+    chunks_done: int
+    estimated_seconds_left: float | None = Field(
+        description="At the pace so far; none before the first chunk is done."
+    )
+    cost_deci_micros: int = Field(description="Charged so far: the chunks made.")
+    held_deci_micros: int = Field(description="Still reserved for the chunks not made.")
+    response_format: str
+    content_type: str
+    chapters: list[JobChapter]
+    error: str | None = Field(description="Why a failed job failed.")
+    deleted: bool = False
+
+
+class SpeechJobList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[SpeechJob]

@@ -1,0 +1,229 @@
+"""Long-form jobs over HTTP, the ingress in process: submitted, spoken by a replica's
+worker, watched, fetched whole, by chapter and by range, deleted; every refusal in
+the API's error shape."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+
+from serve_app.ingress.api import create_app
+from serve_app.ingress.state import IngressState
+from serve_app.speech.longform_work import chunk_path
+from tests.conftest import decode
+from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK, make_state
+
+JOBS = "/v1/speech/jobs"
+
+
+def sentences(start: int, count: int) -> str:
+    return " ".join(f"वाक्य संख्या {i} यहाँ धीरे से पढ़ा जा रहा है।" for i in range(start, start + count))
+
+
+# Two chapters: the first two chunks long, the second one.
+BOOK = (
+    f"# पहला अध्याय\n\n{sentences(0, 14)}\n\n{sentences(14, 14)}\n\n"
+    f"# दूसरा अध्याय\n\nकुछ *और* बातें। {sentences(28, 6)}\n"
+)
+
+
+@contextlib.asynccontextmanager
+async def service(state: IngressState) -> AsyncIterator[httpx.AsyncClient]:
+    """The app, and the replica's job worker running beside it."""
+    worker = asyncio.create_task(state.job_worker().run())
+    transport = httpx.ASGITransport(app=create_app(state))
+    try:
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            yield client
+    finally:
+        worker.cancel()
+
+
+async def finished(client: httpx.AsyncClient, auth: dict[str, str], job_id: str) -> dict:
+    for _ in range(1200):
+        job = (await client.get(f"{JOBS}/{job_id}", headers=auth)).json()
+        if job["state"] != "running":
+            return job
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"job {job_id} still running: {job}")
+
+
+async def test_a_book_is_spoken_by_chapters_and_its_audio_is_its_chunks_in_order(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    state = make_state(tmp_path)
+    async with service(state) as client:
+        body = {"input": BOOK, "text_type": "markdown", "voice": ESPEAK, "response_format": "wav"}
+        created = await client.post(JOBS, headers=auth, json=body)
+        assert created.status_code == 202, created.text
+        job = created.json()
+        assert job["object"] == "speech.job" and job["content_type"] == "audio/wav"
+        assert [c["title"] for c in job["chapters"]] == ["पहला अध्याय", "दूसरा अध्याय"]
+        assert job["chunks"] == 3 and job["characters"] == sum(
+            c["characters"] for c in job["chapters"]
+        )
+        project = (await state.auth.authorise(auth["Authorization"], None)).project_id
+        assert state.store.usage(project).held == job["held_deci_micros"] > 0  # the worst case
+
+        done = await finished(client, auth, job["id"])
+        assert done["state"] == "done" and done["chunks_done"] == 3
+        assert done["characters_done"] == done["characters"] and done["held_deci_micros"] == 0
+        assert [c["state"] for c in done["chapters"]] == ["done", "done"]
+        assert done["estimated_seconds_left"] is None and done["expires_at"] > done["finished_at"]
+        usage = (await client.get("/v1/account/usage", headers=auth)).json()["usage"]
+        assert usage["requests"] == 1 and state.store.usage(project).held == 0
+        assert usage["spent_deci_micros"] == done["cost_deci_micros"] > 0
+
+        # the whole audio: every chunk's samples, in order, nothing between them
+        whole = await client.get(f"{JOBS}/{job['id']}/audio", headers=auth)
+        assert whole.status_code == 200 and whole.headers["content-type"] == "audio/wav"
+        samples, rate = decode(whole.content)
+        root = state.jobs.root
+        chunks = [
+            np.frombuffer(chunk_path(root, job["id"], i).read_bytes(), "<i2") for i in range(3)
+        ]
+        assert rate == 22050 and np.array_equal(
+            np.round(samples * 32768).astype(np.int16), np.concatenate(chunks)
+        )
+        assert abs(done["audio_seconds"] - samples.size / rate) < 0.01
+
+        second = await client.get(f"{JOBS}/{job['id']}/audio?chapter=1", headers=auth)
+        assert decode(second.content)[0].size == chunks[2].size
+        ranged = await client.get(
+            f"{JOBS}/{job['id']}/audio", headers={**auth, "Range": "bytes=100-199"}
+        )
+        assert ranged.status_code == 206 and ranged.content == whole.content[100:200]
+
+        events = await client.get(f"{JOBS}/{job['id']}/events", headers=auth)
+        assert events.headers["content-type"].startswith("text/event-stream")
+        assert events.text.startswith("event: done\ndata: {")  # ended: its last state at once
+
+        listed = (await client.get(JOBS, headers=auth)).json()
+        assert [j["id"] for j in listed["data"]] == [job["id"]]
+        deleted = (await client.delete(f"{JOBS}/{job['id']}", headers=auth)).json()
+        assert deleted["deleted"] and deleted["state"] == "done"
+        assert (await client.get(f"{JOBS}/{job['id']}", headers=auth)).status_code == 404
+        assert not (root / job["id"]).exists()
+
+
+async def test_progress_is_streamed_until_the_job_ends(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    state = make_state(tmp_path)
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        body = {"input": BOOK, "text_type": "markdown", "voice": ESPEAK}
+        job = (await client.post(JOBS, headers=auth, json=body)).json()
+        assert job["response_format"] == "mp3"  # a job's default: a file to keep
+        worker = asyncio.create_task(state.job_worker().run())  # after the stream opens
+        try:
+            names, made = [], []
+            async with client.stream("GET", f"{JOBS}/{job['id']}/events", headers=auth) as stream:
+                async for line in stream.aiter_lines():
+                    if line.startswith("event: "):
+                        names.append(line.removeprefix("event: "))
+                    elif line.startswith("data: "):
+                        made.append(json.loads(line.removeprefix("data: "))["chunks_done"])
+        finally:
+            worker.cancel()
+    assert names[0] == "progress" and names[-1] == "done" and made[0] == 0 and made[-1] == 3
+    assert made == sorted(made)
+
+
+async def test_refusals_name_what_is_wrong(tmp_path: Path, auth: dict[str, str]) -> None:
+    state = make_state(tmp_path, longform_max_characters=5_000, longform_max_running_jobs=1)
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+
+        async def refused(body: dict, status: int, code: str) -> dict:
+            response = await client.post(JOBS, headers=auth, json=body)
+            assert response.status_code == status, response.text
+            error = response.json()["error"]
+            assert error["code"] == code and error["request_id"]
+            return error
+
+        both = {"input": "एक।", "chapters": [{"title": "क", "input": "दो।"}]}
+        await refused(both, 400, "invalid_value")
+        await refused({}, 400, "invalid_value")
+        long = await refused({"input": "क " * 3_000}, 400, "input_too_long")
+        assert "5000" in long["message"] and long["param"] == "input"
+        await refused({"input": "  \n\n  "}, 400, "empty_input")
+        await refused({"input": "……  —"}, 400, "empty_input")
+        await refused({"input": "ठीक।", "voice": "no-such-voice"}, 404, "voice_not_found")
+        await refused({"input": "ठीक।", "speling": 1}, 400, "unknown_field")
+        assert (await client.post(JOBS, json={"input": "ठीक।"})).status_code == 401
+
+        job = (await client.post(JOBS, headers=auth, json={"input": "एक छोटा पाठ।"})).json()
+        too_many = await client.post(JOBS, headers=auth, json={"input": "दूसरा पाठ।"})
+        assert too_many.status_code == 429 and too_many.headers["retry-after"]
+        assert too_many.json()["error"]["code"] == "rate_limited"
+        early = await client.get(f"{JOBS}/{job['id']}/audio", headers=auth)
+        assert early.status_code == 404 and "running" in early.json()["error"]["message"]
+        assert (
+            await client.get(f"{JOBS}/{job['id']}/audio?chapter=7", headers=auth)
+        ).status_code == 404
+
+        # another project's key sees none of it
+        other = state.store.create_key(state.store.create_project("other", 10**9))
+        foreign = {"Authorization": f"Bearer {other}"}
+        for path in ("", "/audio", "/events"):
+            response = await client.get(f"{JOBS}/{job['id']}{path}", headers=foreign)
+            assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+        assert (await client.delete(f"{JOBS}/{job['id']}", headers=foreign)).status_code == 404
+        assert (await client.get(JOBS, headers=foreign)).json()["data"] == []
+
+        # a balance that cannot cover the worst case: 402, nothing held
+        poor = state.store.create_key(state.store.create_project("poor", 1_000))
+        response = await client.post(
+            JOBS, headers={"Authorization": f"Bearer {poor}"}, json={"input": "क " * 2_000}
+        )
+        assert response.status_code == 402
+        assert response.json()["error"]["code"] == "insufficient_balance"
+
+        # cancelled: what was held is released, nothing was made, nothing charged
+        cancelled = (await client.delete(f"{JOBS}/{job['id']}", headers=auth)).json()
+        assert cancelled["state"] == "cancelled" and cancelled["cost_deci_micros"] == 0
+        project = (await state.auth.authorise(auth["Authorization"], None)).project_id
+        assert (state.store.usage(project).held, state.store.usage(project).spent) == (0, 0)
+
+
+@pytest.mark.parametrize("size", [1 << 20, 5 << 20])
+async def test_a_job_s_body_may_be_larger_than_a_request_s(
+    tmp_path: Path, auth: dict[str, str], size: int
+) -> None:
+    """Over the 1 MiB of a speech request, up to the jobs' own limit (4 MiB)."""
+    state = make_state(tmp_path, longform_max_characters=10)
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        body = json.dumps({"input": "a" * size}).encode()
+        response = await client.post(
+            JOBS, headers={**auth, "Content-Type": "application/json"}, content=body
+        )
+        error = response.json()["error"]
+        assert (response.status_code, error["code"]) == (
+            (400, "input_too_long") if size < 4 << 20 else (413, "body_too_large")
+        )
+        assert DEV_KEY not in response.text
+
+
+async def test_an_ended_job_is_deleted_with_its_audio_once_its_keeping_is_over(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    state = make_state(tmp_path, longform_keep_s=0.2)
+    async with service(state) as client:
+        body = {"input": "एक छोटा सा पाठ।", "voice": ESPEAK}
+        job = (await client.post(JOBS, headers=auth, json=body)).json()
+        done = await finished(client, auth, job["id"])
+        assert done["expires_at"] == pytest.approx(done["finished_at"] + 0.2)
+        assert (state.jobs.root / job["id"]).is_dir()
+        await asyncio.sleep(0.3)
+        assert await state.jobs.sweep() == 1
+        assert (await client.get(f"{JOBS}/{job['id']}", headers=auth)).status_code == 404
+        assert not (state.jobs.root / job["id"]).exists()
