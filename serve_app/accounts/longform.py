@@ -202,9 +202,12 @@ class LongFormTables:
             )
         return [ChunkRow(int(r[0]), int(r[1]), int(r[2]), r[3], int(r[4]), int(r[5])) for r in rows]
 
-    def claim_chunk(self, lease_s: float) -> ClaimedChunk | None:
+    def claim_chunk(self, lease_s: float, owner_lease_s: float) -> ClaimedChunk | None:
         """The first chunk of the oldest running job that no live claim holds, claimed
-        by this process for ``lease_s`` seconds; None when there is none."""
+        by this process for ``lease_s`` seconds; None when there is none. A claim is
+        live until its lease runs out, or until its process has not heartbeaten for
+        ``owner_lease_s`` (a process stopped mid-chunk frees its chunks as soon as its
+        holds are recovered)."""
         now = time.time()
         with self._db.transaction() as tx:
             row = tx.one(
@@ -212,9 +215,10 @@ class LongFormTables:
                 " c.after_text, j.settings"
                 " FROM longform_chunks c JOIN longform_jobs j ON j.id = c.job_id"
                 " WHERE j.state = 'running' AND (c.state = 'pending'"
-                " OR (c.state = 'working' AND c.lease_until < ?))"
+                " OR (c.state = 'working' AND (c.lease_until < ? OR NOT EXISTS ("
+                "SELECT 1 FROM owners o WHERE o.id = c.owner AND o.heartbeat_at >= ?))))"
                 " ORDER BY j.created_at, c.idx LIMIT 1" + tx.claim,
-                (now,),
+                (now, now - owner_lease_s),
             )
             if row is None:
                 return None
@@ -227,6 +231,16 @@ class LongFormTables:
         return ClaimedChunk(
             str(job_id), str(project_id), int(index), int(chapter), text, before, after, settings
         )
+
+    def release_claim(self, job_id: str, index: int) -> None:
+        """Give back a chunk this process claimed and will not speak (it is stopping):
+        pending again for any process at once, not after its lease."""
+        with self._db.transaction() as tx:
+            tx.execute(
+                "UPDATE longform_chunks SET state = 'pending', owner = NULL"
+                " WHERE job_id = ? AND idx = ? AND state = 'working' AND owner = ?",
+                (job_id, index, self.owner),
+            )
 
     def renew_claim(self, job_id: str, index: int, lease_s: float) -> bool:
         """Keep this process's claim on a chunk that takes long; False if it was lost."""

@@ -84,7 +84,8 @@ class IngressState:
     def job_worker(self) -> JobWorker:
         """What speaks long-form jobs' chunks from this replica."""
         speaker = ChunkSpeaker(self.speech, self.store, self.meter, self.jobs.root)
-        return JobWorker(speaker, self.store, self.config.longform_chunks_at_once)
+        config = self.config
+        return JobWorker(speaker, self.store, config.longform_chunks_at_once, config.hold_lease_s)
 
     async def warm_up(self, timeout_s: float = WARM_UP_TIMEOUT_S) -> float | None:
         """Serve one request's path before this replica takes any (``make run`` prints

@@ -39,6 +39,8 @@ MAX_ATTEMPTS = 3
 # A chunk's claim lasts this long, renewed every third of it while the chunk is spoken:
 # a process lost mid-chunk holds it back this long at most.
 LEASE_S = 60.0
+# Claims being given back by workers that were stopped.
+_RELEASING: set[asyncio.Future[None]] = set()
 
 
 class JobSettings(BaseModel):
@@ -165,12 +167,16 @@ class JobWorker:
         speaker: ChunkSpeaker,
         store: AccountStore,
         at_once: int,
+        owner_lease_s: float,
         lease_s: float = LEASE_S,
         idle_s: float = 1.0,
     ) -> None:
+        """``owner_lease_s``: how long a process may go without heartbeating before its
+        claims are anyone's (the holds' lease)."""
         self._speaker = speaker
         self._store = store
         self._at_once = at_once
+        self._owner_lease_s = owner_lease_s
         self._lease_s = lease_s
         self._idle_s = idle_s
 
@@ -180,7 +186,8 @@ class JobWorker:
     async def _lane(self) -> None:
         while True:
             try:
-                chunk = await self._store.call(self._store.claim_chunk, self._lease_s)
+                store = self._store
+                chunk = await store.call(store.claim_chunk, self._lease_s, self._owner_lease_s)
             except Exception:  # the database away a moment: the lane waits, not ends
                 logger.exception("claiming a long-form chunk failed; retrying")
                 chunk = None
@@ -195,6 +202,15 @@ class JobWorker:
         renewing = asyncio.create_task(self._renew(chunk))
         try:
             await self._speaker.speak(chunk)
+        except asyncio.CancelledError:  # stopping: the chunk is another process's at once
+            store = self._store
+            release = asyncio.ensure_future(
+                store.call(store.release_claim, chunk.job_id, chunk.index)
+            )
+            _RELEASING.add(release)  # the loop holds tasks weakly
+            release.add_done_callback(_RELEASING.discard)
+            await asyncio.shield(release)
+            raise
         except Exception as e:
             # what the job says to its owner: the API's message, never an internal one
             error = f"{e.code}: {e}" if isinstance(e, ServiceError) else "internal error"

@@ -58,10 +58,10 @@ def test_each_chunk_is_claimed_once_and_charged_once(
     first, second = stores
     project = first.create_project("acme", 10_000)
     job_id = new_job(first, project)
-    a, b = first.claim_chunk(lease_s=60), second.claim_chunk(lease_s=60)
+    a, b = first.claim_chunk(60, 30), second.claim_chunk(60, 30)
     assert a is not None and b is not None and (a.index, b.index) == (0, 1)
     assert a.settings == SETTINGS and (a.text, a.after) == ("पहला भाग।", "दूसरा")
-    assert first.claim_chunk(lease_s=60) is None  # both are claimed
+    assert first.claim_chunk(lease_s=60, owner_lease_s=30) is None  # both are claimed
     assert not first.complete_chunk(job_id, 1, 10, 1_000, 500)  # second's claim, not first's
     assert second.complete_chunk(job_id, 1, 10, 1_000, 5_000)  # charged at most its reserve
     assert not second.complete_chunk(job_id, 1, 10, 1_000, 500)  # once
@@ -85,10 +85,10 @@ def test_a_chunk_whose_lease_ran_out_is_spoken_again_and_charged_once(
     first, second = stores
     project = first.create_project("acme", 10_000)
     job_id = new_job(first, project)
-    lost = first.claim_chunk(lease_s=0.05)
+    lost = first.claim_chunk(lease_s=0.05, owner_lease_s=30)
     assert lost is not None and lost.index == 0
     time.sleep(0.1)
-    again = second.claim_chunk(lease_s=60)
+    again = second.claim_chunk(lease_s=60, owner_lease_s=30)
     assert again is not None and (again.job_id, again.index) == (job_id, 0)
     assert not first.renew_claim(job_id, 0, lease_s=60)
     assert not first.fail_chunk(job_id, 0, "gone", max_attempts=1)  # not first's to fail
@@ -99,13 +99,36 @@ def test_a_chunk_whose_lease_ran_out_is_spoken_again_and_charged_once(
     assert charge_id(job_id, 0) == f"{job_id}/0"
 
 
+def test_a_silent_process_s_chunks_are_claimed_again_and_a_stopping_one_gives_them_back(
+    stores: tuple[AccountStore, AccountStore],
+) -> None:
+    """A process that stops heartbeating (killed) loses its claims once its holds would
+    be recovered, whatever their leases; one that stops cleanly gives its chunk back."""
+    first, second = stores
+    project = first.create_project("acme", 10_000)
+    job_id = new_job(first, project)
+    killed = first.claim_chunk(lease_s=600, owner_lease_s=30)
+    assert killed is not None and killed.index == 0
+    released = second.claim_chunk(lease_s=600, owner_lease_s=30)
+    assert released is not None and released.index == 1
+    assert second.claim_chunk(lease_s=600, owner_lease_s=30) is None  # both are live
+    time.sleep(0.2)
+    second.heartbeat()  # first is silent from here
+    again = second.claim_chunk(lease_s=600, owner_lease_s=0.1)
+    assert again is not None and again.index == 0
+    second.release_claim(job_id, released.index)
+    back = first.claim_chunk(lease_s=600, owner_lease_s=30)
+    assert back is not None and back.index == 1
+    assert not first.complete_chunk(job_id, 0, 9, 800, 700)  # its claim was taken
+
+
 def test_cancelling_releases_what_is_not_done_and_keeps_what_is(
     stores: tuple[AccountStore, AccountStore],
 ) -> None:
     store, _ = stores
     project = store.create_project("acme", 10_000)
     job_id = new_job(store, project)
-    done, working = store.claim_chunk(60), store.claim_chunk(60)
+    done, working = store.claim_chunk(60, 30), store.claim_chunk(60, 30)
     assert done is not None and working is not None
     assert store.complete_chunk(job_id, done.index, 9, 800, 700)
     job = store.cancel_job(job_id, project)
@@ -115,7 +138,7 @@ def test_cancelling_releases_what_is_not_done_and_keeps_what_is(
     assert (usage.held, usage.balance) == (0, 9_300)
     assert store.cancel_job(job_id, project).state == "cancelled"  # as it was
     assert [c.state for c in store.chunks(job_id, project)] == ["done", "cancelled"]
-    assert store.claim_chunk(60) is None
+    assert store.claim_chunk(60, 30) is None
 
 
 def test_deleting_a_running_job_cancels_it_and_the_charges_stay(
@@ -124,7 +147,7 @@ def test_deleting_a_running_job_cancels_it_and_the_charges_stay(
     store, other = stores
     project = store.create_project("acme", 10_000)
     job_id = new_job(store, project)
-    done, working = store.claim_chunk(60), other.claim_chunk(60)
+    done, working = store.claim_chunk(60, 30), other.claim_chunk(60, 30)
     assert done is not None and working is not None
     assert store.complete_chunk(job_id, done.index, 9, 800, 700)
     last = store.delete_job(job_id, project)
@@ -159,7 +182,7 @@ def test_processes_claiming_at_once_take_different_chunks(database_url: str) -> 
         many = [NewChunk(0, f"वाक्य {i}।", "", "", 1_000) for i in range(8)]
         stores[0].create_job(project, SETTINGS, CHAPTERS, many, max_running=1)
         with ThreadPoolExecutor(8) as pool:
-            claims = list(pool.map(lambda store: store.claim_chunk(60), stores))
+            claims = list(pool.map(lambda store: store.claim_chunk(60, 30), stores))
         assert sorted(c.index for c in claims if c is not None) == list(range(8))
     finally:
         for store in stores:

@@ -4,10 +4,16 @@ its context, its audio stored whole, charged once; a cancelled job's chunk is no
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from serve_app.accounts.longform import NewChunk
+from serve_app.ingress.state import IngressState
 from serve_app.speech.longform import chapters_of, chunks_of
 from serve_app.speech.longform_work import (
     MAX_ATTEMPTS,
@@ -42,7 +48,7 @@ async def test_each_chunk_is_spoken_stored_and_charged_once(tmp_path: Path) -> N
     new = [NewChunk(c.chapter, c.text, c.before, c.after, price * len(c.text) * 2) for c in planned]
     job = store.create_job(project, SETTINGS, json.dumps([""]), new, max_running=1)
     speaker = ChunkSpeaker(state.speech, store, state.meter, tmp_path / "jobs")
-    while (claimed := store.claim_chunk(lease_s=60)) is not None:
+    while (claimed := store.claim_chunk(lease_s=60, owner_lease_s=30)) is not None:
         assert await speaker.speak(claimed)
     sizes = [chunk_path(tmp_path / "jobs", job.id, i).stat().st_size for i in range(3)]
     assert all(size > 22050 for size in sizes)  # over half a second of 16-bit PCM each
@@ -67,7 +73,7 @@ async def test_a_chunk_of_a_cancelled_job_is_not_charged(tmp_path: Path) -> None
     project = store.create_project("books", 10_000_000)
     new = [NewChunk(0, "एक छोटा वाक्य।", "", "", 100_000)]
     job = store.create_job(project, SETTINGS, json.dumps([""]), new, max_running=1)
-    claimed = store.claim_chunk(lease_s=60)
+    claimed = store.claim_chunk(lease_s=60, owner_lease_s=30)
     assert claimed is not None
     store.cancel_job(job.id, project)
     assert not await ChunkSpeaker(state.speech, store, state.meter, tmp_path).speak(claimed)
@@ -82,7 +88,7 @@ async def test_a_worker_speaks_a_job_two_chunks_at_once_until_it_is_done(tmp_pat
     new = [NewChunk(c.chapter, c.text, c.before, c.after, 100_000) for c in planned]
     job = store.create_job(project, SETTINGS, json.dumps([""]), new, max_running=1)
     speaker = ChunkSpeaker(state.speech, store, state.meter, tmp_path / "jobs")
-    worker = asyncio.create_task(JobWorker(speaker, store, at_once=2, idle_s=0.05).run())
+    worker = asyncio.create_task(JobWorker(speaker, store, 2, 30, idle_s=0.05).run())
     try:
         for _ in range(600):
             if store.job(job.id, project).state != "running":
@@ -103,12 +109,76 @@ async def test_a_chunk_that_cannot_be_spoken_fails_its_job_after_its_tries(tmp_p
     job = store.create_job(
         project, settings(voice="no-such-voice"), "[]", [NewChunk(0, "नमस्ते।", "", "", 5_000)], 1
     )
-    worker = JobWorker(ChunkSpeaker(state.speech, store, state.meter, tmp_path), store, 1)
+    worker = JobWorker(ChunkSpeaker(state.speech, store, state.meter, tmp_path), store, 1, 30)
     for attempt in range(1, MAX_ATTEMPTS + 1):
-        claimed = store.claim_chunk(lease_s=60)
+        claimed = store.claim_chunk(lease_s=60, owner_lease_s=30)
         assert claimed is not None, attempt
         await worker.work(claimed)
     failed = store.job(job.id, project)
     assert failed.state == "failed" and failed.held == 0 and store.usage(project).held == 0
     assert failed.error is not None and "no-such-voice" in failed.error
-    assert store.claim_chunk(lease_s=60) is None
+    assert store.claim_chunk(lease_s=60, owner_lease_s=30) is None
+
+
+def charges(database: Path, job_id: str) -> list[str]:
+    """The request ids of a job's charges in the ledger."""
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        rows = db.execute(
+            "SELECT request_id FROM ledger WHERE kind = 'charge' AND request_id LIKE ?",
+            (f"{job_id}/%",),
+        )
+        return sorted(row[0] for row in rows)
+
+
+async def run_until(predicate: Callable[[], bool], what: str) -> None:
+    for _ in range(1200):
+        if predicate():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"not {what} within a minute")
+
+
+@pytest.mark.parametrize("stop", ["stopped", "killed"])
+async def test_a_job_outlives_the_process_that_was_speaking_it(tmp_path: Path, stop: str) -> None:
+    """Two processes on one ledger: the first stops mid-job (its worker cancelled, as a
+    replica that is shut down; or silent, as one killed), the second finishes the job.
+    Every chunk is charged once and the job's audio is every chunk's."""
+    first = make_state(tmp_path)
+    second = make_state(tmp_path)  # the same ledger and audio folder
+    store = first.store
+    project = store.create_project("books", 10_000_000)
+    planned = chunks_of(chapters_of(TEXT, "text"), chunk_chars=30)
+    new = [NewChunk(c.chapter, c.text, c.before, c.after, 100_000) for c in planned]
+    job = store.create_job(project, SETTINGS, json.dumps([""]), new, max_running=1)
+    root = first.jobs.root
+    if stop == "stopped":
+        worker = asyncio.create_task(JobWorker(speaker_of(first), store, 1, 30).run())
+        await run_until(lambda: store.job(job.id, project).chunks_done >= 1, "one chunk made")
+        worker.cancel()  # mid-job: its chunk in hand is given back
+        with contextlib.suppress(asyncio.CancelledError):
+            await worker
+        owner_lease_s = 30.0  # the chunk is free at once, not when a lease runs out
+    else:
+        assert store.claim_chunk(lease_s=600, owner_lease_s=30) is not None  # and never again
+        owner_lease_s = 0.5  # the first's heartbeat is that old soon
+    finishing = JobWorker(speaker_of(second), second.store, 2, owner_lease_s, idle_s=0.05)
+    worker = asyncio.create_task(finishing.run())
+    try:
+        await run_until(lambda: store.job(job.id, project).state != "running", "done")
+    finally:
+        worker.cancel()
+    done = store.job(job.id, project)
+    assert (done.state, done.chunks_done, done.held) == ("done", len(planned), 0)
+    assert charges(tmp_path / "ledger.sqlite3", job.id) == sorted(
+        f"{job.id}/{i}" for i in range(len(planned))
+    )
+    assert store.ledger_sum(project) == store.usage(project).balance == 10_000_000 - done.cost
+    pcm = [chunk_path(root, job.id, i).read_bytes() for i in range(len(planned))]
+    made = JobSettings(options="{}", format="pcm", sample_rate=22050)
+    assert b"".join(job_audio(root, job.id, range(len(planned)), made)) == b"".join(pcm)
+    # each chunk's milliseconds, rounded down
+    assert 0 <= sum(len(p) for p in pcm) / 2 / 22.05 - done.audio_ms < len(planned)
+
+
+def speaker_of(state: IngressState) -> ChunkSpeaker:
+    return ChunkSpeaker(state.speech, state.store, state.meter, state.jobs.root)
