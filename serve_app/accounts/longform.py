@@ -214,11 +214,12 @@ class LongFormTables:
                 "SELECT c.job_id, j.project_id, c.idx, c.chapter, c.text, c.before_text,"
                 " c.after_text, j.settings"
                 " FROM longform_chunks c JOIN longform_jobs j ON j.id = c.job_id"
-                " WHERE j.state = 'running' AND (c.state = 'pending'"
+                " WHERE j.state = 'running' AND ((c.state = 'pending'"
+                " AND (c.lease_until IS NULL OR c.lease_until < ?))"
                 " OR (c.state = 'working' AND (c.lease_until < ? OR NOT EXISTS ("
                 "SELECT 1 FROM owners o WHERE o.id = c.owner AND o.heartbeat_at >= ?))))"
                 " ORDER BY j.created_at, c.idx LIMIT 1" + tx.claim,
-                (now, now - owner_lease_s),
+                (now, now, now - owner_lease_s),
             )
             if row is None:
                 return None
@@ -237,7 +238,7 @@ class LongFormTables:
         pending again for any process at once, not after its lease."""
         with self._db.transaction() as tx:
             tx.execute(
-                "UPDATE longform_chunks SET state = 'pending', owner = NULL"
+                "UPDATE longform_chunks SET state = 'pending', owner = NULL, lease_until = NULL"
                 " WHERE job_id = ? AND idx = ? AND state = 'working' AND owner = ?",
                 (job_id, index, self.owner),
             )
@@ -332,10 +333,13 @@ class LongFormTables:
             )
         return [(str(r[0]), str(r[1])) for r in rows]
 
-    def fail_chunk(self, job_id: str, index: int, error: str, max_attempts: int) -> bool:
+    def fail_chunk(
+        self, job_id: str, index: int, error: str, max_attempts: int, retry_after_s: float = 0.0
+    ) -> bool:
         """A chunk this process claimed could not be spoken (``error``): pending again
-        for any process to try, or, at its ``max_attempts``-th failure, the job failed
-        with that error (ended as a cancel ends it). True if the job failed."""
+        for any process to try after ``retry_after_s`` (a stage restarting has time to
+        come back), or, at its ``max_attempts``-th failure, the job failed with that
+        error (ended as a cancel ends it). True if the job failed."""
         with self._db.transaction() as tx:
             row = tx.one(
                 "SELECT j.project_id, c.attempts FROM longform_chunks c"
@@ -347,9 +351,9 @@ class LongFormTables:
                 return False  # the claim was lost meanwhile
             attempts = int(row[1]) + 1
             tx.execute(
-                "UPDATE longform_chunks SET state = 'pending', owner = NULL, attempts = ?"
-                " WHERE job_id = ? AND idx = ?",
-                (attempts, job_id, index),
+                "UPDATE longform_chunks SET state = 'pending', owner = NULL, attempts = ?,"
+                " lease_until = ? WHERE job_id = ? AND idx = ?",
+                (attempts, time.time() + retry_after_s, job_id, index),
             )
             if attempts < max_attempts:
                 return False

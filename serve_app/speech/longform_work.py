@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 # A chunk that fails this many times fails its job (its error is the job's). A process
 # lost mid-chunk is not the chunk's failure: its lease runs out and another takes it.
 MAX_ATTEMPTS = 3
+# A failed chunk is tried again after this long: a stage that died has time to restart.
+RETRY_AFTER_S = 5.0
 # A chunk's claim lasts this long, renewed every third of it while the chunk is spoken:
 # a process lost mid-chunk holds it back this long at most.
 LEASE_S = 60.0
@@ -170,6 +172,7 @@ class JobWorker:
         owner_lease_s: float,
         lease_s: float = LEASE_S,
         idle_s: float = 1.0,
+        retry_after_s: float = RETRY_AFTER_S,
     ) -> None:
         """``owner_lease_s``: how long a process may go without heartbeating before its
         claims are anyone's (the holds' lease)."""
@@ -179,6 +182,7 @@ class JobWorker:
         self._owner_lease_s = owner_lease_s
         self._lease_s = lease_s
         self._idle_s = idle_s
+        self._retry_after_s = retry_after_s
 
     async def run(self) -> None:
         await asyncio.gather(*(self._lane() for _ in range(self._at_once)))
@@ -216,7 +220,14 @@ class JobWorker:
             error = f"{e.code}: {e}" if isinstance(e, ServiceError) else "internal error"
             logger.warning("chunk %s/%s failed: %r", chunk.job_id, chunk.index, e)
             store = self._store
-            await store.call(store.fail_chunk, chunk.job_id, chunk.index, error, MAX_ATTEMPTS)
+            await store.call(
+                store.fail_chunk,
+                chunk.job_id,
+                chunk.index,
+                error,
+                MAX_ATTEMPTS,
+                self._retry_after_s,
+            )
         finally:
             renewing.cancel()
 

@@ -122,6 +122,23 @@ def test_a_silent_process_s_chunks_are_claimed_again_and_a_stopping_one_gives_th
     assert not first.complete_chunk(job_id, 0, 9, 800, 700)  # its claim was taken
 
 
+def test_a_failed_chunk_waits_before_it_is_tried_again(
+    stores: tuple[AccountStore, AccountStore],
+) -> None:
+    store, other = stores
+    project = store.create_project("acme", 10_000)
+    job_id = new_job(store, project)
+    failed = store.claim_chunk(60, 30)
+    assert failed is not None and failed.index == 0
+    assert not store.fail_chunk(job_id, 0, "a stage died", max_attempts=3, retry_after_s=0.3)
+    later = other.claim_chunk(60, 30)
+    assert later is not None and later.index == 1  # not the failed one, yet
+    assert other.claim_chunk(60, 30) is None
+    time.sleep(0.4)
+    again = other.claim_chunk(60, 30)
+    assert again is not None and again.index == 0
+
+
 def test_cancelling_releases_what_is_not_done_and_keeps_what_is(
     stores: tuple[AccountStore, AccountStore],
 ) -> None:

@@ -109,7 +109,9 @@ async def test_a_chunk_that_cannot_be_spoken_fails_its_job_after_its_tries(tmp_p
     job = store.create_job(
         project, settings(voice="no-such-voice"), "[]", [NewChunk(0, "नमस्ते।", "", "", 5_000)], 1
     )
-    worker = JobWorker(ChunkSpeaker(state.speech, store, state.meter, tmp_path), store, 1, 30)
+    worker = JobWorker(
+        ChunkSpeaker(state.speech, store, state.meter, tmp_path), store, 1, 30, retry_after_s=0
+    )
     for attempt in range(1, MAX_ATTEMPTS + 1):
         claimed = store.claim_chunk(lease_s=60, owner_lease_s=30)
         assert claimed is not None, attempt
