@@ -18,7 +18,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Ray worker would compile what it imports of torch and ray afresh each time it starts.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install browser checks-beside run docs docs-build docs-openapi test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity clean \
+.PHONY: install browser checks-beside run docs docs-build docs-openapi test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity bench-jobs clean \
 	cluster-up cluster-down cluster-status cluster-load gpu-kit gpu-rehearsal
 
 # uv resolves and installs the whole project in seconds where pip takes minutes, and
@@ -142,6 +142,12 @@ endif
 # (pitch at the joint between requests) for the default voice (docs/voice-agents.md).
 bench-continuity: install
 	$(PY) -m loadtest.continuity
+
+# Not part of `make test`: one long-form job of JOBS_ARGS (--characters 100000 --voice
+# default --seconds 30), one chunk at a time and on every replica, and live requests'
+# first audio beside it (docs/performance.md).
+bench-jobs: install
+	$(PY) -m loadtest.jobs $(JOBS_ARGS)
 
 # A lent GPU machine (docs/performance.md): gpu-kit packs what it lacks in
 # pieces under 48 MiB (.gpu-kit/1, .gpu-kit/2: one carried per call), and

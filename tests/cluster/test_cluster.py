@@ -29,6 +29,7 @@ from tests.cluster.conftest import (
     start_locust,
     wait_for_holds_settled,
 )
+from tests.conftest import decode
 
 pytestmark = pytest.mark.cluster
 
@@ -99,6 +100,49 @@ def test_requests_through_two_nodes_proxies_share_one_ledger(cluster: Cluster) -
     assert seen[0]["balance_deci_micros"] == 50_000_000 - sum(costs)
     assert seen[0]["usage"]["requests"] == 6
     assert seen[0]["usage"]["spent_deci_micros"] == sum(costs)
+
+
+def test_a_long_form_job_is_spoken_by_the_cluster_and_read_through_any_proxy(
+    cluster: Cluster,
+) -> None:
+    """A job submitted through the head's proxy, its chunks claimed from the PostgreSQL
+    ledger by the Ingress replicas' workers, watched and fetched through the workers'
+    proxies: done, its audio every chunk's, charged as one request of its chunks."""
+    store = AccountStore.open(cluster.state.database_url)
+    try:
+        project = store.create_project("long-form", starting_balance=50_000_000)
+        auth = {"Authorization": f"Bearer {store.create_key(project)}"}
+    finally:
+        store.close()
+    paragraphs = [
+        " ".join(f"अनुच्छेद {p} का वाक्य {s} यहाँ धीरे से पढ़ा जा रहा है।" for s in range(16))
+        for p in range(4)
+    ]
+    body = {"input": "\n\n".join(paragraphs), "voice": ESPEAK, "response_format": "wav"}
+    head, cpu, gpu = (cluster.state.proxy_url(n) for n in ("head", "cpu-1", "gpu-2"))
+    created = httpx.post(head + "/v1/speech/jobs", headers=auth, json=body, timeout=60)
+    assert created.status_code == 202, created.text
+    job = created.json()
+    assert job["chunks"] >= 3
+
+    def ended() -> bool:
+        now = httpx.get(f"{cpu}/v1/speech/jobs/{job['id']}", headers=auth, timeout=30).json()
+        return bool(now["state"] != "running")
+
+    took = wait_for(ended, 180, "the job done")
+    done = httpx.get(f"{gpu}/v1/speech/jobs/{job['id']}", headers=auth, timeout=30).json()
+    assert done["state"] == "done" and done["chunks_done"] == job["chunks"], done
+    audio = httpx.get(f"{gpu}/v1/speech/jobs/{job['id']}/audio", headers=auth, timeout=60)
+    samples, rate = decode(audio.content)
+    assert abs(samples.size / rate - done["audio_seconds"]) < 0.01
+    usage = httpx.get(f"{head}/v1/account/usage", headers=auth, timeout=30).json()["usage"]
+    assert usage["requests"] == 1 and usage["spent_deci_micros"] == done["cost_deci_micros"] > 0
+    deleted = httpx.delete(f"{head}/v1/speech/jobs/{job['id']}", headers=auth, timeout=30)
+    assert deleted.json()["deleted"]
+    print(
+        f"long-form job: {done['characters']} characters, {done['audio_seconds']:.1f} s of "
+        f"audio in {took:.1f} s on the cluster"
+    )
 
 
 def test_replicas_scale_up_under_locust_and_back_down_after(

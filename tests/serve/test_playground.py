@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -101,6 +102,37 @@ def test_a_whole_mp3_plays_in_the_audio_element(page: Page, service: Service) ->
     expect(page.locator("#player")).to_be_visible()
     page.wait_for_function("() => window.playground.stats.receivedSeconds > 1", timeout=10_000)
     assert page.locator("#headers").inner_text().count("audio/mpeg") == 1
+
+
+def test_a_long_text_file_becomes_a_job_followed_to_its_audio(
+    page: Page, service: Service, tmp_path: Path
+) -> None:
+    """The long-text tab: a Markdown file read from disk, started as a job, its
+    chapters listed as they are made, each playable, and the whole audio played."""
+    book = tmp_path / "book.md"
+    book.write_text(
+        "# पहला अध्याय\n\nगाँव के किनारे एक पुराना बरगद का पेड़ था।\n\n"
+        "# दूसरा अध्याय\n\nबरसात के दिनों में नदी का पानी बढ़ जाता था।\n"
+    )
+    open_with_key(page, service, service.key)
+    page.select_option("#language", "hi")
+    page.select_option("#voice", "hi-espeak-aditi")
+    page.set_input_files("#job-file", str(book))
+    expect(page.locator("#job-text")).to_have_value(book.read_text())
+    page.click("#job-start")
+    page.wait_for_function("() => window.playground.job.state === 'done'", timeout=120_000)
+    job = page.evaluate("() => ({...window.playground.job})")
+    assert job["error"] is None and job["chunksDone"] == job["chunks"] == 2
+    assert [c["title"] for c in job["chapters"]] == ["पहला अध्याय", "दूसरा अध्याय"]
+    expect(page.locator("#job-chapters li button")).to_have_count(2)
+    expect(page.locator("#job-player")).to_be_visible()
+    seconds = page.wait_for_function(
+        "() => { const p = document.getElementById('job-player');"
+        " return p.readyState >= 1 && p.duration > 1 && p.duration; }",
+        timeout=20_000,
+    ).json_value()
+    assert 2 < seconds < 20  # both chapters' sentences, as MP3
+    assert page.locator("#job-progress").evaluate("p => p.value") == 1
 
 
 def test_a_bad_key_shows_the_api_s_error(page: Page, service: Service) -> None:

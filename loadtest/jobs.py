@@ -1,0 +1,144 @@
+"""``make bench-jobs``: one long-form job, timed, and what it costs live requests.
+
+    python -m loadtest.jobs [--characters 100000] [--voice default] [--seconds 30]
+
+Starts the service as ``make run`` does, twice: once speaking a job's chunks one at
+a time (one ingress replica, one chunk at once), once as it is configured (every
+ingress replica, ``longform_chunks_at_once`` each). Each time it submits a Markdown
+text of ``--characters`` characters of varied Hindi prose (chapters, numbers, dates,
+money) and measures the time to its first chunk and to its end (wall time, and the
+real-time factor: wall seconds per second of audio). In the second run it also
+measures live requests' time to first audio (a short sentence in the default voice,
+one after another, for ``--seconds``) with nothing else running and while the job
+runs. Prints a Markdown table with the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+
+import aiohttp
+import httpx
+
+from loadtest.bench import started
+from loadtest.fairness import first_audio
+from loadtest.report import machine, markdown
+from loadtest.texts import long_hindi
+from loadtest.traffic import KEY, percentile
+
+SHORT = "नमस्ते, आज मौसम बहुत अच्छा है।"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+
+
+@dataclass
+class JobRun:
+    setup: str
+    characters: int
+    chunks: int
+    audio_s: float
+    first_chunk_s: float
+    wall_s: float
+    state: str
+
+
+def run_job(url: str, text: str, voice: str, setup: str) -> JobRun:
+    """Submit ``text`` as a job and follow it to its end."""
+    with httpx.Client(base_url=url, headers=AUTH, timeout=120) as api:
+        started_at = time.perf_counter()
+        body = {"input": text, "text_type": "markdown", "voice": voice}
+        created = api.post("/v1/speech/jobs", json=body)
+        created.raise_for_status()
+        job = created.json()
+        first = float("nan")
+        while True:
+            now = api.get(f"/v1/speech/jobs/{job['id']}").json()
+            if now["chunks_done"] and first != first:
+                first = time.perf_counter() - started_at
+            if now["state"] != "running":
+                break
+            time.sleep(0.5)
+        wall = time.perf_counter() - started_at
+        api.delete(f"/v1/speech/jobs/{job['id']}")
+    return JobRun(
+        setup, now["characters"], now["chunks"], now["audio_seconds"], first, wall, now["state"]
+    )
+
+
+async def live_first_audio(url: str, seconds: float, until: threading.Event) -> list[float]:
+    """First-audio times (ms) of short requests, one after another, for ``seconds`` or
+    until ``until`` is set."""
+    deadline = time.perf_counter() + seconds
+    times = []
+    async with aiohttp.ClientSession(url, timeout=aiohttp.ClientTimeout(total=120)) as client:
+        while time.perf_counter() < deadline and not until.is_set():
+            took = await first_audio(client, KEY, {"input": SHORT})
+            if took >= 0:
+                times.append(took * 1000)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--characters", type=int, default=100_000)
+    parser.add_argument("--voice", default="default")
+    parser.add_argument("--seconds", type=float, default=30, help="of live requests measured")
+    args = parser.parse_args()
+    text = long_hindi(args.characters)
+    runs: list[JobRun] = []
+    live: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        base = {
+            "TTS_DEV_API_KEY": KEY,
+            "TTS_RATE_LIMIT_PER_MINUTE": "0",
+            "TTS_DEV_STARTING_BALANCE_DECI_MICROS": str(10**15),
+            "TTS_LONGFORM_MAX_CHARACTERS": str(max(args.characters, 500_000)),
+            "TTS_LONGFORM_AUDIO_PATH": f"{folder}/audio",
+            "RAY_USAGE_STATS_ENABLED": "0",
+        }
+        one = {"TTS_INGRESS_REPLICAS": "1", "TTS_LONGFORM_CHUNKS_AT_ONCE": "1"}
+        command = [sys.executable, "-m", "serve_app.run"]
+        first = {**base, **one, "TTS_DATABASE_URL": f"sqlite:///{folder}/1.db"}
+        with started(command, first) as url:
+            runs.append(run_job(url, text, args.voice, "one chunk at a time"))
+        with started(command, {**base, "TTS_DATABASE_URL": f"sqlite:///{folder}/2.db"}) as url:
+            live["alone"] = asyncio.run(live_first_audio(url, args.seconds, threading.Event()))
+            ended = threading.Event()
+            during: list[float] = []
+
+            def measure_live() -> None:
+                time.sleep(5)  # the job's chunks are being spoken
+                during.extend(asyncio.run(live_first_audio(url, args.seconds, ended)))
+
+            beside = threading.Thread(target=measure_live)
+            beside.start()
+            runs.append(run_job(url, text, args.voice, "every replica, as configured"))
+            ended.set()
+            beside.join()
+            live["while the job runs"] = during
+    print(f"\nA {args.characters:,}-character Hindi job ({args.voice}), on {machine()}\n")
+    rows = [
+        [
+            r.setup, r.state, f"{r.characters:,}", str(r.chunks), f"{r.audio_s:.0f}",
+            f"{r.first_chunk_s:.1f}", f"{r.wall_s:.1f}", f"{r.wall_s / r.audio_s:.3f}",
+            f"{runs[0].wall_s / r.wall_s:.2f}x",
+        ]
+        for r in runs
+    ]  # fmt: skip
+    columns = ["setup", "state", "characters", "chunks", "audio s", "first chunk s", "wall s"]
+    print(markdown([*columns, "RTF", "speed-up"], rows))
+    print(f"\nLive requests' first audio (default voice, {args.seconds:.0f} s each)\n")
+    rows = [
+        [name, str(len(t)), f"{percentile(t, 0.5):.0f}", f"{percentile(t, 0.95):.0f}"]
+        for name, t in live.items()
+    ]
+    print(markdown(["live requests", "requests", "p50 ms", "p95 ms"], rows))
+
+
+if __name__ == "__main__":
+    main()
