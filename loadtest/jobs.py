@@ -9,8 +9,9 @@ text of ``--characters`` characters of varied Hindi prose (chapters, numbers, da
 money) and measures the time to its first chunk and to its end (wall time, and the
 real-time factor: wall seconds per second of audio). In the second run it also
 measures live requests' time to first audio (a short sentence in the default voice,
-one after another, for ``--seconds``) with nothing else running and while the job
-runs. Prints a Markdown table with the machine.
+one after another, for ``--seconds``; another project's, or with ``--live-project
+same`` the job's own) with nothing else running and while the job runs. Prints
+Markdown tables with the machine.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from loadtest.fairness import first_audio
 from loadtest.report import machine, markdown
 from loadtest.texts import long_hindi
 from loadtest.traffic import KEY, percentile
+from serve_app.accounts import AccountStore
 
 SHORT = "नमस्ते, आज मौसम बहुत अच्छा है।"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -70,14 +72,16 @@ def run_job(url: str, text: str, voice: str, setup: str) -> JobRun:
     )
 
 
-async def live_first_audio(url: str, seconds: float, until: threading.Event) -> list[float]:
-    """First-audio times (ms) of short requests, one after another, for ``seconds`` or
-    until ``until`` is set."""
+async def live_first_audio(
+    url: str, key: str, seconds: float, until: threading.Event
+) -> list[float]:
+    """First-audio times (ms) of ``key``'s short requests, one after another, for
+    ``seconds`` or until ``until`` is set."""
     deadline = time.perf_counter() + seconds
     times = []
     async with aiohttp.ClientSession(url, timeout=aiohttp.ClientTimeout(total=120)) as client:
         while time.perf_counter() < deadline and not until.is_set():
-            took = await first_audio(client, KEY, {"input": SHORT})
+            took = await first_audio(client, key, {"input": SHORT})
             if took >= 0:
                 times.append(took * 1000)
     return times
@@ -88,11 +92,22 @@ def main() -> None:
     parser.add_argument("--characters", type=int, default=100_000)
     parser.add_argument("--voice", default="default")
     parser.add_argument("--seconds", type=float, default=30, help="of live requests measured")
+    parser.add_argument(
+        "--live-project",
+        choices=("other", "same"),
+        default="other",
+        help="whose live requests run beside the job: another project's, or the job's own",
+    )
     args = parser.parse_args()
     text = long_hindi(args.characters)
     runs: list[JobRun] = []
     live: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as folder:
+        # the live requests' project: another than the job's, or the job's own
+        store = AccountStore.open(f"sqlite:///{folder}/2.db")
+        other = store.create_key(store.create_project("live", 10**15))
+        store.close()
+        live_key = KEY if args.live_project == "same" else other
         base = {
             "TTS_DEV_API_KEY": KEY,
             "TTS_RATE_LIMIT_PER_MINUTE": "0",
@@ -107,13 +122,14 @@ def main() -> None:
         with started(command, first) as url:
             runs.append(run_job(url, text, args.voice, "one chunk at a time"))
         with started(command, {**base, "TTS_DATABASE_URL": f"sqlite:///{folder}/2.db"}) as url:
-            live["alone"] = asyncio.run(live_first_audio(url, args.seconds, threading.Event()))
+            alone = threading.Event()
+            live["alone"] = asyncio.run(live_first_audio(url, live_key, args.seconds, alone))
             ended = threading.Event()
             during: list[float] = []
 
             def measure_live() -> None:
                 time.sleep(5)  # the job's chunks are being spoken
-                during.extend(asyncio.run(live_first_audio(url, args.seconds, ended)))
+                during.extend(asyncio.run(live_first_audio(url, live_key, args.seconds, ended)))
 
             beside = threading.Thread(target=measure_live)
             beside.start()
@@ -132,7 +148,8 @@ def main() -> None:
     ]  # fmt: skip
     columns = ["setup", "state", "characters", "chunks", "audio s", "first chunk s", "wall s"]
     print(markdown([*columns, "RTF", "speed-up"], rows))
-    print(f"\nLive requests' first audio (default voice, {args.seconds:.0f} s each)\n")
+    whose = "another project" if args.live_project == "other" else "the job's own project"
+    print(f"\nLive requests of {whose}: first audio (default voice, {args.seconds:.0f} s each)\n")
     rows = [
         [name, str(len(t)), f"{percentile(t, 0.5):.0f}", f"{percentile(t, 0.95):.0f}"]
         for name, t in live.items()

@@ -7,12 +7,13 @@ listened to, deleted. The chunks are spoken by every ingress replica's
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import shutil
 import time
 import unicodedata
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -159,11 +160,9 @@ class LongFormJobs:
 
     async def _load(self, job_id: str, project_id: str) -> tuple[JobRow, list[ChunkRow]]:
         store = self._store
-        try:
+        with _found(job_id):
             job = await store.call(store.job, job_id, project_id)
             chunks = await store.call(store.chunks, job_id, project_id)
-        except JobNotFound:
-            raise _not_found(job_id) from None
         return job, chunks
 
     async def jobs(self, project_id: str, limit: int) -> list[SpeechJob]:
@@ -180,11 +179,9 @@ class LongFormJobs:
     async def delete(self, job_id: str, project_id: str) -> SpeechJob:
         """Cancel the job if it runs and delete it and its audio; its last state."""
         store = self._store
-        try:
+        with _found(job_id):
             chunks = await store.call(store.chunks, job_id, project_id)
             job = await store.call(store.delete_job, job_id, project_id)
-        except JobNotFound:
-            raise _not_found(job_id) from None
         await asyncio.to_thread(shutil.rmtree, self.root / job_id, True)
         return self._view(job, chunks).model_copy(update={"deleted": True})
 
@@ -322,5 +319,10 @@ def _chapter(index: int, title: str, chunks: Sequence[ChunkRow]) -> JobChapter:
     )
 
 
-def _not_found(job_id: str) -> NotFound:
-    return NotFound("not_found", f"No job '{job_id}' in this project.", "job_id")
+@contextlib.contextmanager
+def _found(job_id: str) -> Iterator[None]:
+    """The store's :class:`JobNotFound` as the API's 404."""
+    try:
+        yield
+    except JobNotFound:
+        raise NotFound("not_found", f"No job '{job_id}' in this project.", "job_id") from None

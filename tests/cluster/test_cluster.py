@@ -76,15 +76,20 @@ def test_every_server_of_the_cluster_listens_on_the_loopback(cluster: Cluster) -
     assert not exposed, f"listening beyond the loopback: {exposed}"
 
 
+def new_project(cluster: Cluster, name: str) -> dict[str, str]:
+    """A project of USD 5 in the cluster's ledger: its key's headers."""
+    store = AccountStore.open(cluster.state.database_url)
+    try:
+        project = store.create_project(name, starting_balance=50_000_000)
+        return {"Authorization": f"Bearer {store.create_key(project)}"}
+    finally:
+        store.close()
+
+
 def test_requests_through_two_nodes_proxies_share_one_ledger(cluster: Cluster) -> None:
     """A project's requests through the head's proxy and through a worker's, on one
     PostgreSQL ledger: both proxies report the same exact balance."""
-    store = AccountStore.open(cluster.state.database_url)
-    try:
-        project = store.create_project("two-proxies", starting_balance=50_000_000)
-        auth = {"Authorization": f"Bearer {store.create_key(project)}"}
-    finally:
-        store.close()
+    auth = new_project(cluster, "two-proxies")
     costs = []
     for i in range(6):
         node = ("head", "cpu-1")[i % 2]
@@ -108,12 +113,7 @@ def test_a_long_form_job_is_spoken_by_the_cluster_and_read_through_any_proxy(
     """A job submitted through the head's proxy, its chunks claimed from the PostgreSQL
     ledger by the Ingress replicas' workers, watched and fetched through the workers'
     proxies: done, its audio every chunk's, charged as one request of its chunks."""
-    store = AccountStore.open(cluster.state.database_url)
-    try:
-        project = store.create_project("long-form", starting_balance=50_000_000)
-        auth = {"Authorization": f"Bearer {store.create_key(project)}"}
-    finally:
-        store.close()
+    auth = new_project(cluster, "long-form")
     paragraphs = [
         " ".join(f"अनुच्छेद {p} का वाक्य {s} यहाँ धीरे से पढ़ा जा रहा है।" for s in range(16))
         for p in range(4)

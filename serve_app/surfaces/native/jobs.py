@@ -13,6 +13,7 @@ from fastapi.responses import FileResponse, StreamingResponse
 from serve_app.accounts import ApiKey
 from serve_app.http.auth import key_with_scope
 from serve_app.http.body import parse_body
+from serve_app.http.errors import NotFound
 from serve_app.speech.longform_jobs import LongFormJobs
 from serve_app.speech.longform_vocabulary import SpeechJob, SpeechJobList, SpeechJobRequest
 from serve_app.surfaces.framing import SSE_CONTENT_TYPE, json_body
@@ -36,7 +37,7 @@ JOB_EVENTS: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "Server-Sent Events: `progress` (the job, JSON) when it starts and "
         "each time a chunk is made, then one named for how it ended (`done`, `cancelled`, "
-        "`failed`), and the stream ends.",
+        "`failed`; `deleted` if it is deleted meanwhile), and the stream ends.",
         "content": {SSE_CONTENT_TYPE: {"schema": {"type": "string"}}},
     }
 }
@@ -82,9 +83,12 @@ async def job_events(job_id: str, key: SpeechKey, jobs: Jobs) -> StreamingRespon
     first = await jobs.job(job_id, key.project_id)  # 404 before the stream starts
 
     async def events() -> AsyncIterator[str]:
-        async for view in jobs.progress(first.id, key.project_id):
-            name = "progress" if view.state == "running" else view.state
-            yield f"event: {name}\ndata: {view.model_dump_json()}\n\n"
+        try:
+            async for view in jobs.progress(first.id, key.project_id):
+                name = "progress" if view.state == "running" else view.state
+                yield f"event: {name}\ndata: {view.model_dump_json()}\n\n"
+        except NotFound:  # deleted while watched
+            yield f'event: deleted\ndata: {{"id": "{first.id}", "deleted": true}}\n\n'
 
     return StreamingResponse(
         events(), media_type=SSE_CONTENT_TYPE, headers={"Cache-Control": "no-cache"}

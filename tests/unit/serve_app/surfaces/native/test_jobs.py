@@ -227,3 +227,26 @@ async def test_an_ended_job_is_deleted_with_its_audio_once_its_keeping_is_over(
         assert await state.jobs.sweep() == 1
         assert (await client.get(f"{JOBS}/{job['id']}", headers=auth)).status_code == 404
         assert not (state.jobs.root / job["id"]).exists()
+
+
+async def test_a_job_deleted_while_watched_ends_its_event_stream_so(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    state = make_state(tmp_path)
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        job = (await client.post(JOBS, headers=auth, json={"input": BOOK})).json()  # no worker
+
+        async def delete_soon() -> int:
+            await asyncio.sleep(1.5)  # the stream has sent the job once
+            return (await client.delete(f"{JOBS}/{job['id']}", headers=auth)).status_code
+
+        deleting = asyncio.create_task(delete_soon())
+        events = await client.get(f"{JOBS}/{job['id']}/events", headers=auth)
+        assert await deleting == 200
+    lines = events.text.splitlines()
+    assert lines[0] == "event: progress"
+    assert lines[-3] == "event: deleted" and json.loads(lines[-2].removeprefix("data: ")) == {
+        "id": job["id"],
+        "deleted": True,
+    }
