@@ -205,9 +205,9 @@ class LongFormTables:
     def claim_chunk(self, lease_s: float, owner_lease_s: float) -> ClaimedChunk | None:
         """The first chunk of the oldest running job that no live claim holds, claimed
         by this process for ``lease_s`` seconds; None when there is none. A claim is
-        live until its lease runs out, or until its process has not heartbeaten for
-        ``owner_lease_s`` (a process stopped mid-chunk frees its chunks as soon as its
-        holds are recovered)."""
+        live until its lease runs out, or until its process (another than this one,
+        which knows itself alive) has not heartbeaten for ``owner_lease_s`` (a process
+        stopped mid-chunk frees its chunks as soon as its holds are recovered)."""
         now = time.time()
         with self._db.transaction() as tx:
             row = tx.one(
@@ -216,10 +216,10 @@ class LongFormTables:
                 " FROM longform_chunks c JOIN longform_jobs j ON j.id = c.job_id"
                 " WHERE j.state = 'running' AND ((c.state = 'pending'"
                 " AND (c.lease_until IS NULL OR c.lease_until < ?))"
-                " OR (c.state = 'working' AND (c.lease_until < ? OR NOT EXISTS ("
-                "SELECT 1 FROM owners o WHERE o.id = c.owner AND o.heartbeat_at >= ?))))"
+                " OR (c.state = 'working' AND (c.lease_until < ? OR (c.owner <> ? AND NOT EXISTS ("
+                "SELECT 1 FROM owners o WHERE o.id = c.owner AND o.heartbeat_at >= ?)))))"
                 " ORDER BY j.created_at, c.idx LIMIT 1" + tx.claim,
-                (now, now, now - owner_lease_s),
+                (now, now, self.owner, now - owner_lease_s),
             )
             if row is None:
                 return None

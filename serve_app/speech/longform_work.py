@@ -139,10 +139,15 @@ class ChunkSpeaker:
 
     async def speak(self, chunk: ClaimedChunk) -> bool:
         """Speak ``chunk``, store its audio and mark it done, charged; False where the
-        claim was lost meanwhile (the job cancelled, the lease run out): then nothing
-        is charged, and the audio, if written, is another claim's to overwrite."""
+        claim was lost meanwhile (the job cancelled or deleted, the lease run out):
+        then nothing is charged and its audio is not part of the job."""
         rendered = await self.render(chunk)
+        store = self._store
         path = chunk_path(self._root, chunk.job_id, chunk.index)
+        # written only under a claim still held: a claim that lapsed meanwhile (another
+        # process speaks the chunk now, or has) never overwrites that one's audio
+        if not await store.call(store.renew_claim, chunk.job_id, chunk.index, LEASE_S):
+            return False
         await asyncio.to_thread(_write_whole, path, [rendered.audio])  # off the event loop
         # a job is one request: its first chunk carries the per-request price
         cost = self._meter.cost(rendered.characters, delivered=chunk.index == 0)

@@ -109,7 +109,7 @@ def test_a_long_text_file_becomes_a_job_followed_to_its_audio(
 ) -> None:
     """The long-text tab: a Markdown file read from disk, started as a job, its
     chapters listed as they are made, each playable, and the whole audio played."""
-    book = tmp_path / "book.md"
+    book = tmp_path / "book.markdown"
     book.write_text(
         "# पहला अध्याय\n\nगाँव के किनारे एक पुराना बरगद का पेड़ था।\n\n"
         "# दूसरा अध्याय\n\nबरसात के दिनों में नदी का पानी बढ़ जाता था।\n"

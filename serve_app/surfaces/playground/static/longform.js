@@ -131,7 +131,8 @@ async function readFile() {
   const file = $("job-file").files[0];
   if (!file) return;
   $("job-text").value = await file.text();
-  $("job-type").value = file.name.toLowerCase().endsWith(".md") ? "markdown" : "text";
+  const name = file.name.toLowerCase();
+  $("job-type").value = name.endsWith(".md") || name.endsWith(".markdown") ? "markdown" : "text";
 }
 
 $("job-form").addEventListener("submit", (event) => startJob(event).catch((e) => jobError(String(e))));

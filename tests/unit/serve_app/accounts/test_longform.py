@@ -116,6 +116,7 @@ def test_a_silent_process_s_chunks_are_claimed_again_and_a_stopping_one_gives_th
     second.heartbeat()  # first is silent from here
     again = second.claim_chunk(lease_s=600, owner_lease_s=0.1)
     assert again is not None and again.index == 0
+    assert second.claim_chunk(lease_s=600, owner_lease_s=0) is None  # its own are live
     second.release_claim(job_id, released.index)
     back = first.claim_chunk(lease_s=600, owner_lease_s=30)
     assert back is not None and back.index == 1
