@@ -24,6 +24,8 @@ from serve_app.surfaces.native import router as native
 from serve_app.surfaces.native.protocol import ErrorResponse
 from serve_app.surfaces.playground import router as playground
 
+# How long a stopping replica waits for its background tasks to end.
+SHUTDOWN_WAIT_S = 5.0
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorResponse} for status in (400, 401, 402, 403, 404, 413, 429, 500, 503)
 }
@@ -75,6 +77,8 @@ def create_app(state: IngressState) -> FastAPI:
         yield
         for task in background:
             task.cancel()
+        # a job's chunk in hand is given back before the replica goes (at most 5 s)
+        await asyncio.wait(background, timeout=SHUTDOWN_WAIT_S)
 
     app = FastAPI(
         lifespan=lifespan,
