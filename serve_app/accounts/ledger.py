@@ -59,6 +59,12 @@ class Ledger:
                 (request_id, project_id, amount, self.owner, now, now),
             )
 
+    def count_request(self, rate: RateLimit) -> None:
+        """Count a request that holds nothing yet against ``rate`` (a long-form job, before
+        its text is read); raises :class:`RateExceeded` past it."""
+        with self._db.transaction() as tx:
+            self._count_request(tx, rate, time.time())
+
     def extend_hold(self, request_id: str, extra: int, key_id: str | None = None) -> None:
         """Grow an open hold by ``extra`` (a stream whose text arrives as it goes);
         raises :class:`InsufficientFunds` if the available balance cannot cover it,

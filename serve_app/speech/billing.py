@@ -99,9 +99,7 @@ class Meter:
         rate; 402 if the balance is short, 429 past the rate."""
         bill = Bill(uuid.uuid4().hex, key.key_id, checkpoint_at=time.monotonic())
         worst_case = self.cost(characters, delivered=True)
-        per_minute = self._config.rate_limit_per_minute
-        budget_ms = self._config.unproductive_seconds_per_minute * 1000
-        rate = RateLimit(key.key_id, per_minute, budget_ms) if per_minute or budget_ms else None
+        rate = self._rate(key)
         self._live.add(bill.hold_id)
         write = asyncio.ensure_future(
             self._store.call(self._store.hold, key.project_id, bill.hold_id, worst_case, rate)
@@ -117,20 +115,39 @@ class Meter:
         except InsufficientFunds as e:
             raise balance_refusal(worst_case, e.available) from None
         except RateExceeded as e:
-            if e.unproductive:
-                why = (
-                    f"This key's requests have run more than "
-                    f"{self._config.unproductive_seconds_per_minute} s a minute of synthesis "
-                    "that made no audio (silent, or abandoned before any was received)"
-                )
-            else:
-                why = f"This key may start {per_minute} requests a minute"
-            raise RateLimited(
-                "rate_limited",
-                f"{why}; retry in {e.retry_after_s} s.",
-                headers={"Retry-After": str(e.retry_after_s)},
-            ) from None
+            raise self._rate_refusal(e) from None
         return bill
+
+    async def count(self, key: ApiKey) -> None:
+        """Count a request of ``key`` that holds nothing yet (a long-form job, before
+        its text is read) against its rate; 429 past it."""
+        rate = self._rate(key)
+        if rate is None:
+            return
+        try:
+            await self._store.call(self._store.count_request, rate)
+        except RateExceeded as e:
+            raise self._rate_refusal(e) from None
+
+    def _rate(self, key: ApiKey) -> RateLimit | None:
+        per_minute = self._config.rate_limit_per_minute
+        budget_ms = self._config.unproductive_seconds_per_minute * 1000
+        return RateLimit(key.key_id, per_minute, budget_ms) if per_minute or budget_ms else None
+
+    def _rate_refusal(self, e: RateExceeded) -> RateLimited:
+        if e.unproductive:
+            why = (
+                f"This key's requests have run more than "
+                f"{self._config.unproductive_seconds_per_minute} s a minute of synthesis "
+                "that made no audio (silent, or abandoned before any was received)"
+            )
+        else:
+            why = f"This key may start {self._config.rate_limit_per_minute} requests a minute"
+        return RateLimited(
+            "rate_limited",
+            f"{why}; retry in {e.retry_after_s} s.",
+            headers={"Retry-After": str(e.retry_after_s)},
+        )
 
     def _after_hold(self, hold_id: str, write: asyncio.Future[None]) -> None:
         if write.cancelled() or write.exception() is not None:

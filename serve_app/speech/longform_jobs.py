@@ -76,7 +76,8 @@ class LongFormJobs:
     async def submit(self, request: SpeechJobRequest, key: ApiKey) -> SpeechJob:
         """A new running job of ``request``'s text; 400 for a text too long or with
         nothing to speak, 402 when the balance cannot cover its worst case, 429 when
-        the project runs its limit of jobs."""
+        the project runs its limit of jobs or the key its rate."""
+        await self._meter.count(key)  # before the text is read: reading it is the work
         chapters = await self._chapters(request)
         asked = request.model_dump(include=set(VoiceOptions.model_fields), exclude_unset=True)
         asked["response_format"] = request.response_format  # a job's default is its own

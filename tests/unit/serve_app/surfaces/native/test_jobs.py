@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -250,3 +251,29 @@ async def test_a_job_deleted_while_watched_ends_its_event_stream_so(
         "id": job["id"],
         "deleted": True,
     }
+
+
+async def test_a_job_counts_against_the_key_s_rate_before_its_text_is_read(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    """Submitting is work (the text is read to price it): each submission is one of the
+    key's requests a minute, refused past them, whatever becomes of it."""
+    for attempt in range(2):  # again if a clock minute (the count's) ended meanwhile
+        minute = time.time() // 60
+        state = make_state(
+            tmp_path / str(attempt), rate_limit_per_minute=2, longform_max_running_jobs=10
+        )
+        transport = httpx.ASGITransport(app=create_app(state))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            first = await client.post(JOBS, headers=auth, json={"input": "एक छोटा पाठ।"})
+            empty = await client.post(JOBS, headers=auth, json={"input": "……"})
+            third = await client.post(JOBS, headers=auth, json={"input": "एक छोटा पाठ।"})
+            speech = await client.post(
+                "/v1/audio/speech", headers=auth, json={"input": "नमस्ते।", "voice": ESPEAK}
+            )
+        if time.time() // 60 == minute:
+            break
+    assert (first.status_code, empty.status_code) == (202, 400)
+    assert third.status_code == speech.status_code == 429
+    assert third.json()["error"]["code"] == "rate_limited" and third.headers["retry-after"]
+    assert "2 requests a minute" in third.json()["error"]["message"]
