@@ -219,14 +219,18 @@ class LongFormJobs:
         return JobAudio(path, view.content_type, filename)
 
     async def progress(self, job_id: str, project_id: str) -> AsyncIterator[SpeechJob]:
-        """The job now, then again each time a chunk is done, until it ends."""
+        """The job now, then again each time a chunk is done, until it ends (its row
+        looked at every second, its chunks read only when that changed)."""
+        store = self._store
         seen: tuple[str, int] | None = None
         while True:
-            view = await self.job(job_id, project_id)
-            if (view.state, view.chunks_done) != seen:
-                seen = (view.state, view.chunks_done)
-                yield view
-            if view.state != "running":
+            with _found(job_id):
+                row = await store.call(store.job, job_id, project_id)
+            if (row.state, row.chunks_done) != seen:
+                job, chunks = await self._load(job_id, project_id)
+                seen = (job.state, job.chunks_done)
+                yield self._view(job, chunks)
+            if row.state != "running":
                 return
             await asyncio.sleep(PROGRESS_INTERVAL_S)
 
@@ -262,6 +266,9 @@ class LongFormJobs:
             pace = (now - job.created_at) / job.characters_done
             left = round(pace * (job.characters - job.characters_done), 1)
         keep = self._config.longform_keep_s
+        by_chapter: list[list[ChunkRow]] = [[] for _ in titles]
+        for chunk in chunks:
+            by_chapter[chunk.chapter].append(chunk)
         return SpeechJob(
             id=job.id,
             state=job.state,
@@ -278,10 +285,7 @@ class LongFormJobs:
             held_deci_micros=job.held,
             response_format=settings.format,
             content_type=content_type(settings.format, settings.sample_rate),
-            chapters=[
-                _chapter(i, title, [c for c in chunks if c.chapter == i])
-                for i, title in enumerate(titles)
-            ],
+            chapters=[_chapter(i, title, by_chapter[i]) for i, title in enumerate(titles)],
             error=job.error,
         )
 

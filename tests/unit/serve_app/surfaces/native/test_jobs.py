@@ -36,15 +36,16 @@ BOOK = (
 
 
 @contextlib.asynccontextmanager
-async def service(state: IngressState) -> AsyncIterator[httpx.AsyncClient]:
-    """The app, and the replica's job worker running beside it."""
-    worker = asyncio.create_task(state.job_worker().run())
+async def service(state: IngressState, worker: bool = True) -> AsyncIterator[httpx.AsyncClient]:
+    """The app, and (``worker``) the replica's job worker running beside it."""
+    speaking = asyncio.create_task(state.job_worker().run()) if worker else None
     transport = httpx.ASGITransport(app=create_app(state))
     try:
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             yield client
     finally:
-        worker.cancel()
+        if speaking is not None:
+            speaking.cancel()
 
 
 async def finished(client: httpx.AsyncClient, auth: dict[str, str], job_id: str) -> dict:
@@ -118,8 +119,7 @@ async def test_progress_is_streamed_until_the_job_ends(
     tmp_path: Path, auth: dict[str, str]
 ) -> None:
     state = make_state(tmp_path)
-    transport = httpx.ASGITransport(app=create_app(state))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+    async with service(state, worker=False) as client:
         body = {"input": BOOK, "text_type": "markdown", "voice": ESPEAK}
         job = (await client.post(JOBS, headers=auth, json=body)).json()
         assert job["response_format"] == "mp3"  # a job's default: a file to keep
@@ -140,8 +140,7 @@ async def test_progress_is_streamed_until_the_job_ends(
 
 async def test_refusals_name_what_is_wrong(tmp_path: Path, auth: dict[str, str]) -> None:
     state = make_state(tmp_path, longform_max_characters=5_000, longform_max_running_jobs=1)
-    transport = httpx.ASGITransport(app=create_app(state))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+    async with service(state, worker=False) as client:
 
         async def refused(body: dict, status: int, code: str) -> dict:
             response = await client.post(JOBS, headers=auth, json=body)
@@ -201,8 +200,7 @@ async def test_a_job_s_body_may_be_larger_than_a_request_s(
 ) -> None:
     """Over the 1 MiB of a speech request, up to the jobs' own limit (4 MiB)."""
     state = make_state(tmp_path, longform_max_characters=10)
-    transport = httpx.ASGITransport(app=create_app(state))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+    async with service(state, worker=False) as client:
         body = json.dumps({"input": "a" * size}).encode()
         response = await client.post(
             JOBS, headers={**auth, "Content-Type": "application/json"}, content=body
@@ -234,8 +232,7 @@ async def test_a_job_deleted_while_watched_ends_its_event_stream_so(
     tmp_path: Path, auth: dict[str, str]
 ) -> None:
     state = make_state(tmp_path)
-    transport = httpx.ASGITransport(app=create_app(state))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+    async with service(state, worker=False) as client:
         job = (await client.post(JOBS, headers=auth, json={"input": BOOK})).json()  # no worker
 
         async def delete_soon() -> int:
@@ -263,8 +260,7 @@ async def test_a_job_counts_against_the_key_s_rate_before_its_text_is_read(
         state = make_state(
             tmp_path / str(attempt), rate_limit_per_minute=2, longform_max_running_jobs=10
         )
-        transport = httpx.ASGITransport(app=create_app(state))
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        async with service(state, worker=False) as client:
             first = await client.post(JOBS, headers=auth, json={"input": "एक छोटा पाठ।"})
             empty = await client.post(JOBS, headers=auth, json={"input": "……"})
             third = await client.post(JOBS, headers=auth, json={"input": "एक छोटा पाठ।"})
