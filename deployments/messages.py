@@ -229,8 +229,8 @@ class SynthesisParams:
     design: VoiceDesign | None = None
     # whose request it is (a project): the Synthesiser's queues take tenants in turn
     tenant: str = ""
-    # no listener waits for its first audio (a long-form job's chunk): every segment
-    # waits behind other streams' first segments, as a stream's later ones do
+    # no listener waits for any of its audio (a long-form job's chunk): every segment
+    # waits behind streams' segments, first and later, and runs at the idle priority
     background: bool = False
 
 

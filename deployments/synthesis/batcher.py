@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from deployments.synthesis.fair_queue import FIRST, LATER, FairQueue
+from deployments.synthesis.fair_queue import FIRST, FairQueue
 
 I = TypeVar("I")  # noqa: E741 - the item type
 O = TypeVar("O")  # noqa: E741 - the result type
@@ -62,34 +62,34 @@ class Batcher(Generic[I, O]):
         self._timer: asyncio.TimerHandle | None = None
         self._running: dict[asyncio.Task[None], int] = {}  # each batch's priority
 
-    async def submit(self, item: I, first: bool = True, tenant: str = "") -> O:
-        """``item``'s result, from a batch of the items submitted with it; ``first``
-        (a stream's first segment) puts it ahead of items that are not, ``tenant``
-        (its project) takes turns with the others' for places in a batch."""
+    async def submit(self, item: I, urgency: int = FIRST, tenant: str = "") -> O:
+        """``item``'s result, from a batch of the items submitted with it; ``urgency``
+        (:data:`.FIRST` for a stream's first segment, then :data:`.LATER`,
+        :data:`.BACKGROUND`) puts it ahead of less urgent items, ``tenant`` (its
+        project) takes turns with the others' for places in a batch."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[O] = loop.create_future()
-        priority = FIRST if first else LATER
-        self._waiting.push(_Waiting(item, future), first, tenant)
+        self._waiting.push(_Waiting(item, future), urgency, tenant)
         if not self._running:  # idle: gather for a moment, or go when full
             if len(self._waiting) >= self._max_size:
                 self._start()
             elif self._timer is None:
                 self._timer = loop.call_later(self._wait_s, self._start)
-        elif self._room(priority):  # a place is free (only while depth > 1)
+        elif self._room(urgency):  # a place is free (only while depth > 1)
             loop.call_soon(self._start)
         return await future
 
     @property
     def first_waiting(self) -> int:
-        """First segments (``first=True``) waiting for a forward pass."""
+        """First segments (:data:`.FIRST`) waiting for a forward pass."""
         return self._waiting.count(FIRST)
 
     def _room(self, priority: int) -> bool:
-        """Whether a batch of ``priority`` may start now: a place is free, and later
-        batches leave one for first segments."""
+        """Whether a batch of ``priority`` may start now: a place is free, and less
+        urgent batches leave one for first segments."""
         if len(self._running) >= self._depth:
             return False
-        later = sum(1 for p in self._running.values() if p == LATER)
+        later = sum(1 for p in self._running.values() if p != FIRST)
         return priority == FIRST or self._depth == 1 or later < self._depth - 1
 
     def _start(self) -> None:
@@ -104,7 +104,8 @@ class Batcher(Generic[I, O]):
             batch: list[_Waiting] = []
             while len(batch) < size and (
                 (urgency := self._waiting.peek_class()) is not None
-                and (not apart or urgency == priority)
+                # later segments and background work fill a batch together
+                and (not apart or (urgency == FIRST) == (priority == FIRST))
             ):
                 waiting = self._waiting.pop()
                 if not waiting.future.cancelled():  # its caller went away while it waited

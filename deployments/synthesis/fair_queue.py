@@ -1,7 +1,8 @@
 """Jobs in order of urgency, and between tenants (projects) in turn.
 
 A stream's first segment goes ahead of later segments (its listener is waiting for
-any audio at all), and within each of those two classes the tenants take turns: a
+any audio at all), and those ahead of background work (a long-form job's chunks: no
+listener waits for them); within each of those three classes the tenants take turns: a
 tenant with six long streams gets one segment for every one of a tenant with one,
 not six. Without the turns, one project's streams would queue ahead of another's
 first audio by their number alone. Within a tenant, a job may say its size (the
@@ -21,18 +22,20 @@ from collections.abc import Container
 from typing import Generic, TypeVar
 
 J = TypeVar("J")
-FIRST, LATER = 0, 1
+# the classes of urgency, most urgent first
+FIRST, LATER, BACKGROUND = 0, 1, 2
 
 
 class FairQueue(Generic[J]):
-    """Per class of urgency (:data:`FIRST`, :data:`LATER`), a queue per tenant, and the
-    tenants in turn: :meth:`pop` takes the next tenant's smallest (then oldest) job
-    of the most urgent class that has any, then sends that tenant to the back of
-    the line."""
+    """Per class of urgency (:data:`FIRST`, :data:`LATER`, :data:`BACKGROUND`), a queue
+    per tenant, and the tenants in turn: :meth:`pop` takes the next tenant's smallest
+    (then oldest) job of the most urgent class that has any, then sends that tenant to
+    the back of the line."""
 
     def __init__(self) -> None:
         # class -> tenant -> its jobs as a heap of (size, arrival, job); tenants in turn
         self._classes: tuple[OrderedDict[str, list[tuple[int, int, J]]], ...] = (
+            OrderedDict(),
             OrderedDict(),
             OrderedDict(),
         )
@@ -42,8 +45,8 @@ class FairQueue(Generic[J]):
     def __len__(self) -> int:
         return self._size
 
-    def push(self, job: J, first: bool, tenant: str = "", size: int = 0) -> None:
-        tenants = self._classes[FIRST if first else LATER]
+    def push(self, job: J, urgency: int, tenant: str = "", size: int = 0) -> None:
+        tenants = self._classes[urgency]
         if tenant not in tenants:
             tenants[tenant] = []  # a new tenant: last in line
         heapq.heappush(tenants[tenant], (size, next(self._arrivals), job))

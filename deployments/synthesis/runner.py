@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from deployments.messages import AudioChunk, Segment, SynthesisJob, SynthesisParams
 from deployments.synthesis.batcher import Batcher
 from deployments.synthesis.engine import CancelToken
+from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER
 from deployments.synthesis.scheduler import SegmentScheduler
 from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig, SynthesiserInfo
 
@@ -91,16 +92,18 @@ class SynthesisRunner:
                     for part in split(head, MAX_CHUNK_SECONDS):
                         yield part
                     # the rest waits behind other streams' first segments, as any later one
-                    run = scheduler.run(rest, first=False, tenant=job.params.tenant)
+                    run = scheduler.run(rest, LATER, tenant=job.params.tenant)
                     chunk = await self._tracked(engine, run)
                     for part in split(chunk, MAX_CHUNK_SECONDS):
                         yield part
                     segments = segments[2:]
             for i, segment in enumerate(self._planned(segments, engine, batched)):
-                first = i == 0 and parted is None and not job.params.background
+                urgency = LATER if i > 0 or parted is not None else FIRST
+                if job.params.background:  # no listener waits: behind every stream's
+                    urgency = BACKGROUND
                 if batched:
                     batch = self._batchers[engine].submit(
-                        (segment, job.params), first=first, tenant=job.params.tenant
+                        (segment, job.params), urgency, tenant=job.params.tenant
                     )
                     chunk = await self._tracked(engine, batch)
                 elif scheduler is None:
@@ -108,7 +111,7 @@ class SynthesisRunner:
                     chunk = self._synthesiser.speak(segment, job.params, cancel)
                 else:
                     chunk = await self._stepped(
-                        engine, scheduler, segment, job.params, cancel, first
+                        engine, scheduler, segment, job.params, cancel, urgency
                     )
                 for part in split(chunk, MAX_CHUNK_SECONDS):
                     yield part
@@ -132,7 +135,7 @@ class SynthesisRunner:
         speak = functools.partial(
             self._synthesiser.speak_parts, segments[0], segments[1], together, job.params, cancel
         )
-        run = scheduler.run(speak, True, job.params.tenant, len(segments[0].text))
+        run = scheduler.run(speak, FIRST, job.params.tenant, len(segments[0].text))
         parted = await self._tracked(engine, run)
         if parted is not None:
             self._first_clauses[engine, "parted"] += 1
@@ -145,7 +148,7 @@ class SynthesisRunner:
         segment: Segment,
         params: SynthesisParams,
         cancel: CancelToken,
-        first: bool,
+        urgency: int,
     ) -> AudioChunk:
         """``segment``'s chunk, its model calls run on the engine's workers one job at a
         time while others wait: an engine that makes a segment in several calls (Kokoro:
@@ -161,12 +164,12 @@ class SynthesisRunner:
             chunks, finish = made[0]
             for part in chunks:
                 parts.append(part)
-                if part.through < 1.0 and scheduler.waiting(first):
+                if part.through < 1.0 and scheduler.waiting(urgency):
                     return None  # more to come, and others wait: their turn first
             return finish(parts)
 
         while True:
-            run = scheduler.run(step, first, params.tenant, len(segment.text))
+            run = scheduler.run(step, urgency, params.tenant, len(segment.text))
             if (chunk := await self._tracked(engine, run)) is not None:
                 return chunk
 
@@ -227,10 +230,10 @@ class SynthesisRunner:
         collector = self._collectors.get(engine)
         if collector is None:
             call = functools.partial(self._synthesiser.speak_batch, items)
-            return await self._schedulers[engine].run(call, first=True)
+            return await self._schedulers[engine].run(call, FIRST)
         launch = functools.partial(self._synthesiser.launch_batch, items)
-        collect = await self._schedulers[engine].run(launch, first=True)
-        return await collector.run(collect, first=True)
+        collect = await self._schedulers[engine].run(launch, FIRST)
+        return await collector.run(collect, FIRST)
 
     @property
     def busy(self) -> bool:

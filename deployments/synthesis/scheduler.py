@@ -10,19 +10,21 @@ previous one is done, so a long text yields to new streams between its segments.
 Later segments still flow: a stream that is playing has seconds of audio in hand
 per segment.
 
-An engine whose calls may run at once (Kokoro on a CPU: a call per core) has two
-lanes: first segments take workers of their own, so a new stream never waits for
-a later segment's call to end (a long piece on two cores runs for seconds), and
-later segments run on as many workers again, each below the process's other
-threads in the OS's scheduling (:mod:`.priority`), so that while both run the
-first segment has the cores and the later ones the time it leaves. Nothing idles
-for it: with no first segment waiting, later ones have every core. And two shares
-keep a worker of the first lane for a new stream that would otherwise wait for a
-long call to end: a tenant runs at most all but one of the first lane's workers at
-once, and so do long first segments (over :data:`LONG_FIRST` characters: an
-unpunctuated text's first segment is seconds of calls) whoever sends them, so that
-a short first segment (a voice agent's turn) finds one free beside six projects'
-long texts as beside one's.
+An engine whose calls may run at once (Kokoro on a CPU: a call per core) has a lane
+per class, each of as many workers: first segments take workers of their own, so a
+new stream never waits for a later segment's call to end (a long piece on two cores
+runs for seconds); later segments run on workers below the process's other threads
+in the OS's scheduling (:mod:`.priority`), so that while both run the first segment
+has the cores and the later ones the time it leaves; background work (a long-form
+job's chunks) runs on workers of its own at the OS's idle priority, so a stream's
+later segment never waits for a chunk's call to end either, and takes the cores from
+it. Nothing idles for it: with no first segment waiting, later ones have every core,
+and with no stream speaking, a job has them all. And two shares keep a worker of the
+first lane for a new stream that would otherwise wait for a long call to end: a
+tenant runs at most all but one of the first lane's workers at once, and so do long
+first segments (over :data:`LONG_FIRST` characters: an unpunctuated text's first
+segment is seconds of calls) whoever sends them, so that a short first segment (a
+voice agent's turn) finds one free beside six projects' long texts as beside one's.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from deployments.synthesis.fair_queue import FIRST, LATER, FairQueue
-from deployments.synthesis.priority import run_in_background
+from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER, FairQueue
+from deployments.synthesis.priority import run_at_idle, run_in_background
 
 T = TypeVar("T")
 # A first segment longer than this (characters) is a long one: seconds of model calls
@@ -59,8 +61,8 @@ class SegmentScheduler:
 
     def __init__(self, workers: int = 1, name: str = "synth", lanes: bool = False) -> None:
         """``workers`` threads that take any job, most urgent first; with ``lanes`` (an
-        engine whose calls may run at once), ``workers`` for first segments and as many
-        for later ones, at a lower priority (the module's docstring)."""
+        engine whose calls may run at once), ``workers`` for each class of urgency, the
+        less urgent at lower priorities (the module's docstring)."""
         if workers < 1:
             raise ValueError("a scheduler needs at least one worker")
         self._queue: FairQueue[_Job] = FairQueue()
@@ -71,7 +73,7 @@ class SegmentScheduler:
         self._first_running: Counter[str] = Counter()  # tenant: its first segments running
         self._long_running = 0  # long first segments running (over LONG_FIRST characters)
         self._running = 0  # jobs on a worker now
-        takes: list[int | None] = [FIRST, LATER] if lanes else [None]
+        takes: list[int | None] = [FIRST, LATER, BACKGROUND] if lanes else [None]
         self._threads = [
             threading.Thread(
                 target=self._work, args=(only,), name=f"{name}{_LANE[only]}-{i}", daemon=True
@@ -82,24 +84,25 @@ class SegmentScheduler:
         for thread in self._threads:
             thread.start()
 
-    async def run(self, call: Callable[[], T], first: bool, tenant: str = "", size: int = 0) -> T:
-        """Run ``call`` on a worker, after every waiting job of a more urgent class,
-        the turns of the tenants before ``tenant``'s, and ``tenant``'s smaller jobs
-        (``size``: the characters it speaks)."""
+    async def run(self, call: Callable[[], T], urgency: int, tenant: str = "", size: int = 0) -> T:
+        """Run ``call`` on a worker, after every waiting job of a more urgent class
+        (``urgency``: :data:`.FIRST`, :data:`.LATER` or :data:`.BACKGROUND`), the turns of
+        the tenants before ``tenant``'s, and ``tenant``'s smaller jobs (``size``: the
+        characters it speaks)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         with self._ready:
-            self._queue.push(_Job(call, loop, future, tenant, size), first, tenant, size)
+            self._queue.push(_Job(call, loop, future, tenant, size), urgency, tenant, size)
             self._ready.notify_all()  # with lanes, a worker of the job's own lane
         return await future
 
-    def waiting(self, first: bool) -> bool:
-        """Whether a job waits for the worker a job of that class (``first``) holds:
-        with lanes, one of its own class; else any (a long job may give its worker back)."""
+    def waiting(self, urgency: int) -> bool:
+        """Whether a job waits for the worker a job of class ``urgency`` holds: with
+        lanes, one of its own class; else any (a long job may give its worker back)."""
         with self._ready:
             if not self.lanes:
                 return len(self._queue) > 0
-            return self._queue.count(FIRST if first else LATER) > 0
+            return self._queue.count(urgency) > 0
 
     @property
     def busy(self) -> bool:
@@ -126,6 +129,8 @@ class SegmentScheduler:
         """Run jobs of class ``only`` (None: any, most urgent first) as they come."""
         if only == LATER:
             run_in_background()
+        elif only == BACKGROUND:
+            run_at_idle()
         counted = only == FIRST  # the first lane keeps tenants and long jobs to their shares
 
         def queued() -> int:
@@ -172,4 +177,4 @@ def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | Non
         future.set_result(result)
 
 
-_LANE = {None: "", FIRST: "-first", LATER: "-later"}
+_LANE = {None: "", FIRST: "-first", LATER: "-later", BACKGROUND: "-background"}

@@ -3,9 +3,10 @@ each to one process at a time), speaks it whole as a buffered request of the job
 settings would be spoken, with its chapter's text around it read as context, stores
 its audio, and marks it done, charged, in one transaction.
 
-A chunk is background work: no listener waits for its first audio, so every one of
-its segments waits behind live streams' first segments, and the project takes its
-turn in the Synthesiser's queues like any other.
+A chunk is background work: no listener waits for any of its audio, so every one of
+its segments waits behind live streams' segments, first and later, and is spoken on
+workers of its own at the OS's idle priority (``deployments.synthesis.scheduler``);
+among jobs, projects take their turns.
 """
 
 from __future__ import annotations

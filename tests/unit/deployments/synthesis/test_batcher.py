@@ -4,6 +4,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from deployments.synthesis.batcher import Batcher
+from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER
 
 Speak = Callable[[list[str]], Awaitable[list[str]]]
 
@@ -69,7 +70,7 @@ async def test_first_segments_go_ahead_of_later_ones_while_a_batch_runs() -> Non
     batcher: Batcher[str, str] = Batcher(speak, max_size=2, wait_s=0.01)
     running = asyncio.create_task(batcher.submit("a1"))
     await asyncio.sleep(0.05)  # a1's batch is running
-    later = [asyncio.create_task(batcher.submit(f"a{i}", first=False)) for i in (2, 3)]
+    later = [asyncio.create_task(batcher.submit(f"a{i}", LATER)) for i in (2, 3)]
     await asyncio.sleep(0)
     new = [asyncio.create_task(batcher.submit(s)) for s in ("b1", "c1")]
     await asyncio.sleep(0.05)
@@ -91,8 +92,8 @@ async def test_it_counts_the_first_items_waiting_for_a_pass() -> None:
     await asyncio.sleep(0.01)
     assert batcher.first_waiting == 0  # in the running pass
     waiting = [
-        asyncio.create_task(batcher.submit(i, first=first))
-        for i, first in ((1, True), (2, False), (3, True))
+        asyncio.create_task(batcher.submit(i, urgency))
+        for i, urgency in ((1, FIRST), (2, LATER), (3, FIRST))
     ]
     await asyncio.sleep(0.01)
     assert batcher.first_waiting == 2
@@ -115,7 +116,7 @@ async def test_later_batches_leave_a_place_for_first_segments() -> None:
         return [item.upper() for item in items]
 
     batcher: Batcher[str, str] = Batcher(speak, max_size=3, wait_s=0.0, depth=3, first_size=2)
-    later = [asyncio.create_task(batcher.submit(f"a{i}", first=False)) for i in range(9)]
+    later = [asyncio.create_task(batcher.submit(f"a{i}", LATER)) for i in range(9)]
     await asyncio.sleep(0.01)
     # two later batches start; the third place is kept for first segments
     assert started == [["a0", "a1", "a2"], ["a3", "a4", "a5"]]
@@ -145,8 +146,8 @@ async def test_first_segments_mix_with_later_ones_without_a_first_batch_size() -
         return items
 
     batcher: Batcher[str, str] = Batcher(echo, max_size=4, wait_s=0.01)
-    items = [("a2", False), ("b1", True), ("a3", False)]
-    await asyncio.gather(*(batcher.submit(s, first=f) for s, f in items))
+    items = [("a2", LATER), ("b1", FIRST), ("a3", LATER)]
+    await asyncio.gather(*(batcher.submit(s, u) for s, u in items))
     assert seen == [["b1", "a2", "a3"]]  # one pass, most urgent first
 
 
@@ -155,11 +156,26 @@ async def test_a_batch_takes_each_tenant_s_segments_in_turn() -> None:
     project's, not two of the project with more streams."""
     seen, release, speak = first_pass_held()
     batcher: Batcher[str, str] = Batcher(speak, max_size=2, wait_s=0.0)
-    running = asyncio.create_task(batcher.submit("x", first=False, tenant="x"))
+    running = asyncio.create_task(batcher.submit("x", LATER, tenant="x"))
     await asyncio.sleep(0.01)
     items = [("a1", "a"), ("a2", "a"), ("a3", "a"), ("b1", "b")]
-    waiting = [asyncio.create_task(batcher.submit(s, first=False, tenant=t)) for s, t in items]
+    waiting = [asyncio.create_task(batcher.submit(s, LATER, tenant=t)) for s, t in items]
     await asyncio.sleep(0.01)
     release.set()
     await asyncio.gather(running, *waiting)
     assert seen[1] == ["a1", "b1"]  # not a1, a2: b's one stream gets its place
+
+
+async def test_background_items_fill_later_batches_behind_later_ones() -> None:
+    """A long-form job's chunks (background) share a pass with streams' later segments,
+    after them; first segments keep passes of their own."""
+    seen: list[list[str]] = []
+
+    async def echo(items: list[str]) -> list[str]:
+        seen.append(items)
+        return items
+
+    batcher: Batcher[str, str] = Batcher(echo, max_size=4, wait_s=0.01, first_size=1)
+    items = [("job1", BACKGROUND), ("a2", LATER), ("b1", FIRST), ("job2", BACKGROUND)]
+    await asyncio.gather(*(batcher.submit(s, u, tenant=s[0]) for s, u in items))
+    assert seen == [["b1"], ["a2", "job1", "job2"]]

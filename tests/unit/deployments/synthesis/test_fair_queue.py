@@ -14,10 +14,10 @@ from deployments.synthesis.scheduler import SegmentScheduler
 def test_tenants_take_turns_within_a_class_and_first_segments_go_first() -> None:
     queue: FairQueue[str] = FairQueue()
     for i in range(4):
-        queue.push(f"a{i}", first=False, tenant="a")
-    queue.push("b0", first=False, tenant="b")
-    queue.push("c0", first=True, tenant="c")
-    queue.push("a-first", first=True, tenant="a")
+        queue.push(f"a{i}", LATER, tenant="a")
+    queue.push("b0", LATER, tenant="b")
+    queue.push("c0", FIRST, tenant="c")
+    queue.push("a-first", FIRST, tenant="a")
     assert queue.count(FIRST) == 2 and queue.count(LATER) == 5 and len(queue) == 7
     order = [queue.pop() for _ in range(len(queue))]
     # first segments before later ones; within each, one of a tenant's then the next's
@@ -28,18 +28,18 @@ def test_tenants_take_turns_within_a_class_and_first_segments_go_first() -> None
 def test_within_a_tenant_the_smallest_goes_first_then_the_oldest() -> None:
     """A project's short new stream before its own long texts' first segments."""
     queue: FairQueue[str] = FairQueue()
-    queue.push("long-1", first=True, tenant="a", size=400)
-    queue.push("long-2", first=True, tenant="a", size=400)
-    queue.push("other", first=True, tenant="b", size=400)
-    queue.push("short", first=True, tenant="a", size=30)
+    queue.push("long-1", FIRST, tenant="a", size=400)
+    queue.push("long-2", FIRST, tenant="a", size=400)
+    queue.push("other", FIRST, tenant="b", size=400)
+    queue.push("short", FIRST, tenant="a", size=30)
     assert [queue.pop() for _ in range(4)] == ["short", "other", "long-1", "long-2"]
 
 
 def test_tenants_holding_their_share_are_passed_over() -> None:
     queue: FairQueue[str] = FairQueue()
-    queue.push("a1", first=True, tenant="a")
-    queue.push("b1", first=True, tenant="b")
-    queue.push("a2", first=False, tenant="a")
+    queue.push("a1", FIRST, tenant="a")
+    queue.push("b1", FIRST, tenant="b")
+    queue.push("a2", LATER, tenant="a")
     assert queue.count(FIRST, barred={"a"}) == 1
     assert queue.pop(only=FIRST, barred={"a"}) == "b1"
     with pytest.raises(IndexError):
@@ -49,8 +49,8 @@ def test_tenants_holding_their_share_are_passed_over() -> None:
 
 def test_a_class_can_be_asked_for_alone() -> None:
     queue: FairQueue[str] = FairQueue()
-    queue.push("later", first=False)
-    queue.push("first", first=True)
+    queue.push("later", LATER)
+    queue.push("first", FIRST)
     assert queue.pop(only=LATER) == "later" and queue.pop() == "first"
 
 
@@ -66,10 +66,10 @@ async def test_the_scheduler_gives_a_new_tenant_the_next_turn() -> None:
         started.set()
         release.wait(10)
 
-    running = asyncio.ensure_future(scheduler.run(held, first=False, tenant="a"))
+    running = asyncio.ensure_future(scheduler.run(held, LATER, tenant="a"))
     await asyncio.to_thread(started.wait, 10)
     waiting = [
-        asyncio.ensure_future(scheduler.run(lambda n=n: order.append(n), first=False, tenant=t))
+        asyncio.ensure_future(scheduler.run(lambda n=n: order.append(n), LATER, tenant=t))
         for n, t in [*((f"a{i}", "a") for i in range(6)), ("b0", "b")]
     ]
     await asyncio.sleep(0.05)
@@ -80,9 +80,9 @@ async def test_the_scheduler_gives_a_new_tenant_the_next_turn() -> None:
 
 def test_a_size_bound_passes_over_tenants_whose_next_job_is_larger() -> None:
     queue: FairQueue[str] = FairQueue()
-    queue.push("a-long", True, "a", size=400)
-    queue.push("b-long", True, "b", size=300)
-    queue.push("c-short", True, "c", size=20)
+    queue.push("a-long", FIRST, "a", size=400)
+    queue.push("b-long", FIRST, "b", size=300)
+    queue.push("c-short", FIRST, "c", size=20)
     assert queue.count(FIRST, largest=100) == 1 and queue.count(FIRST) == 3
     assert queue.pop(FIRST, largest=100) == "c-short"
     with pytest.raises(IndexError):

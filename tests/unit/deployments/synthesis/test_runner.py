@@ -19,6 +19,7 @@ from deployments.messages import (
     SynthesisJob,
     SynthesisParams,
 )
+from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER
 from deployments.synthesis.runner import (
     BROKEN_AFTER,
     MAX_CHUNK_SECONDS,
@@ -196,6 +197,22 @@ CLAUSE, REST = "नमस्ते,", "आज मौसम बहुत अच�
 SENTENCE = f"{CLAUSE} {REST}"
 
 
+def recorded_urgencies(runner: SynthesisRunner, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The urgency of each call ``runner`` asks its Kokoro scheduler for, as asked."""
+    scheduler = runner._schedulers["kokoro"]
+    asked: list[int] = []
+    run = scheduler.run
+
+    def recorded(
+        call: Callable[[], object], urgency: int, tenant: str = "", size: int = 0
+    ) -> Awaitable[object]:
+        asked.append(urgency)
+        return run(call, urgency, tenant, size)
+
+    monkeypatch.setattr(scheduler, "run", recorded)
+    return asked
+
+
 def clause_job(voice: str = "hi-espeak-aditi") -> SynthesisJob:
     """The normaliser's cut of one sentence: its first clause, marked, then the rest."""
     segments = (
@@ -236,7 +253,7 @@ async def test_a_first_clause_is_spoken_alone_only_while_no_stream_waits() -> No
     assert await segments_heard() == [(0, CLAUSE), (1, REST)]
     scheduler = runner._schedulers["espeak"]
     gate = threading.Event()
-    busy = [asyncio.create_task(scheduler.run(gate.wait, first=True)) for _ in range(2)]
+    busy = [asyncio.create_task(scheduler.run(gate.wait, FIRST)) for _ in range(2)]
     await asyncio.sleep(0.05)  # one on the worker, one waiting for its first audio
     assert scheduler.first_waiting == 1
     heard = asyncio.create_task(segments_heard())
@@ -271,7 +288,7 @@ async def test_background_work_waits_behind_a_stream_s_first_segment() -> None:
             await asyncio.sleep(0.01)
         raise AssertionError(f"not {jobs} jobs queued")
 
-    busy = asyncio.create_task(scheduler.run(gate.wait, first=True))
+    busy = asyncio.create_task(scheduler.run(gate.wait, FIRST))
     await queued(0)  # the engine's one worker is taken
 
     async def heard(text: str, background: bool) -> None:
@@ -313,23 +330,26 @@ async def test_a_first_clause_read_with_its_sentence_is_heard_first_then_the_res
     """Kokoro reads the sentence once and renders it in two parts: the clause's
     audio under its own index, aligned over its own text, then the rest's, which
     waits behind other streams' first segments like any later segment."""
-    scheduler = kokoro_runner._schedulers["kokoro"]
-    asked: list[bool] = []
-    run = scheduler.run
-
-    def recorded(
-        call: Callable[[], object], first: bool, tenant: str = "", size: int = 0
-    ) -> Awaitable[object]:
-        asked.append(first)
-        return run(call, first, tenant, size)
-
-    monkeypatch.setattr(scheduler, "run", recorded)
+    asked = recorded_urgencies(kokoro_runner, monkeypatch)
     chunks = [chunk async for chunk in kokoro_runner.synthesize(clause_job("default"))]
     heard = [(c.segment, "".join(c.alignment.chars) if c.alignment else "") for c in chunks]
     assert heard == [(0, CLAUSE), (1, REST)]
-    assert asked == [True, False]
+    assert asked == [FIRST, LATER]
     stats = next(e for e in kokoro_runner.info().engines if e.name == "kokoro").extra
     assert (stats["first_clauses_parted"], stats["first_clauses_alone"]) == (1, 0)
+
+
+async def test_a_long_form_chunk_is_background_work_from_its_first_segment(
+    kokoro_runner: SynthesisRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job's chunk (no listener waits): every segment asked as background work, its
+    first clause not rendered apart for a sooner first audio, the audio all there."""
+    asked = recorded_urgencies(kokoro_runner, monkeypatch)
+    job = clause_job("default")
+    job = replace(job, params=replace(job.params, background=True))
+    chunks = [chunk async for chunk in kokoro_runner.synthesize(job)]
+    assert {c.segment for c in chunks} == {0, 1} and asked
+    assert set(asked) == {BACKGROUND}
 
 
 async def test_a_clause_its_reading_does_not_pause_after_is_planned_as_before(

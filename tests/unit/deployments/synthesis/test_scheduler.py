@@ -5,6 +5,7 @@ import threading
 
 import pytest
 
+from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER
 from deployments.synthesis.priority import BACKGROUND_NICENESS, in_background
 from deployments.synthesis.scheduler import LONG_FIRST, SegmentScheduler
 
@@ -18,11 +19,11 @@ async def test_first_segments_jump_the_queue() -> None:
         order.append(name)
         return name
 
-    blocker = asyncio.create_task(scheduler.run(gate.wait, first=False))
+    blocker = asyncio.create_task(scheduler.run(gate.wait, LATER))
     await asyncio.sleep(0.05)  # the worker is now busy
-    later = [asyncio.create_task(scheduler.run(lambda n=n: job(n), first=False)) for n in "abc"]
+    later = [asyncio.create_task(scheduler.run(lambda n=n: job(n), LATER)) for n in "abc"]
     await asyncio.sleep(0.01)
-    first = asyncio.create_task(scheduler.run(lambda: job("first"), first=True))
+    first = asyncio.create_task(scheduler.run(lambda: job("first"), FIRST))
     await asyncio.sleep(0.01)
     gate.set()
     assert await first == "first"
@@ -38,15 +39,15 @@ async def test_errors_reach_the_caller_and_cancelled_jobs_are_skipped() -> None:
     def boom() -> None:
         raise ValueError("engine failed")
 
-    blocker = asyncio.create_task(scheduler.run(gate.wait, first=True))
+    blocker = asyncio.create_task(scheduler.run(gate.wait, FIRST))
     await asyncio.sleep(0.05)
-    skipped = asyncio.create_task(scheduler.run(lambda: ran.append(1), first=True))
+    skipped = asyncio.create_task(scheduler.run(lambda: ran.append(1), FIRST))
     await asyncio.sleep(0.01)
     skipped.cancel()
     gate.set()
     await blocker
     with pytest.raises(ValueError, match="engine failed"):
-        await scheduler.run(boom, first=True)
+        await scheduler.run(boom, FIRST)
     assert ran == []
     with pytest.raises(ValueError):
         SegmentScheduler(workers=0)
@@ -56,11 +57,11 @@ async def test_it_counts_the_first_segments_waiting_for_a_worker() -> None:
     """The Synthesiser's signal for latency work: streams waiting for first audio."""
     scheduler = SegmentScheduler(workers=1)
     gate = threading.Event()
-    running = asyncio.create_task(scheduler.run(gate.wait, first=True))
+    running = asyncio.create_task(scheduler.run(gate.wait, FIRST))
     await asyncio.sleep(0.05)
     assert scheduler.first_waiting == 0  # the one on the worker is not waiting
-    later = asyncio.create_task(scheduler.run(lambda: None, first=False))
-    firsts = [asyncio.create_task(scheduler.run(lambda: None, first=True)) for _ in range(2)]
+    later = asyncio.create_task(scheduler.run(lambda: None, LATER))
+    firsts = [asyncio.create_task(scheduler.run(lambda: None, FIRST)) for _ in range(2)]
     await asyncio.sleep(0.01)
     assert scheduler.first_waiting == 2
     gate.set()
@@ -78,28 +79,66 @@ async def test_with_lanes_a_first_segment_never_waits_for_later_ones_calls() -> 
     of its own lane; later ones wait for theirs."""
     scheduler = SegmentScheduler(workers=1, lanes=True)
     gate = threading.Event()
-    busy = asyncio.create_task(scheduler.run(gate.wait, first=False))
+    busy = asyncio.create_task(scheduler.run(gate.wait, LATER))
     await asyncio.sleep(0.05)  # the later lane's one worker is busy
-    queued = asyncio.create_task(scheduler.run(lambda: "later", first=False))
+    queued = asyncio.create_task(scheduler.run(lambda: "later", LATER))
     await asyncio.sleep(0.01)
-    assert scheduler.waiting(first=False) and not scheduler.waiting(first=True)
-    assert await asyncio.wait_for(scheduler.run(lambda: "first", first=True), 5) == "first"
+    assert scheduler.waiting(LATER) and not scheduler.waiting(FIRST)
+    assert await asyncio.wait_for(scheduler.run(lambda: "first", FIRST), 5) == "first"
     assert not queued.done()  # its lane's worker is still busy: no third call at once
     gate.set()
     assert await asyncio.gather(busy, queued) == [True, "later"]
 
 
+def _priority() -> tuple[int, int, bool]:
+    """This thread's nice value, scheduling class and whether engines see background."""
+    thread = threading.get_native_id()
+    return os.getpriority(os.PRIO_PROCESS, thread), os.sched_getscheduler(thread), in_background()
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread")
-async def test_later_segments_run_below_first_ones_in_the_os_scheduling() -> None:
+async def test_each_class_runs_below_the_more_urgent_ones_in_the_os_scheduling() -> None:
+    """First segments at the process's priority, later ones niced, background work (a
+    long-form job's chunks) in the OS's idle class: below any nice value, so under
+    Ray (workers at nice 15, where +10 stops at 19) it still yields the cores."""
     scheduler = SegmentScheduler(workers=1, lanes=True)
     base = _niceness()
-    first = await scheduler.run(lambda: (_niceness(), in_background()), first=True)
-    later = await scheduler.run(lambda: (_niceness(), in_background()), first=False)
-    assert first == (base, False)
-    assert later == (min(base + BACKGROUND_NICENESS, 19), True)  # engines are told too
+    first = await scheduler.run(_priority, FIRST)
+    later = await scheduler.run(_priority, LATER)
+    background = await scheduler.run(_priority, BACKGROUND)
+    assert first == (base, os.SCHED_OTHER, False)
+    assert later == (min(base + BACKGROUND_NICENESS, 19), os.SCHED_OTHER, True)
+    assert background[1:] == (os.SCHED_IDLE, True)  # engines are told too
     # without lanes (an engine of one call at a time) every worker is as the process
     plain = SegmentScheduler(workers=1)
-    assert await plain.run(_niceness, first=False) == base
+    assert await plain.run(_priority, BACKGROUND) == (base, os.SCHED_OTHER, False)
+
+
+async def test_a_stream_s_later_segment_never_waits_for_background_calls() -> None:
+    """Every background worker busy with a job's long call: a stream's later segment
+    runs at once on its own lane; queued background work waits behind later segments
+    in the plain (one worker) scheduler too."""
+    scheduler = SegmentScheduler(workers=1, lanes=True)
+    gate = threading.Event()
+    busy = asyncio.create_task(scheduler.run(gate.wait, BACKGROUND, "job"))
+    await asyncio.sleep(0.05)
+    assert await asyncio.wait_for(scheduler.run(lambda: "later", LATER, "live"), 5) == "later"
+    assert scheduler.waiting(LATER) is False and not busy.done()
+    gate.set()
+    assert await busy is True
+    plain = SegmentScheduler(workers=1)
+    gate.clear()
+    order: list[str] = []
+    blocker = asyncio.create_task(plain.run(gate.wait, FIRST))
+    await asyncio.sleep(0.05)
+    queued = [
+        asyncio.create_task(plain.run(lambda n=n: order.append(n), u, t))
+        for n, u, t in [("job", BACKGROUND, "j"), ("later", LATER, "l"), ("first", FIRST, "f")]
+    ]
+    await asyncio.sleep(0.05)
+    gate.set()
+    await asyncio.gather(blocker, *queued)
+    assert order == ["first", "later", "job"]
 
 
 async def test_with_lanes_a_project_leaves_another_a_worker_for_first_segments() -> None:
@@ -115,16 +154,16 @@ async def test_with_lanes_a_project_leaves_another_a_worker_for_first_segments()
             gate.wait()
         return name
 
-    a = [asyncio.create_task(scheduler.run(lambda n=n: job(n), True, "a")) for n in ("a1", "a2")]
+    a = [asyncio.create_task(scheduler.run(lambda n=n: job(n), FIRST, "a")) for n in ("a1", "a2")]
     await asyncio.sleep(0.05)
     assert started == ["a1"]  # a2 waits: a holds its share (all but one worker)
-    assert await asyncio.wait_for(scheduler.run(lambda: job("b1"), True, "b"), 5) == "b1"
+    assert await asyncio.wait_for(scheduler.run(lambda: job("b1"), FIRST, "b"), 5) == "b1"
     gate.set()
     assert await asyncio.gather(*a) == ["a1", "a2"]
     assert started == ["a1", "b1", "a2"]
     # later segments keep every worker of their lane, whoever asks
     both = threading.Barrier(2, timeout=5)
-    assert await asyncio.gather(*(scheduler.run(both.wait, False, "a") for _ in range(2))) in (
+    assert await asyncio.gather(*(scheduler.run(both.wait, LATER, "a") for _ in range(2))) in (
         [0, 1],
         [1, 0],
     )
@@ -145,7 +184,7 @@ async def test_with_lanes_long_first_segments_leave_a_worker_for_a_short_one() -
         return name
 
     def run(name: str, size: int) -> asyncio.Task[str]:
-        return asyncio.create_task(scheduler.run(lambda: job(name), True, name, size))
+        return asyncio.create_task(scheduler.run(lambda: job(name), FIRST, name, size))
 
     longs = [run(f"long{i}", LONG_FIRST + 1) for i in range(3)]
     await asyncio.sleep(0.05)
@@ -164,7 +203,7 @@ async def test_it_is_busy_while_a_job_runs_even_one_whose_caller_left() -> None:
     scheduler = SegmentScheduler(workers=1)
     gate = threading.Event()
     assert not scheduler.busy
-    running = asyncio.create_task(scheduler.run(gate.wait, first=True))
+    running = asyncio.create_task(scheduler.run(gate.wait, FIRST))
     await asyncio.sleep(0.05)
     running.cancel()
     assert scheduler.busy
