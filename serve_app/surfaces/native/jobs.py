@@ -9,14 +9,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import FileResponse, StreamingResponse
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
 
 from serve_app.accounts import ApiKey
 from serve_app.http.auth import key_with_scope
-from serve_app.http.body import parse_body
-from serve_app.http.errors import NotFound
+from serve_app.http.body import parse_body, read_json, validate
+from serve_app.http.errors import InvalidRequest, NotFound
 from serve_app.speech.longform_jobs import LongFormJobs
 from serve_app.speech.longform_vocabulary import SpeechJob, SpeechJobList, SpeechJobRequest
-from serve_app.surfaces.framing import SSE_CONTENT_TYPE, json_body
+from serve_app.surfaces.framing import SSE_CONTENT_TYPE
 from serve_app.surfaces.services import Services
 
 router = APIRouter(prefix="/v1/speech/jobs", tags=["Long-form jobs"])
@@ -50,12 +52,91 @@ JOB_AUDIO: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.post("", status_code=202, openapi_extra=json_body(SpeechJobRequest))
+MARKDOWN_FILES = (".md", ".markdown")
+JOB_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {"schema": SpeechJobRequest.model_json_schema()},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {
+                            "type": "string",
+                            "format": "binary",
+                            "description": "The text, UTF-8: Markdown if its name ends "
+                            "in .md or .markdown (unless `text_type` says otherwise).",
+                        },
+                    },
+                    "additionalProperties": {"type": "string"},
+                    "description": "The text as an uploaded file; every other field of "
+                    "the JSON body (but `input` and `chapters`) as a form field of its "
+                    "name, a number, true/false or a list written as in JSON.",
+                }
+            },
+        },
+    }
+}
+
+
+@router.post("", status_code=202, openapi_extra=JOB_BODY)
 async def create_job(request: Request, key: SpeechKey, jobs: Jobs) -> SpeechJob:
     """Start a long-form job: its worst case is held now, each chunk is charged as it
-    is made."""
-    body = parse_body(SpeechJobRequest, await request.body())
+    is made. The text as JSON (`input` or `chapters`), or uploaded as a form's `file`."""
+    content_type = request.headers.get("content-type", "").lower()
+    if content_type.startswith("multipart/form-data"):
+        body = validate(SpeechJobRequest, await job_form(request))
+    else:
+        body = parse_body(SpeechJobRequest, await request.body())
     return await jobs.submit(body, key)
+
+
+async def job_form(request: Request) -> dict[str, object]:
+    """A multipart form as the JSON body it stands for: its ``file`` the ``input``
+    (Markdown by the file's name), every other field by its name."""
+    fields: dict[str, object] = {}
+    upload: tuple[str, bytes] | None = None
+    try:
+        async with request.form(max_files=1, max_fields=32) as form:
+            for name, value in form.multi_items():
+                if not isinstance(value, UploadFile):
+                    fields[name] = form_value(value)
+                elif name == "file":
+                    upload = (value.filename or "", await value.read())
+                else:
+                    raise InvalidRequest("invalid_value", "The form's file is 'file'.", name)
+    except HTTPException as error:  # Starlette's answer to a form it cannot parse
+        raise InvalidRequest(
+            "invalid_value", f"The form could not be read: {error.detail}", "file"
+        ) from None
+    if upload is None:
+        raise InvalidRequest(
+            "invalid_value", "Send the text as the form's 'file' (a .txt or .md file).", "file"
+        )
+    if "input" in fields or "chapters" in fields:
+        raise InvalidRequest(
+            "invalid_value", "A form's text is its 'file': send no 'input' or 'chapters'.", "file"
+        )
+    name, data = upload
+    try:
+        fields["input"] = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InvalidRequest("invalid_value", "The file is not UTF-8 text.", "file") from None
+    if name.lower().endswith(MARKDOWN_FILES):
+        fields.setdefault("text_type", "markdown")
+    return fields
+
+
+def form_value(value: str) -> object:
+    """A form field's value: a number, true/false, a list or an object where it is
+    written as in JSON, else the text itself."""
+    try:
+        parsed = read_json(value, "form field")
+    except InvalidRequest:
+        return value
+    return parsed if parsed is not None else value
 
 
 @router.get("")

@@ -212,6 +212,54 @@ async def test_a_job_s_body_may_be_larger_than_a_request_s(
         assert DEV_KEY not in response.text
 
 
+async def test_a_file_uploaded_as_a_form_is_the_job_s_text(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    """A .md file is Markdown (its headings chapters), the other fields as form fields
+    (a number as in JSON); a .txt file plain text. Refused: no file, a second file,
+    text that is not UTF-8, input beside the file, a field of the wrong type."""
+    state = make_state(tmp_path)
+    async with service(state) as client:
+        form = {"voice": ESPEAK, "response_format": "wav", "speed": "1.25"}
+        book = ("book.md", BOOK.encode(), "text/markdown")
+        created = await client.post(JOBS, headers=auth, data=form, files={"file": book})
+        assert created.status_code == 202, created.text
+        job = created.json()
+        assert [c["title"] for c in job["chapters"]] == ["पहला अध्याय", "दूसरा अध्याय"]
+        done = await finished(client, auth, job["id"])
+        assert done["state"] == "done" and done["content_type"] == "audio/wav"
+        as_json = {"input": BOOK, "text_type": "markdown", "speed": 1.25}
+        same = (await client.post(JOBS, headers=auth, json={**form, **as_json})).json()
+        assert same["characters"] == job["characters"] and same["chunks"] == job["chunks"]
+        await client.delete(f"{JOBS}/{same['id']}", headers=auth)
+        # plain text: one chapter (a heading is text), the BOM dropped
+        words = "# नहीं शीर्षक\n\nनमस्ते।"
+        text = ("notes.txt", ("\ufeff" + words).encode(), "text/plain")
+        plain = (await client.post(JOBS, headers=auth, files={"file": text})).json()
+        sent = (await client.post(JOBS, headers=auth, json={"input": words})).json()
+        assert len(plain["chapters"]) == 1 and plain["characters"] == sent["characters"]
+        for made in (plain, sent):
+            await client.delete(f"{JOBS}/{made['id']}", headers=auth)
+
+        refusals = [
+            ({"voice": ESPEAK}, None, "invalid_value", "file"),
+            (form, {"file": ("a.txt", b"\xff\xfe\x00bad", "text/plain")}, "invalid_value", "file"),
+            ({"input": "नमस्ते।"}, {"file": book}, "invalid_value", "file"),
+            ({"speed": "fast"}, {"file": book}, "invalid_value", "speed"),
+            ({"bogus": "1"}, {"file": book}, "unknown_field", "bogus"),
+            (form, {"other": book}, "invalid_value", "other"),
+            (form, {"file": book, "more": book}, "invalid_value", "file"),  # one file a form
+        ]
+        for fields, files, code, param in refusals:
+            if files is None:  # a form with no file part at all
+                response = await client.post(JOBS, headers=auth, files={"voice": (None, ESPEAK)})
+            else:
+                response = await client.post(JOBS, headers=auth, data=fields, files=files)
+            error = response.json()["error"]
+            assert (response.status_code, error["code"], error["param"]) == (400, code, param)
+            assert DEV_KEY not in response.text
+
+
 async def test_an_ended_job_is_deleted_with_its_audio_once_its_keeping_is_over(
     tmp_path: Path, auth: dict[str, str]
 ) -> None:
