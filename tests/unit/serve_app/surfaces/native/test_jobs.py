@@ -18,6 +18,7 @@ import pytest
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
 from serve_app.speech.longform_work import chunk_path
+from serve_app.surfaces.native.jobs import MARKDOWN_FILES
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK, make_state
 
@@ -221,7 +222,7 @@ async def test_a_file_uploaded_as_a_form_is_the_job_s_text(
     state = make_state(tmp_path)
     async with service(state) as client:
         form = {"voice": ESPEAK, "response_format": "wav", "speed": "1.25"}
-        book = ("book.md", BOOK.encode(), "text/markdown")
+        book = (f"book{MARKDOWN_FILES[0]}", BOOK.encode(), "text/markdown")
         created = await client.post(JOBS, headers=auth, data=form, files={"file": book})
         assert created.status_code == 202, created.text
         job = created.json()
