@@ -18,7 +18,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Ray worker would compile what it imports of torch and ray afresh each time it starts.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install browser checks-beside run docs docs-build docs-openapi test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity bench-jobs clean \
+.PHONY: install browser beside unit-tier service-tiers compute-tests run docs docs-build docs-openapi test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity bench-jobs clean \
 	cluster-up cluster-down cluster-status cluster-load gpu-kit gpu-rehearsal
 
 # uv resolves and installs the whole project in seconds where pip takes minutes, and
@@ -76,26 +76,38 @@ browser:
 	  echo "could not install chromium: the browser test will skip"
 
 # The unit and GPU tiers (no Ray) on every core at once (pytest-xdist, each worker
-# kept to its own core); then the cluster tier, its own Ray cluster of four nodes and
+# kept to its own core), with Chromium's packages installed beside them for the serve
+# tier's browser test; then the cluster tier, its own Ray cluster of four nodes and
 # PostgreSQL (a process holds one Ray at a time: a pytest run of its own), taken down
 # by its fixture however the tier ends; then the serve tier: one Ray and one Serve
 # application that its tests share, so it runs alone.
-# The unit tier keeps both cores busy; the cluster tier leaves most of one idle (it
-# waits for replicas to scale, a node to stop, the Synthesiser to scale to zero), so
-# lint, the docs build and the browser's packages run beside it, at the lowest
-# priority there is (SCHED_IDLE and idle I/O, util-linux's chrt and ionice; nice 19
-# where they are missing): they take what the cluster leaves idle. The
-# browser is needed by the serve tier, which comes after.
+# The cluster and serve tiers leave a third of the two cores idle (they wait for
+# replicas to scale or restart, a node to stop, a send deadline), so lint, the docs
+# build and the compute tests (the unit tier's models on the CPU, which wait on no
+# clock: tests/conftest.py) run beside them at the lowest priority there is
+# (SCHED_IDLE and idle I/O, util-linux's chrt and ionice; nice 19 where they are
+# missing): they take what the service tiers leave idle and never delay them.
 # Each tier prints its slowest tests: where the time goes, in every CI log.
 # -O keeps each one's output in one piece.
 BESIDE := $(if $(word 2,$(shell command -v chrt; command -v ionice)),chrt --idle 0 ionice -c 3,nice -n 19)
 test: install
-	$(MAKE) --no-print-directory test-fast
-	$(MAKE) --no-print-directory -j2 -Otarget cluster-tests checks-beside
+	$(MAKE) --no-print-directory -j2 -Otarget unit-tier browser
+	$(MAKE) --no-print-directory -j2 -Otarget service-tiers beside
+
+unit-tier: install
+	$(PY) -m pytest -n $(JOBS) -m "not compute" --durations=20 tests/unit tests/gpu
+
+service-tiers: install
+	$(PY) -m pytest --durations=10 tests/cluster
 	$(PY) -m pytest --durations=20 tests/serve
 
-checks-beside:
-	$(BESIDE) $(MAKE) --no-print-directory -Otarget lint browser docs-build
+# Starved of CPU while the service tiers are busy, a compute test may take minutes:
+# the per-test timeout (a hang's guard) is longer here.
+beside:
+	$(BESIDE) $(MAKE) --no-print-directory -Otarget lint docs-build compute-tests
+
+compute-tests: install
+	$(PY) -m pytest -n $(JOBS) -m compute --timeout 1800 --durations=10 tests/unit tests/gpu
 
 # The inner loop: the unit tier only, no lint, no Ray (about a third of make test),
 # with the GPU tier (tests/gpu: on the CPU here, smaller; all of it on a lent GPU).

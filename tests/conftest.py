@@ -62,6 +62,26 @@ def pytest_configure(config: pytest.Config) -> None:
         os.sched_setaffinity(0, cores[index % workers :: workers])
 
 
+# Tests that run a neural model on the CPU for seconds each and keep no wall-clock
+# deadline (no sleeps, timeouts or waits: only the model's arithmetic and its
+# answers). `make test` runs them at the lowest priority beside the cluster and serve
+# tiers, in the CPU those tiers leave idle while they wait for replicas; everything
+# else of the unit tier runs before, at full priority. `tests/unit/test_layout.py`
+# keeps these files free of deadlines.
+COMPUTE_TESTS = (
+    "tests/gpu/",
+    "tests/unit/deployments/synthesis/kokoro/",
+    "tests/unit/deployments/synthesis/test_phoneme_timings.py",
+    "tests/unit/loadtest/test_kokoro_baseline.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith(COMPUTE_TESTS):
+            item.add_marker(pytest.mark.compute)
+
+
 # The response headers the API promises on every audio response.
 SPEC_HEADERS = (
     "x-request-id",

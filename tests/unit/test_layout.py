@@ -172,3 +172,42 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 def test_modules_stay_a_readable_size() -> None:
     sizes = {name: len(path.read_text().splitlines()) for name, path in modules().items()}
     assert {name: size for name, size in sizes.items() if size > MAX_LINES} == {}
+
+
+# What waits on the clock: a call of one of these names, or an argument of these.
+CLOCK_CALLS = {"sleep", "monotonic", "wait", "wait_for"}
+CLOCK_ARGUMENTS = {"timeout", "timeout_s", "deadline", "deadline_s"}
+
+
+def clock_waits(path: Path) -> list[str]:
+    """Where the file at ``path`` waits on the clock (``file:line call``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, ast.Call):
+            continue
+        called = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        called = node.func.id if isinstance(node.func, ast.Name) else called
+        if called in CLOCK_CALLS or {k.arg for k in node.keywords} & CLOCK_ARGUMENTS:
+            found.append(f"{path.name}:{node.lineno} {ast.unparse(node.func)}")
+    return found
+
+
+def test_compute_tests_wait_on_no_clock() -> None:
+    """`make test` runs the compute tests at the lowest priority beside the service
+    tiers, where they may get no CPU for a minute: a deadline there would fail them by
+    chance. They compute and compare; nothing in them waits on the clock."""
+    from tests.conftest import COMPUTE_TESTS
+
+    files = [
+        path
+        for prefix in COMPUTE_TESTS
+        for path in ((ROOT / prefix).rglob("*.py") if prefix.endswith("/") else [ROOT / prefix])
+    ]
+    assert len(files) >= 10 and all(path.is_file() for path in files)
+    assert [where for path in files for where in clock_waits(path)] == []
+
+
+def test_the_clock_finder_finds_waits(tmp_path: Path) -> None:
+    waiting = tmp_path / "waiting.py"
+    waiting.write_text("import time\ntime.sleep(1)\nfuture.result(timeout=5)\nlen(x)\n")
+    assert clock_waits(waiting) == ["waiting.py:2 time.sleep", "waiting.py:3 future.result"]
