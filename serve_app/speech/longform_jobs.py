@@ -199,7 +199,7 @@ class LongFormJobs:
                     f"({view.chunks_done} of {view.chunks} chunks made).",
                     "job_id",
                 )
-            indices, name = [c.index for c in chunks], "audio"
+            numbers, name = list(range(len(view.chapters))), "audio"
         else:
             if not 0 <= chapter < len(view.chapters):
                 raise NotFound("not_found", f"The job has no chapter {chapter}.", "chapter")
@@ -210,11 +210,15 @@ class LongFormJobs:
                     "made when all of it is spoken.",
                     "chapter",
                 )
-            indices, name = [c.index for c in chunks if c.chapter == chapter], f"chapter-{chapter}"
+            numbers, name = [chapter], f"chapter-{chapter}"
         settings = JobSettings.model_validate_json(job.settings)
         path = self.root / job_id / f"{name}.{_extension(settings.format)}"
         if not path.exists():
-            await asyncio.to_thread(write_job_audio, path, self.root, job_id, indices, settings)
+            parts = [
+                (view.chapters[n].title, [c.index for c in chunks if c.chapter == n])
+                for n in numbers
+            ]
+            await asyncio.to_thread(write_job_audio, path, self.root, job_id, parts, settings)
         filename = f"{job_id}{'' if chapter is None else f'-{chapter}'}{path.suffix}"
         return JobAudio(path, view.content_type, filename)
 

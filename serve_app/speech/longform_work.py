@@ -12,17 +12,19 @@ among jobs, projects take their turns.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import secrets
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel
 
+from deployments.encoding.chapters import ChapterMark, has_chapter_marks, mark_chapters
 from deployments.encoding.writers import make_writer
 from deployments.messages import EncodeJob, SynthesisJob
 from serve_app.accounts import AccountStore
@@ -85,22 +87,61 @@ def job_audio(
 
 
 def write_job_audio(
-    path: Path, root: Path, job_id: str, chunks: Iterable[int], settings: JobSettings
+    path: Path,
+    root: Path,
+    job_id: str,
+    chapters: Sequence[tuple[str, Sequence[int]]],
+    settings: JobSettings,
 ) -> None:
-    """The audio of a job's ``chunks`` (:func:`job_audio`) as the file ``path``, whole
-    or not at all."""
-    _write_whole(path, job_audio(root, job_id, chunks, settings))
+    """The audio of a job's ``chapters`` (each its title and its chunks, in order) as
+    the file ``path``, whole or not at all; with a mark where each chapter starts when
+    there are several and the format has chapter marks."""
+    chunks = [index for _, indices in chapters for index in indices]
+    marked = len(chapters) > 1 and has_chapter_marks(settings.format)
+    with _partial(path) as audio:
+        _write(audio, job_audio(root, job_id, chunks, settings))
+        if not marked:
+            audio.replace(path)
+            return
+        marks = _chapter_marks(root, job_id, chapters, settings.sample_rate)
+        with _partial(path) as with_marks:
+            mark_chapters(audio, with_marks, settings.format, marks)
+            with_marks.replace(path)
+
+
+def _chapter_marks(
+    root: Path, job_id: str, chapters: Sequence[tuple[str, Sequence[int]]], sample_rate: int
+) -> list[ChapterMark]:
+    """Where each chapter starts and ends in the job's audio: its chunks' samples."""
+    marks, samples = [], 0
+    for title, indices in chapters:
+        start = samples
+        samples += sum(chunk_path(root, job_id, i).stat().st_size // 2 for i in indices)
+        marks.append(ChapterMark(title, start * 1000 // sample_rate, samples * 1000 // sample_rate))
+    return marks
 
 
 def _write_whole(path: Path, data: Iterable[bytes]) -> None:
     """``data`` at ``path``, whole or not at all: a reader never sees half a file."""
+    with _partial(path) as partial:
+        _write(partial, data)
+        partial.replace(path)
+
+
+def _write(path: Path, data: Iterable[bytes]) -> None:
+    with path.open("wb") as out:
+        for part in data:
+            out.write(part)
+
+
+@contextlib.contextmanager
+def _partial(path: Path) -> Iterator[Path]:
+    """A new file's name beside ``path``, removed after the block unless it was moved
+    (to ``path``, once it is whole)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     try:
-        with partial.open("wb") as out:
-            for part in data:
-                out.write(part)
-        partial.replace(path)
+        yield partial
     finally:
         partial.unlink(missing_ok=True)
 

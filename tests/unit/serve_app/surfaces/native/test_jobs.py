@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
 import time
 from collections.abc import AsyncIterator
+from fractions import Fraction
 from pathlib import Path
 
+import av
 import httpx
 import numpy as np
 import pytest
@@ -114,6 +117,30 @@ async def test_a_book_is_spoken_by_chapters_and_its_audio_is_its_chunks_in_order
         assert deleted["deleted"] and deleted["state"] == "done"
         assert (await client.get(f"{JOBS}/{job['id']}", headers=auth)).status_code == 404
         assert not (root / job["id"]).exists()
+
+
+async def test_a_book_s_mp3_carries_a_mark_where_each_chapter_starts(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    """The whole audio of a job of chapters, as podcast and audiobook players list
+    them (ID3 CHAP frames, read back by FFmpeg); a chapter's own file has none."""
+    state = make_state(tmp_path)
+    async with service(state) as client:
+        body = {"input": BOOK, "text_type": "markdown", "voice": ESPEAK, "response_format": "mp3"}
+        job = (await client.post(JOBS, headers=auth, json=body)).json()
+        assert (await finished(client, auth, job["id"]))["state"] == "done"
+        whole = await client.get(f"{JOBS}/{job['id']}/audio", headers=auth)
+        first = await client.get(f"{JOBS}/{job['id']}/audio?chapter=0", headers=auth)
+    first_ms = round(decode(first.content)[0].size / 22.05)  # eSpeak's 22,050 Hz
+    with av.open(io.BytesIO(whole.content)) as reader:
+        marks = [(c["metadata"]["title"], c["start"], c["end"]) for c in reader.chapters()]
+        assert all(c["time_base"] == Fraction(1, 1000) for c in reader.chapters())
+    assert [title for title, _, _ in marks] == ["पहला अध्याय", "दूसरा अध्याय"]
+    assert marks[0][1] == 0 and marks[0][2] == marks[1][1]
+    assert abs(marks[1][1] - first_ms) <= 60  # the second starts where the first ends
+    with av.open(io.BytesIO(first.content)) as reader:
+        assert reader.chapters() == []
+    assert whole.headers["content-type"] == "audio/mpeg"
 
 
 async def test_progress_is_streamed_until_the_job_ends(
