@@ -62,25 +62,17 @@ def pytest_configure(config: pytest.Config) -> None:
         os.sched_setaffinity(0, cores[index % workers :: workers])
 
 
-# Tests that run a model on the CPU for seconds each (engines alone, or the ingress in
-# process with the default voice) and wait on no clock themselves: only the model's
-# arithmetic and its answers. `make test` runs them at the lowest priority beside the
-# cluster and serve tiers, in the CPU those tiers leave idle while they wait for
-# replicas; the rest of the unit tier runs before them, at full priority. At the
-# lowest priority a process waited at most 4 s for a core while those tiers ran
-# (measured on 2 cores); the in-process ingress's own deadlines are 20 s and longer.
-# `tests/unit/test_layout.py` keeps these files free of clock waits.
+# Tests that run a neural model on the CPU for seconds each and keep no wall-clock
+# deadline (no sleeps, timeouts or waits: only the model's arithmetic and its
+# answers). `make test` runs them at the lowest priority beside the cluster and serve
+# tiers, in the CPU those tiers leave idle while they wait for replicas; everything
+# else of the unit tier runs before, at full priority. `tests/unit/test_layout.py`
+# keeps these files free of deadlines.
 COMPUTE_TESTS = (
     "tests/gpu/",
     "tests/unit/deployments/synthesis/kokoro/",
     "tests/unit/deployments/synthesis/test_phoneme_timings.py",
     "tests/unit/loadtest/test_kokoro_baseline.py",
-    "tests/unit/serve_app/speech/test_voice_modes.py",
-    "tests/unit/serve_app/surfaces/elevenlabs/test_continuity.py",
-    "tests/unit/serve_app/surfaces/elevenlabs/test_serving.py",
-    "tests/unit/serve_app/surfaces/native/test_normalize.py",
-    "tests/unit/serve_app/surfaces/native/test_router.py",
-    "tests/unit/serve_app/surfaces/openai/test_serving.py",
 )
 
 
