@@ -143,6 +143,12 @@ class IngressConfig(BaseModel):
         gt=0,
         description="The largest body of a long-form job's request (its text, JSON-escaped).",
     )
+    webhook_private_addresses: bool = Field(
+        False,
+        description="Whether jobs' webhooks may go to loopback, private and link-local "
+        "addresses (a receiver on this machine or network). Off: a key's owner cannot make "
+        "the service call into the network it runs in.",
+    )
     longform_max_running_jobs: int = Field(
         2, gt=0, description="Long-form jobs one project may have running at once."
     )

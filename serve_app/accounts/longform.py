@@ -27,6 +27,7 @@ from typing import Literal
 from serve_app.accounts.database import Database, Row, Transaction
 from serve_app.accounts.ledger import reserve, write_charge
 from serve_app.accounts.records import UnknownProject
+from serve_app.accounts.webhooks import add_webhook, webhook_due
 
 JobState = Literal["running", "done", "cancelled", "failed"]
 ChunkState = Literal["pending", "working", "done", "cancelled"]
@@ -131,8 +132,10 @@ class LongFormTables:
         chapters: str,
         chunks: Sequence[NewChunk],
         max_running: int,
+        webhook_url: str | None = None,
     ) -> JobRow:
-        """A new running job of ``chunks``, its worst case reserved. Raises
+        """A new running job of ``chunks``, its worst case reserved (with its webhook,
+        waiting for its end, where ``webhook_url`` is given). Raises
         :class:`InsufficientFunds` when the project's available balance cannot cover
         it, :class:`TooManyJobs` when the project has ``max_running`` jobs running."""
         job_id = "job_" + secrets.token_hex(10)
@@ -174,6 +177,8 @@ class LongFormTables:
                     (job_id, index, chunk.chapter, chunk.text, chunk.before, chunk.after,
                      chunk.reserve),
                 )  # fmt: skip
+            if webhook_url is not None:
+                add_webhook(tx, job_id, project_id, webhook_url, now)
             return self._read_job(tx, job_id, project_id)
 
     def job(self, job_id: str, project_id: str) -> JobRow:
@@ -293,11 +298,12 @@ class LongFormTables:
                 " updated_at = ? WHERE id = ?",
                 (reserve, length, audio_ms, charge, now, job_id),
             )
-            tx.execute(
+            if tx.execute(
                 "UPDATE longform_jobs SET state = 'done', finished_at = ?"
                 " WHERE id = ? AND chunks_done = chunks",
                 (now, job_id),
-            )
+            ):
+                webhook_due(tx, job_id, now)
             return True
 
     def cancel_job(self, job_id: str, project_id: str) -> JobRow:
@@ -313,6 +319,7 @@ class LongFormTables:
         with self._db.transaction() as tx:
             self._end(tx, self._read_job(tx, job_id, project_id), "cancelled", None)
             job = self._read_job(tx, job_id, project_id)
+            tx.execute("DELETE FROM job_webhooks WHERE job_id = ?", (job_id,))
             tx.execute("DELETE FROM longform_chunks WHERE job_id = ?", (job_id,))
             tx.execute("DELETE FROM longform_jobs WHERE id = ?", (job_id,))
             return job
@@ -378,6 +385,7 @@ class LongFormTables:
             " updated_at = ? WHERE id = ?",
             (state, error, now, now, job.id),
         )
+        webhook_due(tx, job.id, now)
 
     @staticmethod
     def _read_job(tx: Transaction, job_id: str, project_id: str) -> JobRow:

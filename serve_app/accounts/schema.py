@@ -132,6 +132,29 @@ def schema_statements(serial_key: str) -> list[str]:
             PRIMARY KEY (job_id, idx)
         )""",
         """CREATE INDEX IF NOT EXISTS longform_chunks_to_do ON longform_chunks (state)""",
+        # Webhooks (webhooks.py): a project's signing secret; a job's webhook from the
+        # job's creation ('waiting') through its end ('pending') to its delivery.
+        """CREATE TABLE IF NOT EXISTS webhook_secrets (
+            project_id TEXT PRIMARY KEY REFERENCES projects (id),
+            secret TEXT NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL
+        )""",
+        """CREATE TABLE IF NOT EXISTS job_webhooks (
+            job_id TEXT PRIMARY KEY,
+            project_id TEXT NOT NULL REFERENCES projects (id),
+            url TEXT NOT NULL,
+            state TEXT NOT NULL
+                CHECK (state IN ('waiting', 'pending', 'delivered', 'failed')),
+            event_id TEXT NOT NULL,
+            attempts BIGINT NOT NULL DEFAULT 0,
+            next_at DOUBLE PRECISION NOT NULL,
+            owner TEXT,
+            last_status BIGINT,
+            last_error TEXT,
+            created_at DOUBLE PRECISION NOT NULL,
+            sent_at DOUBLE PRECISION
+        )""",
+        """CREATE INDEX IF NOT EXISTS job_webhooks_due ON job_webhooks (state, next_at)""",
         """CREATE TABLE IF NOT EXISTS pronunciation_versions (
             id TEXT PRIMARY KEY,
             dictionary_id TEXT NOT NULL REFERENCES pronunciation_dictionaries (id),

@@ -40,6 +40,7 @@ from serve_app.accounts.records import (
     Usage,
 )
 from serve_app.accounts.schema import SCHEMA_VERSION, schema_statements
+from serve_app.accounts.webhooks import WebhookTables
 
 P = ParamSpec("P")
 
@@ -47,7 +48,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-class AccountStore(Ledger, DictionaryTables, LongFormTables):
+class AccountStore(Ledger, DictionaryTables, LongFormTables, WebhookTables):
     """The accounts database. Safe to share between threads; many processes may
     open the same database (each gets its own ``owner`` id for its holds)."""
 

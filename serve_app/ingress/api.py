@@ -19,7 +19,7 @@ from serve_app.http.middleware import ReaderPaceMiddleware, RequestContextMiddle
 from serve_app.http.origins import allow_origins
 from serve_app.ingress.state import IngressState
 from serve_app.surfaces.elevenlabs import router as elevenlabs
-from serve_app.surfaces.native import jobs
+from serve_app.surfaces.native import jobs, webhooks
 from serve_app.surfaces.native import router as native
 from serve_app.surfaces.native.protocol import ErrorResponse
 from serve_app.surfaces.playground import router as playground
@@ -71,7 +71,11 @@ def create_app(state: IngressState) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         ledger = maintain_ledger(state.store, lambda: state.meter.live, state.config.hold_lease_s)
-        background = [asyncio.create_task(ledger), asyncio.create_task(state.jobs.keep())]
+        background = [
+            asyncio.create_task(ledger),
+            asyncio.create_task(state.jobs.keep()),
+            asyncio.create_task(state.webhook_sender().run()),
+        ]
         if state.config.longform_chunks_at_once:
             background.append(asyncio.create_task(state.job_worker().run()))
         yield
@@ -112,6 +116,7 @@ def create_app(state: IngressState) -> FastAPI:
     playground.attach_router(app)
     native.attach_router(app, state)
     app.include_router(jobs.router)
+    app.include_router(webhooks.router)
     elevenlabs.attach_router(app, state)
     generated = app.openapi
 

@@ -28,6 +28,7 @@ from serve_app.speech.metrics import Metrics, NullMetrics
 from serve_app.speech.pipeline import Pipeline
 from serve_app.speech.service import SpeechService
 from serve_app.speech.warm_up import speak_unbilled
+from serve_app.speech.webhooks import WebhookSender
 from serve_app.surfaces.compat import CompatConfig
 from serve_app.surfaces.native.protocol import ReplicaStatus
 
@@ -86,6 +87,10 @@ class IngressState:
         speaker = ChunkSpeaker(self.speech, self.store, self.meter, self.jobs.root)
         config = self.config
         return JobWorker(speaker, self.store, config.longform_chunks_at_once, config.hold_lease_s)
+
+    def webhook_sender(self) -> WebhookSender:
+        """What sends ended jobs' webhooks from this replica."""
+        return WebhookSender(self.store, self.jobs.job, self.config.webhook_private_addresses)
 
     async def warm_up(self, timeout_s: float = WARM_UP_TIMEOUT_S) -> float | None:
         """Serve one request's path before this replica takes any (``make run`` prints

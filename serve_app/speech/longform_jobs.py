@@ -21,6 +21,7 @@ from deployments.encoding.writers import content_type
 from deployments.normaliser.cleaning import clean_text
 from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds
 from serve_app.accounts.longform import ChunkRow, JobNotFound, JobRow, NewChunk, TooManyJobs
+from serve_app.accounts.webhooks import WebhookRow
 from serve_app.http.errors import InvalidRequest, NotFound, RateLimited
 from serve_app.settings import IngressConfig
 from serve_app.speech.billing import Meter, balance_refusal
@@ -30,12 +31,14 @@ from serve_app.speech.longform_vocabulary import (
     ChapterState,
     JobChapter,
     JobTextType,
+    JobWebhook,
     SpeechJob,
     SpeechJobRequest,
 )
 from serve_app.speech.longform_work import JobSettings, write_job_audio
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import VoiceOptions
+from serve_app.speech.webhooks import check_webhook_url
 
 logger = logging.getLogger(__name__)
 # Chunks read (normalised) at once while a job is submitted.
@@ -93,6 +96,8 @@ class LongFormJobs:
             sample_rate=voicing.sample_rate,
             bitrate_kbps=voicing.output.bitrate_kbps,
         )
+        if request.webhook_url is not None:
+            await check_webhook_url(request.webhook_url, self._config.webhook_private_addresses)
         pairs = zip(chunks, reserves, strict=True)
         new = [NewChunk(c.chapter, c.text, c.before, c.after, r) for c, r in pairs]
         titles = json.dumps([c.title for c in chapters], ensure_ascii=False)
@@ -105,6 +110,7 @@ class LongFormJobs:
                 titles,
                 new,
                 self._config.longform_max_running_jobs,
+                request.webhook_url,
             )
         except InsufficientFunds as e:
             raise balance_refusal(sum(reserves), e.available) from None
@@ -115,7 +121,7 @@ class LongFormJobs:
                 "another may start when one ends.",
                 headers={"Retry-After": str(RETRY_AFTER_S)},
             ) from None
-        return self._view(job, await store.call(store.chunks, job.id, key.project_id))
+        return self._view(*await self._load(job.id, key.project_id))
 
     async def _chapters(self, request: SpeechJobRequest) -> list[Chapter]:
         """The request's text cut into chapters, each cleaned as a speech request's
@@ -159,12 +165,14 @@ class LongFormJobs:
     async def job(self, job_id: str, project_id: str) -> SpeechJob:
         return self._view(*await self._load(job_id, project_id))
 
-    async def _load(self, job_id: str, project_id: str) -> tuple[JobRow, list[ChunkRow]]:
+    async def _load(
+        self, job_id: str, project_id: str
+    ) -> tuple[JobRow, list[ChunkRow], WebhookRow | None]:
         store = self._store
         with _found(job_id):
             job = await store.call(store.job, job_id, project_id)
             chunks = await store.call(store.chunks, job_id, project_id)
-        return job, chunks
+        return job, chunks, await store.call(store.job_webhook, job_id)
 
     async def jobs(self, project_id: str, limit: int) -> list[SpeechJob]:
         """The project's jobs, newest first."""
@@ -189,7 +197,7 @@ class LongFormJobs:
     async def audio(self, job_id: str, project_id: str, chapter: int | None) -> JobAudio:
         """The job's audio as one file of its format, made on first asking: the whole
         job's once it is done, a chapter's once its chunks are."""
-        job, chunks = await self._load(job_id, project_id)
+        job, chunks, _ = await self._load(job_id, project_id)
         view = self._view(job, chunks)
         if chapter is None:
             if view.state != "done":
@@ -231,9 +239,9 @@ class LongFormJobs:
             with _found(job_id):
                 row = await store.call(store.job, job_id, project_id)
             if (row.state, row.chunks_done) != seen:
-                job, chunks = await self._load(job_id, project_id)
+                job, chunks, webhook = await self._load(job_id, project_id)
                 seen = (job.state, job.chunks_done)
-                yield self._view(job, chunks)
+                yield self._view(job, chunks, webhook)
             if row.state != "running":
                 return
             await asyncio.sleep(PROGRESS_INTERVAL_S)
@@ -261,7 +269,9 @@ class LongFormJobs:
                 logger.exception("deleting long-form jobs past their keeping failed; retrying")
             await asyncio.sleep(interval_s)
 
-    def _view(self, job: JobRow, chunks: Sequence[ChunkRow]) -> SpeechJob:
+    def _view(
+        self, job: JobRow, chunks: Sequence[ChunkRow], webhook: WebhookRow | None = None
+    ) -> SpeechJob:
         settings = JobSettings.model_validate_json(job.settings)
         titles: list[str] = json.loads(job.chapters)
         now = time.time()
@@ -291,6 +301,7 @@ class LongFormJobs:
             content_type=content_type(settings.format, settings.sample_rate),
             chapters=[_chapter(i, title, by_chapter[i]) for i, title in enumerate(titles)],
             error=job.error,
+            webhook=None if webhook is None else _webhook(webhook),
         )
 
 
@@ -305,6 +316,16 @@ def _cut(given: Sequence[tuple[str, str]], text_type: JobTextType) -> list[Chapt
             if paragraphs:
                 chapters.append(Chapter(clean_text(chapter.title) or title, paragraphs))
     return chapters
+
+
+def _webhook(row: WebhookRow) -> JobWebhook:
+    return JobWebhook(
+        url=row.url,
+        state=row.state,
+        attempts=row.attempts,
+        last_status=row.last_status,
+        last_error=row.last_error,
+    )
 
 
 def _chapter(index: int, title: str, chunks: Sequence[ChunkRow]) -> JobChapter:

@@ -37,6 +37,13 @@ class SpeechJobRequest(VoiceOptions):
         description="The text as named chapters, instead of `input`.",
     )
     response_format: Format = "mp3"
+    webhook_url: str | None = Field(
+        None,
+        max_length=2048,
+        description="Where the job's end (done, failed or cancelled) is POSTed: an http(s) "
+        "URL. Signed as Standard Webhooks sign, with the project's secret "
+        "(GET /v1/account/webhook_secret); tried again for hours until it answers 2xx.",
+    )
 
 
 JobState = Literal["running", "done", "cancelled", "failed"]
@@ -50,6 +57,18 @@ class JobChapter(BaseModel):
     characters_done: int
     audio_seconds: float
     state: ChapterState
+
+
+class JobWebhook(BaseModel):
+    """Where a job's end is sent, and how sending it went."""
+
+    url: str
+    state: Literal["waiting", "pending", "delivered", "failed"] = Field(
+        description="waiting: for the job to end; pending: being sent, or to be tried again."
+    )
+    attempts: int
+    last_status: int | None = Field(description="The receiver's last HTTP status.")
+    last_error: str | None = Field(description="Why the last try failed, where it did.")
 
 
 class SpeechJob(BaseModel):
@@ -75,6 +94,7 @@ class SpeechJob(BaseModel):
     content_type: str
     chapters: list[JobChapter]
     error: str | None = Field(description="Why a failed job failed.")
+    webhook: JobWebhook | None = None
     deleted: bool = False
 
 

@@ -1,0 +1,165 @@
+"""Webhooks of long-form jobs: when a job ends (done, failed or cancelled) its final
+state is POSTed to the job's ``webhook_url``, signed as Standard Webhooks sign
+(https://www.standardwebhooks.com: the headers ``webhook-id``, ``webhook-timestamp``
+and ``webhook-signature``, an HMAC-SHA256 with the project's ``whsec_`` secret), so
+that the receiver checks it with any of that spec's libraries or with the OpenAI
+SDK's ``client.webhooks.verify_signature``.
+
+Every ingress replica runs a :class:`WebhookSender`; the accounts database hands each
+due webhook to one of them at a time (``serve_app.accounts.webhooks``). A receiver
+that does not answer 2xx is tried again, later each time, for about five hours.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import hmac
+import ipaddress
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from urllib.parse import urlsplit
+
+import httpx
+
+from serve_app.accounts import AccountStore
+from serve_app.accounts.webhooks import SECRET_PREFIX, DueWebhook
+from serve_app.http.errors import InvalidRequest, NotFound
+from serve_app.speech.longform_vocabulary import SpeechJob
+
+logger = logging.getLogger(__name__)
+# Seconds before each try after a failed one: 7 tries over about five hours.
+RETRY_AFTER_S = (5.0, 30.0, 120.0, 600.0, 3600.0, 14_400.0)
+# A receiver has this long to answer; a try claimed this long ago is anyone's again.
+SEND_TIMEOUT_S = 10.0
+LEASE_S = 60.0
+USER_AGENT = "speech-service-webhooks/1"
+
+
+def signed_headers(secret: str, event_id: str, body: bytes, at: int) -> dict[str, str]:
+    """The Standard Webhooks headers of ``body`` sent at Unix time ``at``."""
+    key = base64.b64decode(secret.removeprefix(SECRET_PREFIX))
+    signed = f"{event_id}.{at}.".encode() + body
+    digest = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
+    return {
+        "webhook-id": event_id,
+        "webhook-timestamp": str(at),
+        "webhook-signature": f"v1,{digest}",
+    }
+
+
+async def check_webhook_url(url: str, private_allowed: bool) -> None:
+    """400 ``invalid_value`` (field ``webhook_url``) for a URL the service will not
+    call: not http(s), no host, or (unless ``private_allowed``) a host that is or
+    resolves to a loopback, private, link-local or otherwise non-public address."""
+    if problem := await _refusal(url, private_allowed):
+        raise InvalidRequest("invalid_value", f"webhook_url {problem}.", "webhook_url")
+
+
+async def _refusal(url: str, private_allowed: bool) -> str | None:
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as e:
+        return f"is not a URL ({e})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "must be an http:// or https:// URL with a host"
+    if private_allowed:
+        return None
+    try:
+        found = await asyncio.get_running_loop().getaddrinfo(
+            parts.hostname, port or (443 if parts.scheme == "https" else 80)
+        )
+    except OSError:
+        return f"names a host that does not resolve ({parts.hostname})"
+    for *_, address in found:
+        if not ipaddress.ip_address(address[0]).is_global:
+            return (
+                f"resolves to {address[0]}, not a public address (the service's "
+                "webhook_private_addresses setting allows it)"
+            )
+    return None
+
+
+class WebhookSender:
+    """Sends due webhooks, one at a time, until cancelled."""
+
+    def __init__(
+        self,
+        store: AccountStore,
+        job: Callable[[str, str], Awaitable[SpeechJob]],
+        private_allowed: bool,
+        retry_after_s: Sequence[float] = RETRY_AFTER_S,
+        idle_s: float = 1.0,
+    ) -> None:
+        self._store = store
+        self._job = job  # (job id, project id) -> the job as its owner sees it
+        self._private_allowed = private_allowed
+        self._retry_after_s = retry_after_s
+        self._idle_s = idle_s
+
+    async def run(self) -> None:
+        async with httpx.AsyncClient(
+            timeout=SEND_TIMEOUT_S, follow_redirects=False, trust_env=False
+        ) as client:
+            while True:
+                store = self._store
+                try:
+                    due = await store.call(store.claim_webhook, LEASE_S)
+                except Exception:  # the database away a moment: wait, not end
+                    logger.exception("claiming a webhook failed; retrying")
+                    due = None
+                if due is None:
+                    await asyncio.sleep(self._idle_s)
+                else:
+                    await self.send(client, due)
+
+    async def send(self, client: httpx.AsyncClient, due: DueWebhook) -> None:
+        """One try of ``due``, its outcome recorded: delivered, tried again later, or
+        failed (its tries spent, its URL now refused, its job deleted)."""
+        status, error, final = None, None, False
+        try:
+            body = await self._event(due)
+            if problem := await _refusal(due.url, self._private_allowed):
+                error, final = f"webhook_url {problem}", True
+            else:
+                headers = signed_headers(due.secret, due.event_id, body, int(time.time()))
+                answer = await client.post(
+                    due.url,
+                    content=body,
+                    headers={
+                        **headers,
+                        "content-type": "application/json",
+                        "user-agent": USER_AGENT,
+                    },
+                )
+                status = answer.status_code
+                if not 200 <= status < 300:
+                    error = f"the receiver answered {status}"
+        except NotFound:  # deleted while it was due: nothing to tell
+            error, final = "the job was deleted", True
+        except httpx.HTTPError as e:
+            error = f"{type(e).__name__}: {e}"[:500]
+        tries = due.attempts + 1
+        retry_at = None
+        if error is not None and not final and tries <= len(self._retry_after_s):
+            retry_at = time.time() + self._retry_after_s[tries - 1]
+        if error is not None:
+            logger.info("webhook of job %s, try %d: %s", due.job_id, tries, error)
+        store = self._store
+        await store.call(store.webhook_sent, due.job_id, status, error, retry_at)
+
+    async def _event(self, due: DueWebhook) -> bytes:
+        """The event sent: the job as GET /v1/speech/jobs/{id} answers it."""
+        job = await self._job(due.job_id, due.project_id)
+        event = {
+            "id": due.event_id,
+            "object": "event",
+            "type": f"speech.job.{job.state}",
+            "created_at": int(job.finished_at or time.time()),
+            "data": job.model_dump(mode="json"),
+        }
+        return json.dumps(event, ensure_ascii=False).encode()
