@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -16,15 +15,6 @@ from serve_app.accounts.longform import JobNotFound, NewChunk, TooManyJobs, char
 CHUNKS = [NewChunk(0, "पहला भाग।", "", "दूसरा", 900), NewChunk(1, "दूसरा भाग।", "पहला", "", 1_000)]
 SETTINGS = json.dumps({"voice": "default", "response_format": "mp3"})
 CHAPTERS = json.dumps(["एक", "दो"])
-
-
-@pytest.fixture
-def stores(database_url: str) -> Iterator[tuple[AccountStore, AccountStore]]:
-    """Two processes' stores on one database (each its own owner)."""
-    first, second = AccountStore.open(database_url), AccountStore.open(database_url)
-    yield first, second
-    first.close()
-    second.close()
 
 
 def new_job(store: AccountStore, project: str, max_running: int = 2) -> str:
