@@ -27,6 +27,7 @@ from serve_app.settings import IngressConfig
 from serve_app.speech.billing import Meter, balance_refusal
 from serve_app.speech.job import Voicing
 from serve_app.speech.longform import Chapter, Chunk, chapters_of, chunks_of
+from serve_app.speech.longform_ssml import ssml_chunks
 from serve_app.speech.longform_vocabulary import (
     ChapterState,
     JobChapter,
@@ -81,13 +82,12 @@ class LongFormJobs:
         nothing to speak, 402 when the balance cannot cover its worst case, 429 when
         the project runs its limit of jobs or the key its rate."""
         await self._meter.count(key)  # before the text is read: reading it is the work
-        chapters = await self._chapters(request)
+        chapters, chunks = await self._chapters(request)
         asked = request.model_dump(include=set(VoiceOptions.model_fields), exclude_unset=True)
         asked["response_format"] = request.response_format  # a job's default is its own
         options = VoiceOptions.model_validate(asked)
         voicing = await self._service.choose(options, False, key.project_id)
-        chunks = chunks_of(chapters)
-        reserves = await self._reserves(chunks, voicing)
+        reserves = await self._reserves(chunks, voicing, request.text_type)
         if not any(reserves):
             raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
         settings = JobSettings(
@@ -95,6 +95,7 @@ class LongFormJobs:
             format=voicing.output.format,
             sample_rate=voicing.sample_rate,
             bitrate_kbps=voicing.output.bitrate_kbps,
+            markup=request.text_type == "ssml",
         )
         if request.webhook_url is not None:
             await check_webhook_url(request.webhook_url, self._config.webhook_private_addresses)
@@ -123,9 +124,9 @@ class LongFormJobs:
             ) from None
         return self._view(*await self._load(job.id, key.project_id))
 
-    async def _chapters(self, request: SpeechJobRequest) -> list[Chapter]:
-        """The request's text cut into chapters, each cleaned as a speech request's
-        input is (what is billed is what is spoken)."""
+    async def _chapters(self, request: SpeechJobRequest) -> tuple[list[Chapter], list[Chunk]]:
+        """The request's text cut into chapters and chunks, each cleaned as a speech
+        request's input is (what is billed is what is spoken)."""
         if (request.input is None) == (request.chapters is None):
             raise InvalidRequest(
                 "invalid_value", "Send the text as input or as chapters, one of them.", "input"
@@ -141,12 +142,14 @@ class LongFormJobs:
             raise InvalidRequest(
                 "input_too_long", f"The text is {total} characters; a job holds {limit}.", "input"
             )
-        chapters = await asyncio.to_thread(_cut, given, request.text_type)
+        chapters, chunks = await asyncio.to_thread(_cut, given, request.text_type)
         if not chapters:
             raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
-        return chapters
+        return chapters, chunks
 
-    async def _reserves(self, chunks: Sequence[Chunk], voicing: Voicing) -> list[int]:
+    async def _reserves(
+        self, chunks: Sequence[Chunk], voicing: Voicing, text_type: JobTextType
+    ) -> list[int]:
         """What each chunk may cost: its text read as its voice will read it (numbers
         in words, the project's dictionaries applied), priced; the job's first chunk
         carries the per-request price (a job is one request)."""
@@ -155,7 +158,8 @@ class LongFormJobs:
 
         async def reserve(chunk: Chunk) -> int:
             async with at_once:
-                reading = await service.read(await service.check_input(chunk.text, "text"), voicing)
+                given = await service.check_input(chunk.text, _input_type(text_type))
+                reading = await service.read(given, voicing)
             if reading is None:
                 return 0
             return self._meter.cost(reading.characters, delivered=chunk.index == 0)
@@ -305,9 +309,14 @@ class LongFormJobs:
         )
 
 
-def _cut(given: Sequence[tuple[str, str]], text_type: JobTextType) -> list[Chapter]:
-    """Each (title, text) cut into chapters, their paragraphs cleaned as a speech
-    request's input is (what is billed is what is spoken); empty ones left out."""
+def _cut(
+    given: Sequence[tuple[str, str]], text_type: JobTextType
+) -> tuple[list[Chapter], list[Chunk]]:
+    """Each (title, text) cut into chapters and the chapters into chunks, their
+    paragraphs cleaned as a speech request's input is (what is billed is what is
+    spoken; SSML's chunks are, as each is read); empty ones left out."""
+    if text_type == "ssml":
+        return ssml_chunks([(title, unicodedata.normalize("NFC", t)) for title, t in given])
     chapters: list[Chapter] = []
     for title, text in given:
         for chapter in chapters_of(unicodedata.normalize("NFC", text), text_type):
@@ -315,7 +324,13 @@ def _cut(given: Sequence[tuple[str, str]], text_type: JobTextType) -> list[Chapt
             paragraphs = tuple(p for p in cleaned if p.strip())
             if paragraphs:
                 chapters.append(Chapter(clean_text(chapter.title) or title, paragraphs))
-    return chapters
+    return chapters, chunks_of(chapters)
+
+
+def _input_type(text_type: JobTextType) -> str:
+    """How a chunk's text is read: SSML as SSML, plain text and Markdown (made plain
+    when cut) as text."""
+    return "ssml" if text_type == "ssml" else "text"
 
 
 def _webhook(row: WebhookRow) -> JobWebhook:

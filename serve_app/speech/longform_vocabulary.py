@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from serve_app.speech.vocabulary import Format, UnicodeText, VoiceOptions
 
-JobTextType = Literal["text", "markdown"]
+JobTextType = Literal["text", "markdown", "ssml"]
 
 
 class ChapterText(BaseModel):
@@ -28,7 +28,8 @@ class SpeechJobRequest(VoiceOptions):
     input: UnicodeText | None = Field(
         None,
         description="The text to speak, up to the service's limit (500,000 characters by "
-        "default). Markdown (`text_type`) starts a chapter at each heading of its top level.",
+        "default). Markdown (`text_type`) starts a chapter at each heading of its top level; "
+        "SSML is cut at its paragraphs.",
     )
     text_type: JobTextType = "text"
     chapters: list[ChapterText] | None = Field(

@@ -55,6 +55,7 @@ class JobSettings(BaseModel):
     format: str
     sample_rate: int  # of its audio, and of its chunks' PCM
     bitrate_kbps: int | None = None
+    markup: bool = False  # each chunk's text is an SSML document
 
 
 @dataclass(frozen=True)
@@ -160,12 +161,12 @@ class ChunkSpeaker:
     async def render(self, chunk: ClaimedChunk) -> Rendered:
         """``chunk`` spoken as its job's settings ask."""
         service = self._service
-        options = VoiceOptions.model_validate_json(
-            JobSettings.model_validate_json(chunk.settings).options
-        )
+        settings = JobSettings.model_validate_json(chunk.settings)
+        options = VoiceOptions.model_validate_json(settings.options)
         voicing = await service.choose(options, False, chunk.project_id)
         voicing = replace(voicing, params=replace(voicing.params, background=True))
-        reading = await service.read(await service.check_input(chunk.text, "text"), voicing)
+        given = await service.check_input(chunk.text, "ssml" if settings.markup else "text")
+        reading = await service.read(given, voicing)
         if reading is None:
             return Rendered(b"", 0, 0)
         text = await in_context(reading.text, chunk.before, chunk.after, service.pipeline, voicing)

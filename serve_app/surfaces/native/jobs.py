@@ -53,6 +53,7 @@ JOB_AUDIO: dict[int | str, dict[str, Any]] = {
 
 
 MARKDOWN_FILES = (".md", ".markdown")
+SSML_FILES = (".ssml",)
 JOB_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
@@ -67,7 +68,8 @@ JOB_BODY: dict[str, Any] = {
                             "type": "string",
                             "format": "binary",
                             "description": "The text, UTF-8: Markdown if its name ends "
-                            "in .md or .markdown (unless `text_type` says otherwise).",
+                            "in .md or .markdown, SSML if in .ssml (unless `text_type` "
+                            "says otherwise).",
                         },
                     },
                     "additionalProperties": {"type": "string"},
@@ -126,6 +128,8 @@ async def job_form(request: Request) -> dict[str, object]:
         raise InvalidRequest("invalid_value", "The file is not UTF-8 text.", "file") from None
     if name.lower().endswith(MARKDOWN_FILES):
         fields.setdefault("text_type", "markdown")
+    elif name.lower().endswith(SSML_FILES):
+        fields.setdefault("text_type", "ssml")
     return fields
 
 

@@ -21,7 +21,7 @@ import pytest
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
 from serve_app.speech.longform_work import chunk_path
-from serve_app.surfaces.native.jobs import MARKDOWN_FILES
+from serve_app.surfaces.native.jobs import MARKDOWN_FILES, SSML_FILES
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK, make_state
 
@@ -144,6 +144,35 @@ async def test_a_book_s_mp3_carries_a_mark_where_each_chapter_starts(
     assert whole.headers["content-type"] == "audio/mpeg"
 
 
+async def test_an_ssml_job_is_heard_as_its_markup_says_and_billed_as_heard(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    """The same words as text and as SSML with a two-second pause between its
+    paragraphs: the SSML job's audio is that much longer, its bill about the same."""
+    state = make_state(tmp_path)
+    words = ("नमस्ते, आज हम एक पाठ पढ़ेंगे।", "यह पाठ बहुत छोटा है।")
+    markup = f'<speak><p>{words[0]}</p><break time="2s"/><p>{words[1]}</p></speak>'
+    async with service(state) as client:
+        ended = []
+        for body in (
+            {"input": "\n\n".join(words)},
+            {"input": markup, "text_type": "ssml"},
+        ):
+            body |= {"voice": ESPEAK, "response_format": "wav"}
+            job = (await client.post(JOBS, headers=auth, json=body)).json()
+            ended.append(await finished(client, auth, job["id"]))
+        bad = {"input": "<speak><p>खुला", "text_type": "ssml", "voice": ESPEAK}
+        refused = (await client.post(JOBS, headers=auth, json=bad)).json()["error"]
+    plain, marked = ended
+    assert plain["state"] == marked["state"] == "done"
+    # the break, and a paragraph's end that SSML marks with a pause of its own (0.5 s)
+    assert 2.0 <= marked["audio_seconds"] - plain["audio_seconds"] < 3.6
+    # the words heard (and the spaces SSML's paragraphs leave), not the markup's tags
+    assert plain["cost_deci_micros"] <= marked["cost_deci_micros"] < 1.1 * plain["cost_deci_micros"]
+    assert (refused["code"], refused["param"]) == ("invalid_value", "input")
+    assert "SSML" in refused["message"]
+
+
 async def test_progress_is_streamed_until_the_job_ends(
     tmp_path: Path, auth: dict[str, str]
 ) -> None:
@@ -245,8 +274,9 @@ async def test_a_file_uploaded_as_a_form_is_the_job_s_text(
     tmp_path: Path, auth: dict[str, str]
 ) -> None:
     """A .md file is Markdown (its headings chapters), the other fields as form fields
-    (a number as in JSON); a .txt file plain text. Refused: no file, a second file,
-    text that is not UTF-8, input beside the file, a field of the wrong type."""
+    (a number as in JSON); a .txt file plain text; a .ssml file SSML. Refused: no
+    file, a second file, text that is not UTF-8, input beside the file, a field of the
+    wrong type."""
     state = make_state(tmp_path)
     async with service(state) as client:
         form = {"voice": ESPEAK, "response_format": "wav", "speed": "1.25"}
@@ -269,6 +299,12 @@ async def test_a_file_uploaded_as_a_form_is_the_job_s_text(
         assert len(plain["chapters"]) == 1 and plain["characters"] == sent["characters"]
         for made in (plain, sent):
             await client.delete(f"{JOBS}/{made['id']}", headers=auth)
+        # SSML: a paragraph a chunk where they do not fit together
+        markup = "<speak>" + "".join(f"<p>{sentences(i, 14)}</p>" for i in range(3)) + "</speak>"
+        document = (f"lesson{SSML_FILES[0]}", markup.encode(), "application/ssml+xml")
+        marked = (await client.post(JOBS, headers=auth, files={"file": document})).json()
+        assert marked["chunks"] == 3, marked
+        await client.delete(f"{JOBS}/{marked['id']}", headers=auth)
 
         refusals = [
             ({"voice": ESPEAK}, None, "invalid_value", "file"),
