@@ -80,27 +80,29 @@ def _units(element: Element, wrappers: tuple[Wrapper, ...]) -> Iterator[_Unit]:
     elements between blocks; an element that holds blocks is gone into, its name
     kept as a wrapper of what it holds."""
     run: list[str] = [escape(element.text or "")]
+    heard: list[str] = [element.text or ""]
     for child in element:
         if _name(child.tag) in BLOCKS or _holds_blocks(child):
-            yield from _run(run, wrappers)
-            run = []
+            yield from _run(run, heard, wrappers)
+            run, heard = [], []
             if _name(child.tag) in BLOCKS:
                 yield _Unit(wrappers, _markup(child), _spoken(child))
             else:
                 yield from _units(child, (*wrappers, _wrapper(child)))
         else:
             run.append(_markup(child))
+            heard.append("".join(child.itertext()))
         run.append(escape(child.tail or ""))
-    yield from _run(run, wrappers)
+        heard.append(child.tail or "")
+    yield from _run(run, heard, wrappers)
 
 
-def _run(run: list[str], wrappers: tuple[Wrapper, ...]) -> Iterator[_Unit]:
+def _run(run: list[str], heard: list[str], wrappers: tuple[Wrapper, ...]) -> Iterator[_Unit]:
     """A run of text and inline elements as a unit, if there is one (a pause alone
     between paragraphs is one too: it joins its neighbours' chunk)."""
     markup = " ".join("".join(run).split())
     if markup:
-        run_element: Element = fromstring(f"<run>{markup}</run>")
-        yield _Unit(wrappers, markup, _spoken(run_element))
+        yield _Unit(wrappers, markup, " ".join("".join(heard).split()))
 
 
 def _packed(units: Iterable[_Unit], chunk_chars: int) -> Iterator[list[_Unit]]:
