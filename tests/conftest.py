@@ -10,7 +10,7 @@ import socket
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ import soundfile
 from hypothesis import settings
 
 from serve_app.run import local_serve_environment
+from tests.service_logs import attach_service_logs
 
 # Ray and Serve read their settings when first imported, which collecting any
 # tier may do: set make run's (usage stats off, servers on 127.0.0.1, ...) first.
@@ -80,6 +81,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.nodeid.startswith(COMPUTE_TESTS):
             item.add_marker(pytest.mark.compute)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed serve or cluster test's report carries what the service logged."""
+    report = yield
+    attach_service_logs(item, report, call)
+    return report
 
 
 # The response headers the API promises on every audio response.

@@ -28,6 +28,7 @@ from serve_app.cluster import LocalCluster, State
 from serve_app.cluster.__main__ import locust_command
 from serve_app.cluster.nodes import LAYOUT
 from serve_app.http.sockets import free_port
+from tests.service_logs import LOGS_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -98,7 +99,7 @@ def interrupted_on_termination() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def cluster() -> Iterator[Cluster]:
+def cluster(pytestconfig: pytest.Config) -> Iterator[Cluster]:
     left_over = stop_leftovers()
     if left_over:
         print(f"\nstopped clusters an interrupted run left: {left_over}")
@@ -106,6 +107,8 @@ def cluster() -> Iterator[Cluster]:
     root = Path(tempfile.mkdtemp(prefix=ROOT_PREFIX))
     (root / OWNER).write_text(str(os.getpid()))
     local = LocalCluster(root)
+    # a failed test's report shows what the replicas logged
+    pytestconfig.stash[LOGS_DIR] = local.ray_dir / "session_latest" / "logs"
     started = time.monotonic()
     with interrupted_on_termination():
         yield from _cluster(local, root, started)

@@ -13,6 +13,8 @@ import httpx
 import pytest
 import yaml
 
+from tests.service_logs import LOGS_DIR, default_logs_dir
+
 KEY = "sk-proj-servetest01-abcdefghijklmnopqrstuvwxyz012345"
 FOLDED_MAX_ACTIVE = 2
 PROXY_HEADER_TIMEOUT_S = 3
@@ -83,13 +85,16 @@ def espeak_voices(full: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+def service(
+    tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config
+) -> Iterator[Service]:
     from serve_app.http.sockets import free_port
     from serve_app.ingress.haproxy import ProxyLimits, stop_haproxy, use_haproxy
     from serve_app.run import add_dev_key, local_serve_environment, start_ray
     from serve_app.settings import IngressConfig
 
     local_serve_environment()  # as make run serves; before Ray is imported
+    pytestconfig.stash[LOGS_DIR] = default_logs_dir()  # a failed test's report shows them
     # As make run serves, but a slow request's headers are cut off sooner (the test
     # waits for it), and fewer connections from one address are let in (the test
     # opens them all; the load test and 300 idle sockets stay below).
