@@ -16,6 +16,7 @@ from deployments.encoding.encoder import encode_stream
 from deployments.flow_control import warn_without_flow_control
 from deployments.loopback import keep_replica_server_on_loopback
 from deployments.messages import EncodedChunk, EncodeJob
+from deployments.replica_logs import log_to_replica_file
 
 keep_replica_server_on_loopback()
 
@@ -23,6 +24,7 @@ keep_replica_server_on_loopback()
 class AudioEncoderReplica:
     def __init__(self, synthesiser: Any) -> None:
         """``synthesiser``: the Synthesiser deployment's handle."""
+        log_to_replica_file()
         warn_without_flow_control()
         self._synthesiser = synthesiser.options(stream=True)
 

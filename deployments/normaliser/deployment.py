@@ -9,12 +9,14 @@ from deployments.messages import NormalisedText
 from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
 from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.normaliser.ssml import SsmlText
+from deployments.replica_logs import log_to_replica_file
 
 keep_replica_server_on_loopback()
 
 
 class TextNormaliserReplica:
     def __init__(self) -> None:
+        log_to_replica_file()
         self._normaliser = TextNormaliser()
         self._normaliser.warm_up()  # before the replica is ready
 

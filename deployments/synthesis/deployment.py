@@ -12,6 +12,7 @@ from ray import serve
 
 from deployments.flow_control import warn_without_flow_control
 from deployments.loopback import keep_replica_server_on_loopback
+from deployments.replica_logs import log_to_replica_file
 from deployments.synthesis.runner import SynthesisRunner
 
 keep_replica_server_on_loopback()
@@ -22,6 +23,7 @@ class SynthesiserReplica(SynthesisRunner):
     (and what it sets up) when it loads the class."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        log_to_replica_file()
         warn_without_flow_control()
         super().__init__(*args, **kwargs)
 

@@ -10,6 +10,7 @@ from ray import serve
 
 from deployments.flow_control import warn_without_flow_control
 from deployments.loopback import keep_replica_server_on_loopback
+from deployments.replica_logs import log_to_replica_file
 from deployments.synthesis.runner import SynthesisRunner
 from serve_app.http.ws_frames import bound_websocket_messages
 from serve_app.ingress.api import create_app
@@ -56,6 +57,7 @@ class IngressReplica:
     ) -> None:
         """``stages``: where each stage runs (:class:`Stages`). ``settings``:
         IngressConfig fields; those left out come from ``TTS_*`` variables."""
+        log_to_replica_file()
         warn_without_flow_control()
         config = IngressConfig.from_env(**(settings or {}))
         # before Serve starts this replica's own server (direct ingress)
