@@ -1,18 +1,23 @@
 """Long-form jobs on the real Serve application: spoken by both ingress replicas'
 workers through the Synthesiser deployment, and finished whole when that deployment's
-replica is killed mid-job, each chunk charged once."""
+replica is killed mid-job, or the whole service is killed and started again, each
+chunk charged once."""
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
 import time
+from pathlib import Path
 
 import httpx
+import psutil
 import pytest
+from ray import serve
 
+from loadtest.texts import long_hindi
 from tests.conftest import decode
-from tests.serve.conftest import Service
+from tests.serve.conftest import ROOT, Service, espeak_voices
 from tests.serve.test_faults import sigkill, speaks_again
 
 pytestmark = pytest.mark.serve
@@ -29,7 +34,12 @@ TEXT = "\n\n".join(
 
 
 def charges(service: Service, job_id: str) -> list[str]:
-    with contextlib.closing(sqlite3.connect(service.ledger, timeout=10)) as db:
+    return charges_in(service.ledger, job_id)
+
+
+def charges_in(ledger: Path | str, job_id: str) -> list[str]:
+    """The request ids of ``job_id``'s charges in the SQLite ledger at path ``ledger``."""
+    with contextlib.closing(sqlite3.connect(ledger, timeout=10)) as db:
         rows = db.execute(
             "SELECT request_id FROM ledger WHERE kind = 'charge' AND request_id LIKE ?",
             (f"{job_id}/%",),
@@ -67,3 +77,76 @@ def test_a_job_finishes_whole_when_its_synthesiser_is_killed_mid_job(service: Se
         assert now["audio_seconds"] > 60  # every chunk's speech, none cut short
         assert api.delete(f"/v1/speech/jobs/{job['id']}").json()["deleted"]
     speaks_again(service)
+
+
+def sigkill_app(name: str) -> None:
+    """SIGKILL every replica process of app ``name``."""
+    killed = [
+        process.kill()
+        for process in psutil.Process().children(recursive=True)
+        if " ".join(process.cmdline()).startswith(f"ray::ServeReplica:{name}:")
+    ]
+    assert killed, f"no process of {name}"
+
+
+def test_a_job_resumes_from_its_made_chunks_when_the_service_is_killed_and_restarted(
+    service: Service, tmp_path: Path
+) -> None:
+    """A service of its own (its own ledger and audio folder, eSpeak in one process)
+    killed mid-job and started again: the job finishes from the chunks already made
+    (their files untouched), each chunk charged once, the audio whole."""
+    from serve_app.app import from_config
+    from serve_app.run import add_dev_key
+    from serve_app.settings import IngressConfig
+
+    ledger = tmp_path / "ledger.sqlite3"
+    voices = tmp_path / "voices.yaml"
+    voices.write_text((ROOT / "configs" / "voices.yaml").read_text())
+    add_dev_key(IngressConfig(database_url=f"sqlite:///{ledger}"), service.key)
+    args = {
+        "ingress": {
+            "database_url": f"sqlite:///{ledger}",
+            "longform_audio_path": str(tmp_path / "audio"),
+            "longform_chunks_at_once": 1,
+            "hold_lease_s": 3.0,  # a killed process's claims are free 3 s on
+            "rate_limit_per_minute": 0,
+        },
+        "synthesiser": {"voices_path": str(espeak_voices(voices))},
+        "ingress_replicas": 1,
+        "placement": {"normaliser": "ingress", "encoder": "ingress", "synthesiser": "ingress"},
+    }
+    api = httpx.Client(base_url=f"{service.url}/restart", headers=service.auth, timeout=60)
+    with api:
+        serve.run(from_config(args=args), name="restart", route_prefix="/restart")
+        body = {"input": long_hindi(20_000), "text_type": "markdown", "voice": "hi-espeak-aditi"}
+        created = api.post("/v1/speech/jobs", json={**body, "response_format": "wav"})
+        assert created.status_code == 202, created.text
+        job = created.json()
+        deadline = time.monotonic() + 120
+        while (now := api.get(f"/v1/speech/jobs/{job['id']}").json())["chunks_done"] < 2:
+            assert time.monotonic() < deadline, now
+            time.sleep(0.1)
+        sigkill_app("restart")
+        serve.delete("restart")
+        made = {
+            p.name: p.stat().st_mtime_ns for p in (tmp_path / "audio").rglob("*") if p.is_file()
+        }
+        assert 2 <= len(charges_in(ledger, job["id"])) < job["chunks"]
+
+        serve.run(from_config(args=args), name="restart", route_prefix="/restart")
+        deadline = time.monotonic() + 240
+        while (now := api.get(f"/v1/speech/jobs/{job['id']}").json())["state"] == "running":
+            assert time.monotonic() < deadline, now
+            time.sleep(0.5)
+        assert now["state"] == "done", now
+        assert charges_in(ledger, job["id"]) == sorted(
+            f"{job['id']}/{i}" for i in range(job["chunks"])
+        )
+        kept = {
+            p.name: p.stat().st_mtime_ns for p in (tmp_path / "audio").rglob("*") if p.is_file()
+        }
+        assert {name: kept.get(name) for name in made} == made
+        samples, rate = decode(api.get(f"/v1/speech/jobs/{job['id']}/audio").content)
+        # each chunk's length is kept in whole milliseconds
+        assert abs(samples.size / rate - now["audio_seconds"]) <= 0.001 * job["chunks"]
+    serve.delete("restart")
