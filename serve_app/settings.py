@@ -160,8 +160,15 @@ class IngressConfig(BaseModel):
     )
     longform_audio_path: str = Field(
         "var/longform",
-        description="Where long-form jobs keep their audio (relative to the project root): "
-        "a folder every ingress replica reaches.",
+        description="Where long-form jobs keep their audio: a folder every ingress replica "
+        "reaches (relative to the project root), or an S3-compatible store, "
+        "s3://bucket/prefix (credentials from the environment: AWS_ACCESS_KEY_ID, "
+        "AWS_SECRET_ACCESS_KEY, or what else boto3 reads).",
+    )
+    longform_s3_endpoint_url: str | None = Field(
+        None,
+        description="The S3-compatible server of an s3:// longform_audio_path other than "
+        "AWS's (MinIO, Ceph, R2, ...), e.g. http://minio.storage:9000.",
     )
     longform_keep_s: float = Field(
         7 * 24 * 3600.0,
@@ -184,11 +191,6 @@ class IngressConfig(BaseModel):
             if not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:\d+)?", origin):
                 raise ValueError(f"{origin!r} is not an origin (scheme://host[:port])")
         return value
-
-    @property
-    def longform_root(self) -> Path:
-        """:attr:`longform_audio_path` resolved against the project root."""
-        return CONFIGS.parent / self.longform_audio_path
 
     @classmethod
     def from_env(cls, **overrides: object) -> IngressConfig:

@@ -10,12 +10,10 @@ import asyncio
 import contextlib
 import json
 import logging
-import shutil
 import time
 import unicodedata
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from deployments.encoding.writers import content_type
 from deployments.normaliser.cleaning import clean_text
@@ -23,7 +21,8 @@ from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds
 from serve_app.accounts.longform import ChunkRow, JobNotFound, JobRow, NewChunk, TooManyJobs
 from serve_app.accounts.webhooks import WebhookRow
 from serve_app.http.errors import InvalidRequest, NotFound, RateLimited
-from serve_app.settings import IngressConfig
+from serve_app.settings import CONFIGS, IngressConfig
+from serve_app.speech.audio_store import AudioStore, job_key, open_store
 from serve_app.speech.billing import Meter, balance_refusal
 from serve_app.speech.job import Voicing
 from serve_app.speech.longform import Chapter, Chunk, chapters_of, chunks_of
@@ -48,15 +47,19 @@ READ_AT_ONCE = 8
 PROGRESS_INTERVAL_S = 1.0
 # How often ended jobs past their keeping are looked for.
 SWEEP_INTERVAL_S = 300.0
+# What a folder of long-form audio is relative to.
+PROJECT_ROOT = CONFIGS.parent
 # A project told it runs too many jobs may try again after about this long.
 RETRY_AFTER_S = 30
 
 
 @dataclass(frozen=True)
 class JobAudio:
-    """A job's audio (whole, or one chapter's) as a file to send."""
+    """A job's audio (whole, or one chapter's): an object of ``store`` to send."""
 
-    path: Path
+    store: AudioStore
+    key: str
+    size: int
     content_type: str
     filename: str
 
@@ -75,7 +78,9 @@ class LongFormJobs:
         self._store = store
         self._meter = meter
         self._config = config
-        self.root = config.longform_root
+        self.audio_store = open_store(
+            config.longform_audio_path, PROJECT_ROOT, config.longform_s3_endpoint_url
+        )
 
     async def submit(self, request: SpeechJobRequest, key: ApiKey) -> SpeechJob:
         """A new running job of ``request``'s text; 400 for a text too long or with
@@ -195,7 +200,7 @@ class LongFormJobs:
         with _found(job_id):
             chunks = await store.call(store.chunks, job_id, project_id)
             job = await store.call(store.delete_job, job_id, project_id)
-        await asyncio.to_thread(shutil.rmtree, self.root / job_id, True)
+        await asyncio.to_thread(self.audio_store.delete_job, job_id)
         return self._view(job, chunks).model_copy(update={"deleted": True})
 
     async def audio(self, job_id: str, project_id: str, chapter: int | None) -> JobAudio:
@@ -224,15 +229,19 @@ class LongFormJobs:
                 )
             numbers, name = [chapter], f"chapter-{chapter}"
         settings = JobSettings.model_validate_json(job.settings)
-        path = self.root / job_id / f"{name}.{_extension(settings.format)}"
-        if not path.exists():
+        extension = _extension(settings.format)
+        key = job_key(job_id, f"{name}.{extension}")
+        size = await asyncio.to_thread(self.audio_store.size, key)
+        if size is None:
             parts = [
                 (view.chapters[n].title, [c.index for c in chunks if c.chapter == n])
                 for n in numbers
             ]
-            await asyncio.to_thread(write_job_audio, path, self.root, job_id, parts, settings)
-        filename = f"{job_id}{'' if chapter is None else f'-{chapter}'}{path.suffix}"
-        return JobAudio(path, view.content_type, filename)
+            await asyncio.to_thread(write_job_audio, self.audio_store, key, job_id, parts, settings)
+            size = await asyncio.to_thread(self.audio_store.size, key)
+            assert size is not None  # just written
+        filename = f"{job_id}{'' if chapter is None else f'-{chapter}'}.{extension}"
+        return JobAudio(self.audio_store, key, size, view.content_type, filename)
 
     async def progress(self, job_id: str, project_id: str) -> AsyncIterator[SpeechJob]:
         """The job now, then again each time a chunk is done, until it ends (its row
@@ -260,7 +269,7 @@ class LongFormJobs:
                 await store.call(store.delete_job, job_id, project_id)
             except JobNotFound:
                 continue
-            await asyncio.to_thread(shutil.rmtree, self.root / job_id, True)
+            await asyncio.to_thread(self.audio_store.delete_job, job_id)
         return len(ended)
 
     async def keep(self, interval_s: float = SWEEP_INTERVAL_S) -> None:

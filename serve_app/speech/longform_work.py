@@ -12,14 +12,9 @@ among jobs, projects take their turns.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
-import secrets
-import shutil
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel
@@ -30,6 +25,7 @@ from deployments.messages import EncodeJob, SynthesisJob
 from serve_app.accounts import AccountStore
 from serve_app.accounts.longform import ClaimedChunk
 from serve_app.http.errors import ServiceError
+from serve_app.speech.audio_store import AudioStore, job_key
 from serve_app.speech.billing import Meter
 from serve_app.speech.continuity import in_context
 from serve_app.speech.service import SpeechService
@@ -67,19 +63,19 @@ class Rendered:
     audio_ms: int
 
 
-def chunk_path(root: Path, job_id: str, index: int) -> Path:
-    """Where a chunk's audio is kept: a folder per job, a file per chunk (16-bit PCM at
-    the job's rate)."""
-    return root / job_id / f"{index:06d}.pcm"
+def chunk_key(job_id: str, index: int) -> str:
+    """Where a chunk's audio is kept: an object per chunk (16-bit PCM at the job's rate)
+    under its job's."""
+    return job_key(job_id, f"{index:06d}.pcm")
 
 
 def job_audio(
-    root: Path, job_id: str, chunks: Iterable[int], settings: JobSettings
+    audio: AudioStore, job_id: str, chunks: Iterable[int], settings: JobSettings
 ) -> Iterator[bytes]:
     """The audio of a job's ``chunks``, in order, as one stream of the job's format."""
     writer = make_writer(settings.format, settings.sample_rate, settings.bitrate_kbps)
     for index in chunks:
-        pcm = np.frombuffer(chunk_path(root, job_id, index).read_bytes(), dtype="<i2")
+        pcm = np.frombuffer(audio.get(chunk_key(job_id, index)), dtype="<i2")
         # to_int16's scale inverted: a job's PCM and WAV are its chunks' samples exactly
         if data := writer.write(pcm.astype(np.float32) / 32767.0):
             yield data
@@ -88,75 +84,55 @@ def job_audio(
 
 
 def write_job_audio(
-    path: Path,
-    root: Path,
+    audio: AudioStore,
+    key: str,
     job_id: str,
     chapters: Sequence[tuple[str, Sequence[int]]],
     settings: JobSettings,
 ) -> None:
     """The audio of a job's ``chapters`` (each its title and its chunks, in order) as
-    the file ``path``, whole or not at all; with a mark where each chapter starts when
+    the object ``key``, whole or not at all; with a mark where each chapter starts when
     there are several and the format has chapter marks."""
     chunks = [index for _, indices in chapters for index in indices]
     marked = len(chapters) > 1 and has_chapter_marks(settings.format)
-    with _partial(path) as audio:
-        _write(audio, job_audio(root, job_id, chunks, settings))
+    with audio.scratch(key) as whole:
+        with whole.open("wb") as out:
+            for part in job_audio(audio, job_id, chunks, settings):
+                out.write(part)
         if not marked:
-            audio.replace(path)
+            audio.put_file(key, whole)
             return
-        marks = _chapter_marks(root, job_id, chapters, settings.sample_rate)
-        with _partial(path) as with_marks:
-            mark_chapters(audio, with_marks, settings.format, marks)
-            with_marks.replace(path)
+        marks = _chapter_marks(audio, job_id, chapters, settings.sample_rate)
+        with audio.scratch(key) as with_marks:
+            mark_chapters(whole, with_marks, settings.format, marks)
+            audio.put_file(key, with_marks)
 
 
 def _chapter_marks(
-    root: Path, job_id: str, chapters: Sequence[tuple[str, Sequence[int]]], sample_rate: int
+    audio: AudioStore,
+    job_id: str,
+    chapters: Sequence[tuple[str, Sequence[int]]],
+    sample_rate: int,
 ) -> list[ChapterMark]:
     """Where each chapter starts and ends in the job's audio: its chunks' samples."""
     marks, samples = [], 0
     for title, indices in chapters:
         start = samples
-        samples += sum(chunk_path(root, job_id, i).stat().st_size // 2 for i in indices)
+        samples += sum((audio.size(chunk_key(job_id, i)) or 0) // 2 for i in indices)
         marks.append(ChapterMark(title, start * 1000 // sample_rate, samples * 1000 // sample_rate))
     return marks
 
 
-def _write_whole(path: Path, data: Iterable[bytes]) -> None:
-    """``data`` at ``path``, whole or not at all: a reader never sees half a file."""
-    with _partial(path) as partial:
-        _write(partial, data)
-        partial.replace(path)
-
-
-def _write(path: Path, data: Iterable[bytes]) -> None:
-    with path.open("wb") as out:
-        for part in data:
-            out.write(part)
-
-
-@contextlib.contextmanager
-def _partial(path: Path) -> Iterator[Path]:
-    """A new file's name beside ``path``, removed after the block unless it was moved
-    (to ``path``, once it is whole)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
-    try:
-        yield partial
-    finally:
-        partial.unlink(missing_ok=True)
-
-
 class ChunkSpeaker:
-    """Speaks claimed chunks with ``service`` and keeps their audio under ``root``."""
+    """Speaks claimed chunks with ``service`` and keeps their audio in ``audio``."""
 
     def __init__(
-        self, service: SpeechService, store: AccountStore, meter: Meter, root: Path
+        self, service: SpeechService, store: AccountStore, meter: Meter, audio: AudioStore
     ) -> None:
         self._service = service
         self._store = store
         self._meter = meter
-        self._root = root
+        self._audio = audio
 
     async def render(self, chunk: ClaimedChunk) -> Rendered:
         """``chunk`` spoken as its job's settings ask."""
@@ -186,12 +162,12 @@ class ChunkSpeaker:
         then nothing is charged and its audio is not part of the job."""
         rendered = await self.render(chunk)
         store = self._store
-        path = chunk_path(self._root, chunk.job_id, chunk.index)
         # written only under a claim still held: a claim that lapsed meanwhile (another
         # process speaks the chunk now, or has) never overwrites that one's audio
         if not await store.call(store.renew_claim, chunk.job_id, chunk.index, LEASE_S):
             return False
-        await asyncio.to_thread(_write_whole, path, [rendered.audio])  # off the event loop
+        key = chunk_key(chunk.job_id, chunk.index)
+        await asyncio.to_thread(self._audio.put, key, rendered.audio)  # off the event loop
         # a job is one request: its first chunk carries the per-request price
         cost = self._meter.cost(rendered.characters, delivered=chunk.index == 0)
         done = await self._store.call(
@@ -204,7 +180,7 @@ class ChunkSpeaker:
         )
         if not done and await self._store.call(self._store.job_state, chunk.job_id) is None:
             # the job was deleted meanwhile: what was written for it goes too
-            await asyncio.to_thread(shutil.rmtree, path.parent, True)
+            await asyncio.to_thread(self._audio.delete_job, chunk.job_id)
         return done
 
 

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import FileResponse, StreamingResponse
+from fastapi.responses import StreamingResponse
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 
@@ -16,9 +16,11 @@ from serve_app.accounts import ApiKey
 from serve_app.http.auth import key_with_scope
 from serve_app.http.body import parse_body, read_json, validate
 from serve_app.http.errors import InvalidRequest, NotFound
-from serve_app.speech.longform_jobs import LongFormJobs
+from serve_app.http.ranges import byte_range
+from serve_app.speech.longform_jobs import JobAudio, LongFormJobs
 from serve_app.speech.longform_vocabulary import SpeechJob, SpeechJobList, SpeechJobRequest
 from serve_app.surfaces.framing import SSE_CONTENT_TYPE
+from serve_app.surfaces.native.protocol import ErrorResponse
 from serve_app.surfaces.services import Services
 
 router = APIRouter(prefix="/v1/speech/jobs", tags=["Long-form jobs"])
@@ -43,12 +45,19 @@ JOB_EVENTS: dict[int | str, dict[str, Any]] = {
         "content": {SSE_CONTENT_TYPE: {"schema": {"type": "string"}}},
     }
 }
+AUDIO_BODY = {"audio/*": {"schema": {"type": "string", "format": "binary"}}}
 JOB_AUDIO: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "The audio in the job's format; HTTP Range requests are answered "
-        "with 206 and the range.",
-        "content": {"audio/*": {"schema": {"type": "string", "format": "binary"}}},
-    }
+    200: {"description": "The audio in the job's format.", "content": AUDIO_BODY},
+    206: {
+        "description": "The byte range a Range header asked for (one range; Content-Range "
+        "says which).",
+        "content": AUDIO_BODY,
+    },
+    416: {
+        "model": ErrorResponse,
+        "description": "The range begins past the end (range_not_satisfiable; "
+        "Content-Range: bytes */size).",
+    },
 }
 
 
@@ -180,18 +189,30 @@ async def job_events(job_id: str, key: SpeechKey, jobs: Jobs) -> StreamingRespon
     )
 
 
-@router.get("/{job_id}/audio", response_class=FileResponse, responses=JOB_AUDIO)
+@router.get("/{job_id}/audio", response_class=StreamingResponse, responses=JOB_AUDIO)
 async def job_audio(
+    request: Request,
     job_id: str,
     key: SpeechKey,
     jobs: Jobs,
     chapter: Annotated[int | None, Query(ge=0, description="One chapter's audio.")] = None,
-) -> Any:
+) -> StreamingResponse:
     """The job's audio once it is done, or one chapter's once that is made."""
     audio = await jobs.audio(job_id, key.project_id, chapter)
-    return FileResponse(
-        audio.path,
-        media_type=audio.content_type,
-        filename=audio.filename,
-        content_disposition_type="inline",
-    )
+    return audio_response(audio, request.headers.get("range"))
+
+
+def audio_response(audio: JobAudio, range_header: str | None) -> StreamingResponse:
+    """``audio`` whole (200), or the byte range asked for (206), read from its store
+    as it is sent."""
+    headers = {
+        "Accept-Ranges": "bytes",
+        "Content-Disposition": f'inline; filename="{audio.filename}"',
+    }
+    status, (start, stop) = 200, (0, audio.size)
+    if (asked := byte_range(range_header, audio.size)) is not None:
+        status, (start, stop) = 206, asked
+        headers["Content-Range"] = f"bytes {start}-{stop - 1}/{audio.size}"
+    headers["Content-Length"] = str(stop - start)
+    body = audio.store.read(audio.key, start, stop)  # blocking: Starlette reads it on threads
+    return StreamingResponse(body, status, headers, media_type=audio.content_type)

@@ -88,3 +88,48 @@ def serving(config: uvicorn.Config) -> Iterator[None]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+S3_BUCKET = "longform-audio"
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    """An S3-compatible server on 127.0.0.1 (moto's, over real HTTP) with the bucket
+    ``S3_BUCKET``; the credentials it takes are any, given through the environment as
+    a deployment gives them."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in S3_ENVIRONMENT.items():
+            env.setenv(name, value)
+        boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket=S3_BUCKET)
+        try:
+            yield endpoint
+        finally:
+            server.stop()
+
+
+S3_ENVIRONMENT = {
+    "AWS_ACCESS_KEY_ID": "test-key-id",
+    "AWS_SECRET_ACCESS_KEY": "test-secret",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+@pytest.fixture(params=["folder", "s3"])
+def audio_settings(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, Any]:
+    """Where a test's long-form audio is kept: a folder, or an S3 bucket (a prefix of
+    the test's own)."""
+    if request.param == "folder":
+        return {"longform_audio_path": str(tmp_path / "longform")}
+    endpoint = request.getfixturevalue("s3_endpoint")
+    return {
+        "longform_audio_path": f"s3://{S3_BUCKET}/{tmp_path.name}",
+        "longform_s3_endpoint_url": endpoint,
+    }

@@ -14,13 +14,14 @@ import pytest
 
 from serve_app.accounts.longform import NewChunk
 from serve_app.ingress.state import IngressState
+from serve_app.speech.audio_store import FolderStore
 from serve_app.speech.longform import chapters_of, chunks_of
 from serve_app.speech.longform_work import (
     MAX_ATTEMPTS,
     ChunkSpeaker,
     JobSettings,
     JobWorker,
-    chunk_path,
+    chunk_key,
     job_audio,
 )
 from tests.conftest import decode
@@ -47,17 +48,18 @@ async def test_each_chunk_is_spoken_stored_and_charged_once(tmp_path: Path) -> N
     assert len(planned) == 3
     new = [NewChunk(c.chapter, c.text, c.before, c.after, price * len(c.text) * 2) for c in planned]
     job = store.create_job(project, SETTINGS, json.dumps([""]), new, max_running=1)
-    speaker = ChunkSpeaker(state.speech, store, state.meter, tmp_path / "jobs")
+    audio = FolderStore(tmp_path / "jobs")
+    speaker = ChunkSpeaker(state.speech, store, state.meter, audio)
     while (claimed := store.claim_chunk(lease_s=60, owner_lease_s=30)) is not None:
         assert await speaker.speak(claimed)
-    sizes = [chunk_path(tmp_path / "jobs", job.id, i).stat().st_size for i in range(3)]
+    sizes = [audio.size(chunk_key(job.id, i)) or 0 for i in range(3)]
     assert all(size > 22050 for size in sizes)  # over half a second of 16-bit PCM each
     # the job's format made from its chunks, one stream: a WAV of every sample, an MP3
     # of the same length (give or take the encoder's padding)
     for fmt in ("wav", "mp3"):
         made = JobSettings(options="{}", format=fmt, sample_rate=22050, bitrate_kbps=64)
-        audio = b"".join(job_audio(tmp_path / "jobs", job.id, range(3), made))
-        samples, rate = decode(audio)
+        whole = b"".join(job_audio(audio, job.id, range(3), made))
+        samples, rate = decode(whole)
         slack = 0 if fmt == "wav" else 2_400
         assert rate == 22050 and abs(samples.size - sum(sizes) // 2) <= slack
     done = store.job(job.id, project)
@@ -76,7 +78,8 @@ async def test_a_chunk_of_a_cancelled_job_is_not_charged(tmp_path: Path) -> None
     claimed = store.claim_chunk(lease_s=60, owner_lease_s=30)
     assert claimed is not None
     store.cancel_job(job.id, project)
-    assert not await ChunkSpeaker(state.speech, store, state.meter, tmp_path).speak(claimed)
+    speaker = ChunkSpeaker(state.speech, store, state.meter, FolderStore(tmp_path))
+    assert not await speaker.speak(claimed)
     assert store.usage(project).balance == 10_000_000 and store.usage(project).held == 0
 
 
@@ -87,7 +90,8 @@ async def test_a_worker_speaks_a_job_two_chunks_at_once_until_it_is_done(tmp_pat
     planned = chunks_of(chapters_of(TEXT, "text"), chunk_chars=30)
     new = [NewChunk(c.chapter, c.text, c.before, c.after, 100_000) for c in planned]
     job = store.create_job(project, SETTINGS, json.dumps([""]), new, max_running=1)
-    speaker = ChunkSpeaker(state.speech, store, state.meter, tmp_path / "jobs")
+    audio = FolderStore(tmp_path / "jobs")
+    speaker = ChunkSpeaker(state.speech, store, state.meter, audio)
     worker = asyncio.create_task(JobWorker(speaker, store, 2, 30, idle_s=0.05).run())
     try:
         for _ in range(600):
@@ -97,7 +101,7 @@ async def test_a_worker_speaks_a_job_two_chunks_at_once_until_it_is_done(tmp_pat
     finally:
         worker.cancel()
     assert store.job(job.id, project).state == "done"
-    assert all(chunk_path(tmp_path / "jobs", job.id, i).exists() for i in range(len(planned)))
+    assert all(audio.size(chunk_key(job.id, i)) for i in range(len(planned)))
 
 
 async def test_a_chunk_that_cannot_be_spoken_fails_its_job_after_its_tries(tmp_path: Path) -> None:
@@ -152,7 +156,7 @@ async def test_a_job_outlives_the_process_that_was_speaking_it(tmp_path: Path, s
     planned = chunks_of(chapters_of(TEXT, "text"), chunk_chars=30)
     new = [NewChunk(c.chapter, c.text, c.before, c.after, 100_000) for c in planned]
     job = store.create_job(project, SETTINGS, json.dumps([""]), new, max_running=1)
-    root = first.jobs.root
+    audio = first.jobs.audio_store
     if stop == "stopped":
         worker = asyncio.create_task(JobWorker(speaker_of(first), store, 1, 30).run())
         await run_until(lambda: store.job(job.id, project).chunks_done >= 1, "one chunk made")
@@ -175,12 +179,12 @@ async def test_a_job_outlives_the_process_that_was_speaking_it(tmp_path: Path, s
         f"{job.id}/{i}" for i in range(len(planned))
     )
     assert store.ledger_sum(project) == store.usage(project).balance == 10_000_000 - done.cost
-    pcm = [chunk_path(root, job.id, i).read_bytes() for i in range(len(planned))]
+    pcm = [audio.get(chunk_key(job.id, i)) for i in range(len(planned))]
     made = JobSettings(options="{}", format="pcm", sample_rate=22050)
-    assert b"".join(job_audio(root, job.id, range(len(planned)), made)) == b"".join(pcm)
+    assert b"".join(job_audio(audio, job.id, range(len(planned)), made)) == b"".join(pcm)
     # each chunk's milliseconds, rounded down
     assert 0 <= sum(len(p) for p in pcm) / 2 / 22.05 - done.audio_ms < len(planned)
 
 
 def speaker_of(state: IngressState) -> ChunkSpeaker:
-    return ChunkSpeaker(state.speech, state.store, state.meter, state.jobs.root)
+    return ChunkSpeaker(state.speech, state.store, state.meter, state.jobs.audio_store)

@@ -12,6 +12,7 @@ import time
 from collections.abc import AsyncIterator
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import av
 import httpx
@@ -20,7 +21,7 @@ import pytest
 
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
-from serve_app.speech.longform_work import chunk_path
+from serve_app.speech.longform_work import chunk_key
 from serve_app.surfaces.native.jobs import MARKDOWN_FILES, SSML_FILES
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK, make_state
@@ -62,9 +63,10 @@ async def finished(client: httpx.AsyncClient, auth: dict[str, str], job_id: str)
 
 
 async def test_a_book_is_spoken_by_chapters_and_its_audio_is_its_chunks_in_order(
-    tmp_path: Path, auth: dict[str, str]
+    tmp_path: Path, auth: dict[str, str], audio_settings: dict[str, Any]
 ) -> None:
-    state = make_state(tmp_path)
+    """Its audio kept in a folder, or in an S3-compatible store."""
+    state = make_state(tmp_path, **audio_settings)
     async with service(state) as client:
         body = {"input": BOOK, "text_type": "markdown", "voice": ESPEAK, "response_format": "wav"}
         created = await client.post(JOBS, headers=auth, json=body)
@@ -91,10 +93,8 @@ async def test_a_book_is_spoken_by_chapters_and_its_audio_is_its_chunks_in_order
         whole = await client.get(f"{JOBS}/{job['id']}/audio", headers=auth)
         assert whole.status_code == 200 and whole.headers["content-type"] == "audio/wav"
         samples, rate = decode(whole.content)
-        root = state.jobs.root
-        chunks = [
-            np.frombuffer(chunk_path(root, job["id"], i).read_bytes(), "<i2") for i in range(3)
-        ]
+        audio = state.jobs.audio_store
+        chunks = [np.frombuffer(audio.get(chunk_key(job["id"], i)), "<i2") for i in range(3)]
         assert rate == 22050 and np.array_equal(
             np.round(samples * 32768).astype(np.int16), np.concatenate(chunks)
         )
@@ -106,6 +106,19 @@ async def test_a_book_is_spoken_by_chapters_and_its_audio_is_its_chunks_in_order
             f"{JOBS}/{job['id']}/audio", headers={**auth, "Range": "bytes=100-199"}
         )
         assert ranged.status_code == 206 and ranged.content == whole.content[100:200]
+        size = len(whole.content)
+        assert ranged.headers["content-range"] == f"bytes 100-199/{size}"
+        tail = await client.get(f"{JOBS}/{job['id']}/audio", headers={**auth, "Range": "bytes=-50"})
+        assert tail.status_code == 206 and tail.content == whole.content[-50:]
+        rest = await client.get(
+            f"{JOBS}/{job['id']}/audio", headers={**auth, "Range": f"bytes={size - 10}-"}
+        )
+        assert rest.status_code == 206 and rest.content == whole.content[-10:]
+        past = await client.get(
+            f"{JOBS}/{job['id']}/audio", headers={**auth, "Range": f"bytes={size}-"}
+        )
+        assert past.status_code == 416 and past.headers["content-range"] == f"bytes */{size}"
+        assert past.json()["error"]["code"] == "range_not_satisfiable"
 
         events = await client.get(f"{JOBS}/{job['id']}/events", headers=auth)
         assert events.headers["content-type"].startswith("text/event-stream")
@@ -116,7 +129,7 @@ async def test_a_book_is_spoken_by_chapters_and_its_audio_is_its_chunks_in_order
         deleted = (await client.delete(f"{JOBS}/{job['id']}", headers=auth)).json()
         assert deleted["deleted"] and deleted["state"] == "done"
         assert (await client.get(f"{JOBS}/{job['id']}", headers=auth)).status_code == 404
-        assert not (root / job["id"]).exists()
+        assert audio.size(chunk_key(job["id"], 0)) is None
 
 
 async def test_a_book_s_mp3_carries_a_mark_where_each_chapter_starts(
@@ -132,7 +145,8 @@ async def test_a_book_s_mp3_carries_a_mark_where_each_chapter_starts(
         whole = await client.get(f"{JOBS}/{job['id']}/audio", headers=auth)
         first = await client.get(f"{JOBS}/{job['id']}/audio?chapter=0", headers=auth)
     # the chunks' samples (eSpeak's 22,050 Hz): the first chapter is chunks 0 and 1
-    samples = [chunk_path(state.jobs.root, job["id"], i).stat().st_size // 2 for i in range(3)]
+    audio = state.jobs.audio_store
+    samples = [(audio.size(chunk_key(job["id"], i)) or 0) // 2 for i in range(3)]
     first_ms, whole_ms = sum(samples[:2]) * 1000 // 22050, sum(samples) * 1000 // 22050
     with av.open(io.BytesIO(whole.content)) as reader:
         marks = [(c["metadata"]["title"], c["start"], c["end"]) for c in reader.chapters()]
@@ -334,11 +348,11 @@ async def test_an_ended_job_is_deleted_with_its_audio_once_its_keeping_is_over(
         job = (await client.post(JOBS, headers=auth, json=body)).json()
         done = await finished(client, auth, job["id"])
         assert done["expires_at"] == pytest.approx(done["finished_at"] + 0.2)
-        assert (state.jobs.root / job["id"]).is_dir()
+        assert state.jobs.audio_store.size(chunk_key(job["id"], 0))
         await asyncio.sleep(0.3)
         assert await state.jobs.sweep() == 1
         assert (await client.get(f"{JOBS}/{job['id']}", headers=auth)).status_code == 404
-        assert not (state.jobs.root / job["id"]).exists()
+        assert state.jobs.audio_store.size(chunk_key(job["id"], 0)) is None
 
 
 async def test_a_job_deleted_while_watched_ends_its_event_stream_so(
