@@ -28,6 +28,7 @@ from serve_app.cluster import LocalCluster, State
 from serve_app.cluster.__main__ import locust_command
 from serve_app.cluster.nodes import LAYOUT
 from serve_app.http.sockets import free_port
+from tests.s3_server import BUCKET, s3_server
 from tests.service_logs import LOGS_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,6 +39,7 @@ class Cluster:
     local: LocalCluster
     state: State
     key: str
+    s3_endpoint: str  # where its long-form audio is kept: bucket BUCKET, under AUDIO_PREFIX
 
     @property
     def auth(self) -> dict[str, str]:
@@ -61,6 +63,7 @@ def free_ports(count: int) -> int:
 
 
 ROOT_PREFIX = "ttsc-"
+AUDIO_PREFIX = "cluster"
 OWNER = "owner.pid"  # the pytest process that started the cluster under a root
 
 
@@ -110,15 +113,21 @@ def cluster(pytestconfig: pytest.Config) -> Iterator[Cluster]:
     # a failed test's report shows what the replicas logged
     pytestconfig.stash[LOGS_DIR] = local.ray_dir / "session_latest" / "logs"
     started = time.monotonic()
-    with interrupted_on_termination():
-        yield from _cluster(local, root, started)
+    # Long-form audio in an S3-compatible store, as on a cluster whose nodes share no
+    # disk: the nodes start with the store in their environment.
+    with interrupted_on_termination(), s3_server() as endpoint, pytest.MonkeyPatch.context() as env:
+        env.setenv("TTS_LONGFORM_AUDIO_PATH", f"s3://{BUCKET}/{AUDIO_PREFIX}")
+        env.setenv("TTS_LONGFORM_S3_ENDPOINT_URL", endpoint)
+        yield from _cluster(local, root, started, endpoint)
 
 
-def _cluster(local: LocalCluster, root: Path, started: float) -> Iterator[Cluster]:
+def _cluster(
+    local: LocalCluster, root: Path, started: float, s3_endpoint: str
+) -> Iterator[Cluster]:
     try:
         state = local.up(port=free_ports(len(LAYOUT)), dashboard_port=free_port())
         print(f"\nlocal cluster up in {time.monotonic() - started:.0f} s")
-        yield Cluster(local, state, local.add_key())
+        yield Cluster(local, state, local.add_key(), s3_endpoint)
     finally:
         local.down()
         left = cluster_processes(local)

@@ -23,6 +23,7 @@ import yaml
 from serve_app.accounts import AccountStore
 from serve_app.settings import CONFIGS
 from tests.cluster.conftest import (
+    AUDIO_PREFIX,
     Cluster,
     locust_totals,
     sse,
@@ -30,6 +31,7 @@ from tests.cluster.conftest import (
     wait_for_holds_settled,
 )
 from tests.conftest import decode
+from tests.s3_server import BUCKET
 
 pytestmark = pytest.mark.cluster
 
@@ -107,12 +109,22 @@ def test_requests_through_two_nodes_proxies_share_one_ledger(cluster: Cluster) -
     assert seen[0]["usage"]["spent_deci_micros"] == sum(costs)
 
 
+def stored(cluster: Cluster, job_id: str) -> list[str]:
+    """The keys of ``job_id``'s audio in the cluster's S3-compatible store."""
+    import boto3
+
+    s3 = boto3.client("s3", endpoint_url=cluster.s3_endpoint)
+    listed = s3.list_objects_v2(Bucket=BUCKET, Prefix=f"{AUDIO_PREFIX}/{job_id}/")
+    return [item["Key"] for item in listed.get("Contents", [])]
+
+
 def test_a_long_form_job_is_spoken_by_the_cluster_and_read_through_any_proxy(
     cluster: Cluster,
 ) -> None:
     """A job submitted through the head's proxy, its chunks claimed from the PostgreSQL
-    ledger by the Ingress replicas' workers, watched and fetched through the workers'
-    proxies: done, its audio every chunk's, charged as one request of its chunks."""
+    ledger by the Ingress replicas' workers, their audio kept in the S3-compatible
+    store, watched and fetched through the workers' proxies: done, its audio every
+    chunk's, charged as one request of its chunks; deleted, its audio gone."""
     auth = new_project(cluster, "long-form")
     paragraphs = [
         " ".join(f"अनुच्छेद {p} का वाक्य {s} यहाँ धीरे से पढ़ा जा रहा है।" for s in range(16))
@@ -137,8 +149,9 @@ def test_a_long_form_job_is_spoken_by_the_cluster_and_read_through_any_proxy(
     assert abs(samples.size / rate - done["audio_seconds"]) < 0.01
     usage = httpx.get(f"{head}/v1/account/usage", headers=auth, timeout=30).json()["usage"]
     assert usage["requests"] == 1 and usage["spent_deci_micros"] == done["cost_deci_micros"] > 0
+    assert len(stored(cluster, job["id"])) > job["chunks"]  # each chunk's, and the whole
     deleted = httpx.delete(f"{head}/v1/speech/jobs/{job['id']}", headers=auth, timeout=30)
-    assert deleted.json()["deleted"]
+    assert deleted.json()["deleted"] and not stored(cluster, job["id"])
     print(
         f"long-form job: {done['characters']} characters, {done['audio_seconds']:.1f} s of "
         f"audio in {took:.1f} s on the cluster"

@@ -19,6 +19,7 @@ from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
 from serve_app.settings import IngressConfig
 from serve_app.speech.pipeline import Pipeline
+from tests.s3_server import BUCKET, s3_server
 
 DEV_KEY = "sk-proj-unittest01-abcdefghijklmnopqrstuvwxyz012345"
 HI = "नमस्ते, आप कैसे हैं?"
@@ -90,36 +91,14 @@ def serving(config: uvicorn.Config) -> Iterator[None]:
         thread.join(10)
 
 
-S3_BUCKET = "longform-audio"
+S3_BUCKET = BUCKET
 
 
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
-    """An S3-compatible server on 127.0.0.1 (moto's, over real HTTP) with the bucket
-    ``S3_BUCKET``; the credentials it takes are any, given through the environment as
-    a deployment gives them."""
-    import boto3
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    with pytest.MonkeyPatch.context() as env:
-        for name, value in S3_ENVIRONMENT.items():
-            env.setenv(name, value)
-        boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket=S3_BUCKET)
-        try:
-            yield endpoint
-        finally:
-            server.stop()
-
-
-S3_ENVIRONMENT = {
-    "AWS_ACCESS_KEY_ID": "test-key-id",
-    "AWS_SECRET_ACCESS_KEY": "test-secret",
-    "AWS_DEFAULT_REGION": "us-east-1",
-}
+    """An S3-compatible server on 127.0.0.1 with the bucket ``S3_BUCKET``."""
+    with s3_server() as endpoint:
+        yield endpoint
 
 
 @pytest.fixture(params=["folder", "s3"])
