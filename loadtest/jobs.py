@@ -1,6 +1,7 @@
 """``make bench-jobs``: one long-form job, timed, and what it costs live requests.
 
     python -m loadtest.jobs [--characters 100000] [--voice default] [--seconds 30]
+                            [--live-project other|same] [--cluster]
 
 Starts the service as ``make run`` does, twice: once speaking a job's chunks one at
 a time (one ingress replica, one chunk at once), once as it is configured (every
@@ -10,8 +11,10 @@ money) and measures the time to its first chunk and to its end (wall time, and t
 real-time factor: wall seconds per second of audio). In the second run it also
 measures live requests' time to first audio (a short sentence in the default voice,
 one after another, for ``--seconds``; another project's, or with ``--live-project
-same`` the job's own) with nothing else running and while the job runs. Prints
-Markdown tables with the machine.
+same`` the job's own) with nothing else running and while the job runs. With
+``--cluster`` it runs the job once on the local cluster ``make cluster-up`` started
+(its ingress replicas on several nodes, as configured), live requests beside it.
+Prints Markdown tables with the machine.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from loadtest.traffic import KEY, percentile
 from serve_app.accounts import AccountStore
 
 SHORT = "नमस्ते, आज मौसम बहुत अच्छा है।"
-AUTH = {"Authorization": f"Bearer {KEY}"}
+# First-audio times (ms) of live requests: alone, and while the job runs.
+Live = dict[str, list[float]]
 
 
 @dataclass
@@ -49,9 +53,10 @@ class JobRun:
     state: str
 
 
-def run_job(url: str, text: str, voice: str, setup: str) -> JobRun:
-    """Submit ``text`` as a job and follow it to its end."""
-    with httpx.Client(base_url=url, headers=AUTH, timeout=120) as api:
+def run_job(url: str, text: str, voice: str, setup: str, key: str = KEY) -> JobRun:
+    """Submit ``text`` as ``key``'s job and follow it to its end."""
+    auth = {"Authorization": f"Bearer {key}"}
+    with httpx.Client(base_url=url, headers=auth, timeout=120) as api:
         started_at = time.perf_counter()
         body = {"input": text, "text_type": "markdown", "voice": voice}
         created = api.post("/v1/speech/jobs", json=body)
@@ -87,6 +92,78 @@ async def live_first_audio(
     return times
 
 
+def beside_live(
+    url: str, text: str, voice: str, setup: str, keys: tuple[str, str], seconds: float
+) -> tuple[JobRun, Live]:
+    """Live requests' first audio alone, then the job (``keys``: the job's, the live
+    requests') with live requests beside it."""
+    job_key, live_key = keys
+    live = {"alone": asyncio.run(live_first_audio(url, live_key, seconds, threading.Event()))}
+    ended = threading.Event()
+    during: list[float] = []
+
+    def measure_live() -> None:
+        time.sleep(5)  # the job's chunks are being spoken
+        during.extend(asyncio.run(live_first_audio(url, live_key, seconds, ended)))
+
+    beside = threading.Thread(target=measure_live)
+    beside.start()
+    run = run_job(url, text, voice, setup, job_key)
+    ended.set()
+    beside.join()
+    live["while the job runs"] = during
+    return run, live
+
+
+def on_cluster(text: str, voice: str, same: bool, seconds: float) -> tuple[list[JobRun], Live]:
+    """The job on the local cluster (``make cluster-up``), as it is configured: its
+    projects made in the cluster's ledger."""
+    from serve_app.cluster.local import LocalCluster
+
+    state = LocalCluster().state()
+    if state is None:
+        raise SystemExit("no local cluster is up: make cluster-up first")
+    store = AccountStore.open(state.database_url)
+    try:
+        job_key = store.create_key(store.create_project("bench-jobs", 10**15))
+        live_key = job_key if same else store.create_key(store.create_project("live", 10**15))
+    finally:
+        store.close()
+    setup = "the local cluster, as configured"
+    run, live = beside_live(state.url, text, voice, setup, (job_key, live_key), seconds)
+    return [run], live
+
+
+def on_one_machine(
+    text: str, voice: str, same: bool, seconds: float, characters: int
+) -> tuple[list[JobRun], Live]:
+    """The job on the service as ``make run`` starts it: one chunk at a time, then as
+    configured (live requests measured beside that one)."""
+    with tempfile.TemporaryDirectory() as folder:
+        # the live requests' project: another than the job's, or the job's own
+        store = AccountStore.open(f"sqlite:///{folder}/2.db")
+        other = store.create_key(store.create_project("live", 10**15))
+        store.close()
+        keys = (KEY, KEY if same else other)
+        base = {
+            "TTS_DEV_API_KEY": KEY,
+            "TTS_RATE_LIMIT_PER_MINUTE": "0",
+            "TTS_DEV_STARTING_BALANCE_DECI_MICROS": str(10**15),
+            "TTS_LONGFORM_MAX_CHARACTERS": str(max(characters, 500_000)),
+            "TTS_LONGFORM_AUDIO_PATH": f"{folder}/audio",
+            "RAY_USAGE_STATS_ENABLED": "0",
+        }
+        one = {"TTS_INGRESS_REPLICAS": "1", "TTS_LONGFORM_CHUNKS_AT_ONCE": "1"}
+        command = [sys.executable, "-m", "serve_app.run"]
+        first = {**base, **one, "TTS_DATABASE_URL": f"sqlite:///{folder}/1.db"}
+        with started(command, first) as url:
+            runs = [run_job(url, text, voice, "one chunk at a time")]
+        with started(command, {**base, "TTS_DATABASE_URL": f"sqlite:///{folder}/2.db"}) as url:
+            setup = "every replica, as configured"
+            run, live = beside_live(url, text, voice, setup, keys, seconds)
+    return [*runs, run], live
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--characters", type=int, default=100_000)
@@ -98,45 +175,18 @@ def main() -> None:
         default="other",
         help="whose live requests run beside the job: another project's, or the job's own",
     )
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="on the local cluster (make cluster-up) instead of starting the service",
+    )
     args = parser.parse_args()
     text = long_hindi(args.characters)
-    runs: list[JobRun] = []
-    live: dict[str, list[float]] = {}
-    with tempfile.TemporaryDirectory() as folder:
-        # the live requests' project: another than the job's, or the job's own
-        store = AccountStore.open(f"sqlite:///{folder}/2.db")
-        other = store.create_key(store.create_project("live", 10**15))
-        store.close()
-        live_key = KEY if args.live_project == "same" else other
-        base = {
-            "TTS_DEV_API_KEY": KEY,
-            "TTS_RATE_LIMIT_PER_MINUTE": "0",
-            "TTS_DEV_STARTING_BALANCE_DECI_MICROS": str(10**15),
-            "TTS_LONGFORM_MAX_CHARACTERS": str(max(args.characters, 500_000)),
-            "TTS_LONGFORM_AUDIO_PATH": f"{folder}/audio",
-            "RAY_USAGE_STATS_ENABLED": "0",
-        }
-        one = {"TTS_INGRESS_REPLICAS": "1", "TTS_LONGFORM_CHUNKS_AT_ONCE": "1"}
-        command = [sys.executable, "-m", "serve_app.run"]
-        first = {**base, **one, "TTS_DATABASE_URL": f"sqlite:///{folder}/1.db"}
-        with started(command, first) as url:
-            runs.append(run_job(url, text, args.voice, "one chunk at a time"))
-        with started(command, {**base, "TTS_DATABASE_URL": f"sqlite:///{folder}/2.db"}) as url:
-            alone = threading.Event()
-            live["alone"] = asyncio.run(live_first_audio(url, live_key, args.seconds, alone))
-            ended = threading.Event()
-            during: list[float] = []
-
-            def measure_live() -> None:
-                time.sleep(5)  # the job's chunks are being spoken
-                during.extend(asyncio.run(live_first_audio(url, live_key, args.seconds, ended)))
-
-            beside = threading.Thread(target=measure_live)
-            beside.start()
-            runs.append(run_job(url, text, args.voice, "every replica, as configured"))
-            ended.set()
-            beside.join()
-            live["while the job runs"] = during
+    same = args.live_project == "same"
+    if args.cluster:
+        runs, live = on_cluster(text, args.voice, same, args.seconds)
+    else:
+        runs, live = on_one_machine(text, args.voice, same, args.seconds, args.characters)
     print(f"\nA {args.characters:,}-character Hindi job ({args.voice}), on {machine()}\n")
     rows = [
         [

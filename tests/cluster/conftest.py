@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import csv
 import json
 import os
 import shutil
@@ -235,3 +236,16 @@ def locust_totals(prefix: Path) -> tuple[int, int]:
     rows = (prefix.parent / f"{prefix.name}_stats.csv").read_text().splitlines()
     total = next(line for line in rows if ",Aggregated," in line).split(",")
     return int(total[2]), int(total[3])
+
+
+def locust_failures(prefix: Path) -> dict[str, int]:
+    """Each failure of a Locust run (its request's name and error) and how often it
+    happened, from its ``--csv`` failures."""
+    with (prefix.parent / f"{prefix.name}_failures.csv").open(newline="") as rows:
+        return {f"{r['Name']}: {r['Error']}": int(r["Occurrences"]) for r in csv.DictReader(rows)}
+
+
+def at_capacity(error: str) -> bool:
+    """The API's answer to a request that cannot begin in time: 503 overloaded, to
+    retry (its first audio did not begin within ``first_audio_wait_s``)."""
+    return "HTTP 503" in error and '"type":"overloaded_error"' in error
