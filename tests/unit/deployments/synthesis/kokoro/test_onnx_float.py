@@ -17,6 +17,7 @@ from deployments.synthesis.registry import load_engine  # noqa: E402
 from tests.unit.deployments.synthesis.kokoro.test_engine import VOICES  # noqa: E402
 
 MAX_DISTANCE_DB = 1.5  # measured 0.78-0.84 dB: the export's inverse STFT against torch's
+TRIM_SLACK = 1_200  # samples: 50 ms at 24 kHz
 
 
 def test_no_quantised_operator_is_left() -> None:
@@ -47,5 +48,7 @@ def test_the_float_graph_speaks_as_the_torch_model() -> None:
     (onnx_audio, onnx_words), (torch_audio, torch_words) = heard["onnx-float"], heard["torch"]
     assert onnx_words == torch_words  # the same durations, to the frame
     size = min(onnx_audio.size, torch_audio.size)
-    assert abs(onnx_audio.size - torch_audio.size) < 240  # trimmed alike, within 10 ms
+    # trimmed alike: the cut falls where a quiet tail crosses a threshold, which the
+    # graphs' ~0.8 dB difference moves by 10-20 ms (Intel Xeon, AMD EPYC)
+    assert abs(onnx_audio.size - torch_audio.size) < TRIM_SLACK
     assert mel_distance(onnx_audio[:size], torch_audio[:size]) < MAX_DISTANCE_DB
