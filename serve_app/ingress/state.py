@@ -84,7 +84,8 @@ class IngressState:
 
     def job_worker(self) -> JobWorker:
         """What speaks long-form jobs' chunks from this replica."""
-        speaker = ChunkSpeaker(self.speech, self.store, self.meter, self.jobs.audio_store)
+        jobs = self.jobs
+        speaker = ChunkSpeaker(self.speech, self.store, self.meter, jobs.audio_store, jobs.prepare)
         config = self.config
         return JobWorker(speaker, self.store, config.longform_chunks_at_once, config.hold_lease_s)
 

@@ -204,8 +204,9 @@ class LongFormJobs:
         return self._view(job, chunks).model_copy(update={"deleted": True})
 
     async def audio(self, job_id: str, project_id: str, chapter: int | None) -> JobAudio:
-        """The job's audio as one file of its format, made on first asking: the whole
-        job's once it is done, a chapter's once its chunks are."""
+        """The job's audio as one file of its format, made if it is not yet (the whole
+        job's is made as the job ends: :meth:`prepare`): the whole job's once it is
+        done, a chapter's once its chunks are."""
         job, chunks, _ = await self._load(job_id, project_id)
         view = self._view(job, chunks)
         if chapter is None:
@@ -238,10 +239,19 @@ class LongFormJobs:
                 for n in numbers
             ]
             await asyncio.to_thread(write_job_audio, self.audio_store, key, job_id, parts, settings)
+            if await self._store.call(self._store.job_state, job_id) is None:
+                # deleted while the file was made: it goes too, not left behind
+                await asyncio.to_thread(self.audio_store.delete_job, job_id)
+                raise NotFound("not_found", f"No job '{job_id}' in this project.", "job_id")
             size = await asyncio.to_thread(self.audio_store.size, key)
             assert size is not None  # just written
         filename = f"{job_id}{'' if chapter is None else f'-{chapter}'}.{extension}"
         return JobAudio(self.audio_store, key, size, view.content_type, filename)
+
+    async def prepare(self, job_id: str, project_id: str) -> None:
+        """Make the done job's whole file now, so that asking for it waits for nothing
+        (a book's MP3 takes tens of seconds to encode)."""
+        await self.audio(job_id, project_id, None)
 
     async def progress(self, job_id: str, project_id: str) -> AsyncIterator[SpeechJob]:
         """The job now, then again each time a chunk is done, until it ends (its row

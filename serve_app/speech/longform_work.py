@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -127,12 +127,20 @@ class ChunkSpeaker:
     """Speaks claimed chunks with ``service`` and keeps their audio in ``audio``."""
 
     def __init__(
-        self, service: SpeechService, store: AccountStore, meter: Meter, audio: AudioStore
+        self,
+        service: SpeechService,
+        store: AccountStore,
+        meter: Meter,
+        audio: AudioStore,
+        when_done: Callable[[str, str], Awaitable[object]] | None = None,
     ) -> None:
+        """``when_done(job_id, project_id)``: awaited once the chunk spoken here was its
+        job's last (the job's whole file made then, not when first asked for)."""
         self._service = service
         self._store = store
         self._meter = meter
         self._audio = audio
+        self._when_done = when_done
 
     async def render(self, chunk: ClaimedChunk) -> Rendered:
         """``chunk`` spoken as its job's settings ask."""
@@ -178,9 +186,15 @@ class ChunkSpeaker:
             rendered.audio_ms,
             cost,
         )
-        if not done and await self._store.call(self._store.job_state, chunk.job_id) is None:
+        state = await self._store.call(self._store.job_state, chunk.job_id)
+        if not done and state is None:
             # the job was deleted meanwhile: what was written for it goes too
             await asyncio.to_thread(self._audio.delete_job, chunk.job_id)
+        elif done and state == "done" and self._when_done is not None:
+            try:
+                await self._when_done(chunk.job_id, chunk.project_id)
+            except Exception:  # the chunk stays done: its audio is made when asked for
+                logger.exception("making job %s's audio failed", chunk.job_id)
         return done
 
 

@@ -89,6 +89,14 @@ async def test_a_book_is_spoken_by_chapters_and_its_audio_is_its_chunks_in_order
         assert usage["requests"] == 1 and state.store.usage(project).held == 0
         assert usage["spent_deci_micros"] == done["cost_deci_micros"] > 0
 
+        # made as the job ended (the worker that spoke its last chunk), not when asked for
+        made = state.jobs.audio_store
+        for _ in range(400):
+            if made.size(f"{job['id']}/audio.wav"):
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the job's whole file was not made as it ended")
         # the whole audio: every chunk's samples, in order, nothing between them
         whole = await client.get(f"{JOBS}/{job['id']}/audio", headers=auth)
         assert whole.status_code == 200 and whole.headers["content-type"] == "audio/wav"
