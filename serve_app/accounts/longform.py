@@ -11,9 +11,8 @@ which the ledger's unique index allows once: a chunk is never billed twice,
 whichever process speaks it and however often. Cancelling releases what the
 chunks not yet done reserved.
 
-Work: a process *claims* a pending chunk for a lease (a chunk whose lease ran out,
-its process gone, is pending again); only the process that holds the claim can
-complete it.
+Work: a process *claims* a pending chunk for a lease (``longform_claims``); only the
+process that holds the claim can complete it.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from serve_app.accounts.database import Database, Row, Transaction
-from serve_app.accounts.ledger import reserve, write_charge
+from serve_app.accounts.ledger import reserve
 from serve_app.accounts.records import UnknownProject
 from serve_app.accounts.webhooks import add_webhook, webhook_due
 
@@ -44,18 +43,6 @@ class NewChunk:
     before: str
     after: str
     reserve: int  # the most this chunk may be charged
-
-
-@dataclass(frozen=True)
-class ClaimedChunk:
-    job_id: str
-    project_id: str
-    index: int
-    chapter: int
-    text: str
-    before: str
-    after: str
-    settings: str  # the job's request, JSON: how every chunk is spoken
 
 
 @dataclass(frozen=True)
@@ -112,11 +99,6 @@ def _job(row: Row) -> JobRow:
         finished_at=None if row[13] is None else float(row[13]),
         error=row[14],
     )
-
-
-def charge_id(job_id: str, index: int) -> str:
-    """The ledger's request id of a chunk's charge: one charge per chunk, ever."""
-    return f"{job_id}/{index}"
 
 
 class LongFormTables:
@@ -179,12 +161,12 @@ class LongFormTables:
                 )  # fmt: skip
             if webhook_url is not None:
                 add_webhook(tx, job_id, project_id, webhook_url, now)
-            return self._read_job(tx, job_id, project_id)
+            return read_job(tx, job_id, project_id)
 
     def job(self, job_id: str, project_id: str) -> JobRow:
         """The project's job ``job_id``; :class:`JobNotFound` for another project's."""
         with self._db.transaction() as tx:
-            return self._read_job(tx, job_id, project_id)
+            return read_job(tx, job_id, project_id)
 
     def jobs(self, project_id: str, limit: int = 100) -> list[JobRow]:
         """The project's jobs, newest first."""
@@ -199,7 +181,7 @@ class LongFormTables:
     def chunks(self, job_id: str, project_id: str) -> list[ChunkRow]:
         """A job's chunks in order; :class:`JobNotFound` for another project's job."""
         with self._db.transaction() as tx:
-            self._read_job(tx, job_id, project_id)
+            read_job(tx, job_id, project_id)
             rows = tx.all(
                 "SELECT idx, chapter, LENGTH(text), state, audio_ms, cost FROM longform_chunks"
                 " WHERE job_id = ? ORDER BY idx",
@@ -207,118 +189,19 @@ class LongFormTables:
             )
         return [ChunkRow(int(r[0]), int(r[1]), int(r[2]), r[3], int(r[4]), int(r[5])) for r in rows]
 
-    def claim_chunk(self, lease_s: float, owner_lease_s: float) -> ClaimedChunk | None:
-        """The first chunk of the oldest running job that no live claim holds, claimed
-        by this process for ``lease_s`` seconds; None when there is none. A claim is
-        live until its lease runs out, or until its process (another than this one,
-        which knows itself alive) has not heartbeaten for ``owner_lease_s`` (a process
-        stopped mid-chunk frees its chunks as soon as its holds are recovered)."""
-        now = time.time()
-        with self._db.transaction() as tx:
-            row = tx.one(
-                "SELECT c.job_id, j.project_id, c.idx, c.chapter, c.text, c.before_text,"
-                " c.after_text, j.settings"
-                " FROM longform_chunks c JOIN longform_jobs j ON j.id = c.job_id"
-                " WHERE j.state = 'running' AND ((c.state = 'pending'"
-                " AND (c.lease_until IS NULL OR c.lease_until < ?))"
-                " OR (c.state = 'working' AND (c.lease_until < ? OR (c.owner <> ? AND NOT EXISTS ("
-                "SELECT 1 FROM owners o WHERE o.id = c.owner AND o.heartbeat_at >= ?)))))"
-                " ORDER BY j.created_at, c.idx LIMIT 1" + tx.claim,
-                (now, now, self.owner, now - owner_lease_s),
-            )
-            if row is None:
-                return None
-            tx.execute(
-                "UPDATE longform_chunks SET state = 'working', owner = ?, lease_until = ?"
-                " WHERE job_id = ? AND idx = ?",
-                (self.owner, now + lease_s, row[0], row[2]),
-            )
-        job_id, project_id, index, chapter, text, before, after, settings = row
-        return ClaimedChunk(
-            str(job_id), str(project_id), int(index), int(chapter), text, before, after, settings
-        )
-
-    def release_claim(self, job_id: str, index: int) -> None:
-        """Give back a chunk this process claimed and will not speak (it is stopping):
-        pending again for any process at once, not after its lease."""
-        with self._db.transaction() as tx:
-            tx.execute(
-                "UPDATE longform_chunks SET state = 'pending', owner = NULL, lease_until = NULL"
-                " WHERE job_id = ? AND idx = ? AND state = 'working' AND owner = ?",
-                (job_id, index, self.owner),
-            )
-
-    def renew_claim(self, job_id: str, index: int, lease_s: float) -> bool:
-        """Keep this process's claim on a chunk that takes long; False if it was lost."""
-        with self._db.transaction() as tx:
-            return bool(
-                tx.execute(
-                    "UPDATE longform_chunks SET lease_until = ? WHERE job_id = ? AND idx = ?"
-                    " AND state = 'working' AND owner = ?",
-                    (time.time() + lease_s, job_id, index, self.owner),
-                )
-            )
-
-    def complete_chunk(
-        self, job_id: str, index: int, characters: int, audio_ms: int, cost: int
-    ) -> bool:
-        """Mark a chunk this process claimed done and charge it (at most its reserve;
-        ``characters``: billed, as heard), in one transaction; the job's progress grows
-        by the chunk's text, and the job is done with its last chunk. False, and nothing
-        charged, where the claim was lost (the lease ran out and another process took
-        the chunk, or the job was cancelled)."""
-        now = time.time()
-        with self._db.transaction() as tx:
-            job = tx.one(
-                "SELECT project_id FROM longform_jobs WHERE id = ? AND state = 'running'"
-                + tx.for_update,
-                (job_id,),
-            )
-            chunk = tx.one(
-                "SELECT reserve, LENGTH(text) FROM longform_chunks WHERE job_id = ? AND idx = ?"
-                " AND state = 'working' AND owner = ?",
-                (job_id, index, self.owner),
-            )
-            if job is None or chunk is None:
-                return False
-            project_id, reserve, length = str(job[0]), int(chunk[0]), int(chunk[1])
-            charge = max(0, min(cost, reserve))
-            tx.execute(
-                "UPDATE longform_chunks SET state = 'done', audio_ms = ?, cost = ?"
-                " WHERE job_id = ? AND idx = ?",
-                (audio_ms, charge, job_id, index),
-            )
-            write_charge(
-                tx, project_id, charge_id(job_id, index), charge, reserve, characters, audio_ms,
-                now, requests=1 if index == 0 else 0,  # a job is one request: its first chunk's
-            )  # fmt: skip
-            tx.execute(
-                "UPDATE longform_jobs SET held = held - ?, characters_done = characters_done + ?,"
-                " audio_ms = audio_ms + ?, cost = cost + ?, chunks_done = chunks_done + 1,"
-                " updated_at = ? WHERE id = ?",
-                (reserve, length, audio_ms, charge, now, job_id),
-            )
-            if tx.execute(
-                "UPDATE longform_jobs SET state = 'done', finished_at = ?"
-                " WHERE id = ? AND chunks_done = chunks",
-                (now, job_id),
-            ):
-                webhook_due(tx, job_id, now)
-            return True
-
     def cancel_job(self, job_id: str, project_id: str) -> JobRow:
         """Stop a running job: its chunks not done are dropped and what they reserved
         is released; the chunks done stay charged. A job already ended is as it was."""
         with self._db.transaction() as tx:
-            self._end(tx, self._read_job(tx, job_id, project_id), "cancelled", None)
-            return self._read_job(tx, job_id, project_id)
+            end_job(tx, read_job(tx, job_id, project_id), "cancelled", None)
+            return read_job(tx, job_id, project_id)
 
     def delete_job(self, job_id: str, project_id: str) -> JobRow:
         """Delete the project's job ``job_id``, cancelled first if it runs (its chunks
         done stay charged: the ledger keeps their charges): its last state."""
         with self._db.transaction() as tx:
-            self._end(tx, self._read_job(tx, job_id, project_id), "cancelled", None)
-            job = self._read_job(tx, job_id, project_id)
+            end_job(tx, read_job(tx, job_id, project_id), "cancelled", None)
+            job = read_job(tx, job_id, project_id)
             tx.execute("DELETE FROM job_webhooks WHERE job_id = ?", (job_id,))
             tx.execute("DELETE FROM longform_chunks WHERE job_id = ?", (job_id,))
             tx.execute("DELETE FROM longform_jobs WHERE id = ?", (job_id,))
@@ -340,62 +223,35 @@ class LongFormTables:
             )
         return [(str(r[0]), str(r[1])) for r in rows]
 
-    def fail_chunk(
-        self, job_id: str, index: int, error: str, max_attempts: int, retry_after_s: float = 0.0
-    ) -> bool:
-        """A chunk this process claimed could not be spoken (``error``): pending again
-        for any process to try after ``retry_after_s`` (a stage restarting has time to
-        come back), or, at its ``max_attempts``-th failure, the job failed with that
-        error (ended as a cancel ends it). True if the job failed."""
-        with self._db.transaction() as tx:
-            row = tx.one(
-                "SELECT j.project_id, c.attempts FROM longform_chunks c"
-                " JOIN longform_jobs j ON j.id = c.job_id WHERE c.job_id = ? AND c.idx = ?"
-                " AND c.state = 'working' AND c.owner = ?",
-                (job_id, index, self.owner),
-            )
-            if row is None:
-                return False  # the claim was lost meanwhile
-            attempts = int(row[1]) + 1
-            tx.execute(
-                "UPDATE longform_chunks SET state = 'pending', owner = NULL, attempts = ?,"
-                " lease_until = ? WHERE job_id = ? AND idx = ?",
-                (attempts, time.time() + retry_after_s, job_id, index),
-            )
-            if attempts < max_attempts:
-                return False
-            self._end(tx, self._read_job(tx, job_id, str(row[0])), "failed", error)
-            return True
 
-    @staticmethod
-    def _end(tx: Transaction, job: JobRow, state: JobState, error: str | None) -> None:
-        """End a running job as ``state``: what its chunks not done reserved released."""
-        if job.state != "running":
-            return
-        now = time.time()
-        tx.one("SELECT id FROM projects WHERE id = ?" + tx.for_update, (job.project_id,))
-        tx.execute(
-            "UPDATE longform_chunks SET state = 'cancelled'"
-            " WHERE job_id = ? AND state IN ('pending', 'working')",
-            (job.id,),
-        )
-        tx.execute("UPDATE projects SET held = held - ? WHERE id = ?", (job.held, job.project_id))
-        tx.execute(
-            "UPDATE longform_jobs SET state = ?, error = ?, held = 0, finished_at = ?,"
-            " updated_at = ? WHERE id = ?",
-            (state, error, now, now, job.id),
-        )
-        webhook_due(tx, job.id, now)
+def end_job(tx: Transaction, job: JobRow, state: JobState, error: str | None) -> None:
+    """End a running job as ``state``: what its chunks not done reserved released."""
+    if job.state != "running":
+        return
+    now = time.time()
+    tx.one("SELECT id FROM projects WHERE id = ?" + tx.for_update, (job.project_id,))
+    tx.execute(
+        "UPDATE longform_chunks SET state = 'cancelled'"
+        " WHERE job_id = ? AND state IN ('pending', 'working')",
+        (job.id,),
+    )
+    tx.execute("UPDATE projects SET held = held - ? WHERE id = ?", (job.held, job.project_id))
+    tx.execute(
+        "UPDATE longform_jobs SET state = ?, error = ?, held = 0, finished_at = ?,"
+        " updated_at = ? WHERE id = ?",
+        (state, error, now, now, job.id),
+    )
+    webhook_due(tx, job.id, now)
 
-    @staticmethod
-    def _read_job(tx: Transaction, job_id: str, project_id: str) -> JobRow:
-        row = tx.one(
-            f"SELECT {_JOB_COLUMNS} FROM longform_jobs j WHERE j.id = ? AND j.project_id = ?",
-            (job_id, project_id),
-        )
-        if row is None:
-            raise JobNotFound(job_id)
-        return _job(row)
+
+def read_job(tx: Transaction, job_id: str, project_id: str) -> JobRow:
+    row = tx.one(
+        f"SELECT {_JOB_COLUMNS} FROM longform_jobs j WHERE j.id = ? AND j.project_id = ?",
+        (job_id, project_id),
+    )
+    if row is None:
+        raise JobNotFound(job_id)
+    return _job(row)
 
 
 class TooManyJobs(Exception):

@@ -32,6 +32,7 @@ from serve_app.accounts.keys import (
 )
 from serve_app.accounts.ledger import Ledger
 from serve_app.accounts.longform import LongFormTables
+from serve_app.accounts.longform_claims import ChunkClaims
 from serve_app.accounts.records import (
     ApiKey,
     KeyRecord,
@@ -48,7 +49,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-class AccountStore(Ledger, DictionaryTables, LongFormTables, WebhookTables):
+class AccountStore(Ledger, DictionaryTables, LongFormTables, ChunkClaims, WebhookTables):
     """The accounts database. Safe to share between threads; many processes may
     open the same database (each gets its own ``owner`` id for its holds)."""
 

@@ -23,7 +23,7 @@ from deployments.encoding.chapters import ChapterMark, has_chapter_marks, mark_c
 from deployments.encoding.writers import make_writer
 from deployments.messages import EncodeJob, SynthesisJob
 from serve_app.accounts import AccountStore
-from serve_app.accounts.longform import ClaimedChunk
+from serve_app.accounts.longform_claims import ClaimedChunk
 from serve_app.http.errors import ServiceError
 from serve_app.speech.audio_store import AudioStore, job_key
 from serve_app.speech.billing import Meter

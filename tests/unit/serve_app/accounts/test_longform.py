@@ -10,7 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from serve_app.accounts import AccountStore, InsufficientFunds
-from serve_app.accounts.longform import JobNotFound, NewChunk, TooManyJobs, charge_id
+from serve_app.accounts.longform import JobNotFound, NewChunk, TooManyJobs
+from serve_app.accounts.longform_claims import charge_id
 
 CHUNKS = [NewChunk(0, "पहला भाग।", "", "दूसरा", 900), NewChunk(1, "दूसरा भाग।", "पहला", "", 1_000)]
 SETTINGS = json.dumps({"voice": "default", "response_format": "mp3"})
