@@ -1,0 +1,175 @@
+"""What a long-form job's request may be, over HTTP with the ingress in process: a
+JSON body larger than a speech request's, a file uploaded as a form, and every
+refusal in the API's error shape, counted against the key's rate."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from serve_app.surfaces.native.jobs import MARKDOWN_FILES, SSML_FILES
+from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK, make_state
+from tests.unit.serve_app.surfaces.native.test_jobs import (
+    BOOK,
+    JOBS,
+    finished,
+    sentences,
+    service,
+)
+
+
+async def test_refusals_name_what_is_wrong(tmp_path: Path, auth: dict[str, str]) -> None:
+    state = make_state(tmp_path, longform_max_characters=5_000, longform_max_running_jobs=1)
+    async with service(state, worker=False) as client:
+
+        async def refused(body: dict, status: int, code: str) -> dict:
+            response = await client.post(JOBS, headers=auth, json=body)
+            assert response.status_code == status, response.text
+            error = response.json()["error"]
+            assert error["code"] == code and error["request_id"]
+            return error
+
+        both = {"input": "एक।", "chapters": [{"title": "क", "input": "दो।"}]}
+        await refused(both, 400, "invalid_value")
+        await refused({}, 400, "invalid_value")
+        long = await refused({"input": "क " * 3_000}, 400, "input_too_long")
+        assert "5000" in long["message"] and long["param"] == "input"
+        await refused({"input": "  \n\n  "}, 400, "empty_input")
+        await refused({"input": "……  —"}, 400, "empty_input")
+        await refused({"input": "ठीक।", "voice": "no-such-voice"}, 404, "voice_not_found")
+        await refused({"input": "ठीक।", "speling": 1}, 400, "unknown_field")
+        assert (await client.post(JOBS, json={"input": "ठीक।"})).status_code == 401
+
+        job = (await client.post(JOBS, headers=auth, json={"input": "एक छोटा पाठ।"})).json()
+        too_many = await client.post(JOBS, headers=auth, json={"input": "दूसरा पाठ।"})
+        assert too_many.status_code == 429 and too_many.headers["retry-after"]
+        assert too_many.json()["error"]["code"] == "rate_limited"
+        early = await client.get(f"{JOBS}/{job['id']}/audio", headers=auth)
+        assert early.status_code == 404 and "running" in early.json()["error"]["message"]
+        assert (
+            await client.get(f"{JOBS}/{job['id']}/audio?chapter=7", headers=auth)
+        ).status_code == 404
+
+        # another project's key sees none of it
+        other = state.store.create_key(state.store.create_project("other", 10**9))
+        foreign = {"Authorization": f"Bearer {other}"}
+        for path in ("", "/audio", "/events"):
+            response = await client.get(f"{JOBS}/{job['id']}{path}", headers=foreign)
+            assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+        assert (await client.delete(f"{JOBS}/{job['id']}", headers=foreign)).status_code == 404
+        assert (await client.get(JOBS, headers=foreign)).json()["data"] == []
+
+        # a balance that cannot cover the worst case: 402, nothing held
+        poor = state.store.create_key(state.store.create_project("poor", 1_000))
+        response = await client.post(
+            JOBS, headers={"Authorization": f"Bearer {poor}"}, json={"input": "क " * 2_000}
+        )
+        assert response.status_code == 402
+        assert response.json()["error"]["code"] == "insufficient_balance"
+
+        # cancelled: what was held is released, nothing was made, nothing charged
+        cancelled = (await client.delete(f"{JOBS}/{job['id']}", headers=auth)).json()
+        assert cancelled["state"] == "cancelled" and cancelled["cost_deci_micros"] == 0
+        project = (await state.auth.authorise(auth["Authorization"], None)).project_id
+        assert (state.store.usage(project).held, state.store.usage(project).spent) == (0, 0)
+
+
+@pytest.mark.parametrize("size", [1 << 20, 5 << 20])
+async def test_a_job_s_body_may_be_larger_than_a_request_s(
+    tmp_path: Path, auth: dict[str, str], size: int
+) -> None:
+    """Over the 1 MiB of a speech request, up to the jobs' own limit (4 MiB)."""
+    state = make_state(tmp_path, longform_max_characters=10)
+    async with service(state, worker=False) as client:
+        body = json.dumps({"input": "a" * size}).encode()
+        response = await client.post(
+            JOBS, headers={**auth, "Content-Type": "application/json"}, content=body
+        )
+        error = response.json()["error"]
+        assert (response.status_code, error["code"]) == (
+            (400, "input_too_long") if size < 4 << 20 else (413, "body_too_large")
+        )
+        assert DEV_KEY not in response.text
+
+
+async def test_a_file_uploaded_as_a_form_is_the_job_s_text(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    """A .md file is Markdown (its headings chapters), the other fields as form fields
+    (a number as in JSON); a .txt file plain text; a .ssml file SSML. Refused: no
+    file, a second file, text that is not UTF-8, input beside the file, a field of the
+    wrong type."""
+    state = make_state(tmp_path)
+    async with service(state) as client:
+        form = {"voice": ESPEAK, "response_format": "wav", "speed": "1.25"}
+        book = (f"book{MARKDOWN_FILES[0]}", BOOK.encode(), "text/markdown")
+        created = await client.post(JOBS, headers=auth, data=form, files={"file": book})
+        assert created.status_code == 202, created.text
+        job = created.json()
+        assert [c["title"] for c in job["chapters"]] == ["पहला अध्याय", "दूसरा अध्याय"]
+        done = await finished(client, auth, job["id"])
+        assert done["state"] == "done" and done["content_type"] == "audio/wav"
+        as_json = {"input": BOOK, "text_type": "markdown", "speed": 1.25}
+        same = (await client.post(JOBS, headers=auth, json={**form, **as_json})).json()
+        assert same["characters"] == job["characters"] and same["chunks"] == job["chunks"]
+        await client.delete(f"{JOBS}/{same['id']}", headers=auth)
+        # plain text: one chapter (a heading is text), the BOM dropped
+        words = "# नहीं शीर्षक\n\nनमस्ते।"
+        text = ("notes.txt", ("\ufeff" + words).encode(), "text/plain")
+        plain = (await client.post(JOBS, headers=auth, files={"file": text})).json()
+        sent = (await client.post(JOBS, headers=auth, json={"input": words})).json()
+        assert len(plain["chapters"]) == 1 and plain["characters"] == sent["characters"]
+        for made in (plain, sent):
+            await client.delete(f"{JOBS}/{made['id']}", headers=auth)
+        # SSML: a paragraph a chunk where they do not fit together
+        markup = "<speak>" + "".join(f"<p>{sentences(i, 14)}</p>" for i in range(3)) + "</speak>"
+        document = (f"lesson{SSML_FILES[0]}", markup.encode(), "application/ssml+xml")
+        marked = (await client.post(JOBS, headers=auth, files={"file": document})).json()
+        assert marked["chunks"] == 3, marked
+        await client.delete(f"{JOBS}/{marked['id']}", headers=auth)
+
+        refusals = [
+            ({"voice": ESPEAK}, None, "invalid_value", "file"),
+            (form, {"file": ("a.txt", b"\xff\xfe\x00bad", "text/plain")}, "invalid_value", "file"),
+            ({"input": "नमस्ते।"}, {"file": book}, "invalid_value", "file"),
+            ({"speed": "fast"}, {"file": book}, "invalid_value", "speed"),
+            ({"bogus": "1"}, {"file": book}, "unknown_field", "bogus"),
+            (form, {"other": book}, "invalid_value", "other"),
+            (form, {"file": book, "more": book}, "invalid_value", "file"),  # one file a form
+        ]
+        for fields, files, code, param in refusals:
+            if files is None:  # a form with no file part at all
+                response = await client.post(JOBS, headers=auth, files={"voice": (None, ESPEAK)})
+            else:
+                response = await client.post(JOBS, headers=auth, data=fields, files=files)
+            error = response.json()["error"]
+            assert (response.status_code, error["code"], error["param"]) == (400, code, param)
+            assert DEV_KEY not in response.text
+
+
+async def test_a_job_counts_against_the_key_s_rate_before_its_text_is_read(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    """Submitting is work (the text is read to price it): each submission is one of the
+    key's requests a minute, refused past them, whatever becomes of it."""
+    for attempt in range(2):  # again if a clock minute (the count's) ended meanwhile
+        minute = time.time() // 60
+        state = make_state(
+            tmp_path / str(attempt), rate_limit_per_minute=2, longform_max_running_jobs=10
+        )
+        async with service(state, worker=False) as client:
+            first = await client.post(JOBS, headers=auth, json={"input": "एक छोटा पाठ।"})
+            empty = await client.post(JOBS, headers=auth, json={"input": "……"})
+            third = await client.post(JOBS, headers=auth, json={"input": "एक छोटा पाठ।"})
+            speech = await client.post(
+                "/v1/audio/speech", headers=auth, json={"input": "नमस्ते।", "voice": ESPEAK}
+            )
+        if time.time() // 60 == minute:
+            break
+    assert (first.status_code, empty.status_code) == (202, 400)
+    assert third.status_code == speech.status_code == 429
+    assert third.json()["error"]["code"] == "rate_limited" and third.headers["retry-after"]
+    assert "2 requests a minute" in third.json()["error"]["message"]
