@@ -70,12 +70,19 @@ def chunk_key(job_id: str, index: int) -> str:
 
 
 def job_audio(
-    audio: AudioStore, job_id: str, chunks: Iterable[int], settings: JobSettings
+    audio: AudioStore,
+    job_id: str,
+    chunks: Iterable[int],
+    settings: JobSettings,
+    samples: dict[int, int] | None = None,
 ) -> Iterator[bytes]:
-    """The audio of a job's ``chunks``, in order, as one stream of the job's format."""
+    """The audio of a job's ``chunks``, in order, as one stream of the job's format;
+    each chunk's number of samples put in ``samples`` as it is read."""
     writer = make_writer(settings.format, settings.sample_rate, settings.bitrate_kbps)
     for index in chunks:
         pcm = np.frombuffer(audio.get(chunk_key(job_id, index)), dtype="<i2")
+        if samples is not None:
+            samples[index] = pcm.size
         # to_int16's scale inverted: a job's PCM and WAV are its chunks' samples exactly
         if data := writer.write(pcm.astype(np.float32) / 32767.0):
             yield data
@@ -95,31 +102,29 @@ def write_job_audio(
     there are several and the format has chapter marks."""
     chunks = [index for _, indices in chapters for index in indices]
     marked = len(chapters) > 1 and has_chapter_marks(settings.format)
+    samples: dict[int, int] = {}
     with audio.scratch(key) as whole:
         with whole.open("wb") as out:
-            for part in job_audio(audio, job_id, chunks, settings):
+            for part in job_audio(audio, job_id, chunks, settings, samples):
                 out.write(part)
         if not marked:
             audio.put_file(key, whole)
             return
-        marks = _chapter_marks(audio, job_id, chapters, settings.sample_rate)
+        marks = _chapter_marks(chapters, samples, settings.sample_rate)
         with audio.scratch(key) as with_marks:
             mark_chapters(whole, with_marks, settings.format, marks)
             audio.put_file(key, with_marks)
 
 
 def _chapter_marks(
-    audio: AudioStore,
-    job_id: str,
-    chapters: Sequence[tuple[str, Sequence[int]]],
-    sample_rate: int,
+    chapters: Sequence[tuple[str, Sequence[int]]], samples: dict[int, int], sample_rate: int
 ) -> list[ChapterMark]:
-    """Where each chapter starts and ends in the job's audio: its chunks' samples."""
-    marks, samples = [], 0
+    """Where each chapter starts and ends in the job's audio: its chunks' ``samples``."""
+    marks, end = [], 0
     for title, indices in chapters:
-        start = samples
-        samples += sum((audio.size(chunk_key(job_id, i)) or 0) // 2 for i in indices)
-        marks.append(ChapterMark(title, start * 1000 // sample_rate, samples * 1000 // sample_rate))
+        start = end
+        end += sum(samples[i] for i in indices)
+        marks.append(ChapterMark(title, start * 1000 // sample_rate, end * 1000 // sample_rate))
     return marks
 
 

@@ -91,12 +91,9 @@ def serving(config: uvicorn.Config) -> Iterator[None]:
         thread.join(10)
 
 
-S3_BUCKET = BUCKET
-
-
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
-    """An S3-compatible server on 127.0.0.1 with the bucket ``S3_BUCKET``."""
+    """An S3-compatible server on 127.0.0.1 with the bucket ``BUCKET``."""
     with s3_server() as endpoint:
         yield endpoint
 
@@ -109,6 +106,6 @@ def audio_settings(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, 
         return {"longform_audio_path": str(tmp_path / "longform")}
     endpoint = request.getfixturevalue("s3_endpoint")
     return {
-        "longform_audio_path": f"s3://{S3_BUCKET}/{tmp_path.name}",
+        "longform_audio_path": f"s3://{BUCKET}/{tmp_path.name}",
         "longform_s3_endpoint_url": endpoint,
     }

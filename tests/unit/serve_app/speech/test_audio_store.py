@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from serve_app.speech.audio_store import AudioStore, FolderStore, S3Store, open_store
-from tests.unit.serve_app.conftest import S3_BUCKET
+from tests.s3_server import BUCKET
 
 
 @pytest.fixture(params=["folder", "s3"])
@@ -16,7 +16,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> AudioStore:
     if request.param == "folder":
         return open_store("audio", tmp_path)
     endpoint = request.getfixturevalue("s3_endpoint")
-    return open_store(f"s3://{S3_BUCKET}/{tmp_path.name}/", tmp_path, endpoint)
+    return open_store(f"s3://{BUCKET}/{tmp_path.name}/", tmp_path, endpoint)
 
 
 def test_a_store_is_chosen_by_its_location(tmp_path: Path) -> None:
