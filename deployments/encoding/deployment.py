@@ -7,6 +7,7 @@ encoder's. One encoder per request: a streamed MP3 is one valid file.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -17,6 +18,7 @@ from deployments.flow_control import warn_without_flow_control
 from deployments.loopback import keep_replica_server_on_loopback
 from deployments.messages import EncodedChunk, EncodeJob
 from deployments.replica_logs import log_to_replica_file
+from deployments.replica_streams import Nothing, never_empty, without_nothing
 
 keep_replica_server_on_loopback()
 
@@ -28,17 +30,20 @@ class AudioEncoderReplica:
         warn_without_flow_control()
         self._synthesiser = synthesiser.options(stream=True)
 
-    async def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:
-        """Yield ``job``'s audio encoded as ``job.output`` asks, as it is synthesised.
+    async def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk | Nothing, None]:
+        """Yield ``job``'s audio encoded as ``job.output`` asks, as it is synthesised
+        (``NOTHING`` alone where it makes no sound: ``deployments.replica_streams``).
 
         Raises what the Synthesiser raises (``EngineError``, Serve's
         ``BackPressureError`` when it is full). When the caller stops reading, the
         Synthesiser's stream is cancelled: synthesis stops within a segment.
         """
         audio = self._synthesiser.synthesize.remote(job.synthesis)
+        encoded = never_empty(encode_stream(without_nothing(audio), job))
         try:
-            async for chunk in encode_stream(audio, job):
-                yield chunk
+            async with contextlib.aclosing(encoded):
+                async for chunk in encoded:
+                    yield chunk
         finally:
             audio.cancel()
 

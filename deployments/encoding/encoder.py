@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, Callable
 from typing import ParamSpec, TypeVar
 
 import numpy as np
@@ -97,7 +97,7 @@ class StreamEncoder:
 
 async def encode_stream(
     chunks: AsyncIterable[AudioChunk], job: EncodeJob
-) -> AsyncIterator[EncodedChunk]:
+) -> AsyncGenerator[EncodedChunk, None]:
     """Encode ``chunks`` as ``job.output`` asks, yielding only non-empty byte chunks;
     nothing at all (not even a container's header) where they hold no sample."""
     ends = billed_ends(job.synthesis.segments)

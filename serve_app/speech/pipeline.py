@@ -24,6 +24,7 @@ from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, Normalised
 from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
 from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.normaliser.ssml import SsmlText
+from deployments.replica_streams import without_nothing
 from deployments.synthesis.runner import SynthesisRunner
 from deployments.synthesis.synthesiser import SynthesiserInfo
 from serve_app.http.errors import InternalError, Overloaded, ServiceError
@@ -180,10 +181,11 @@ class RemoteEncoding:
 
 
 async def _cancelled_on_close(stream: Any) -> AsyncGenerator[Any, None]:
-    """The items of a Serve streaming response, which is cancelled however the reading
-    ends (done, failed, or the reader closed us)."""
+    """The items of a Serve streaming response (its ``NOTHING`` dropped:
+    ``deployments.replica_streams``), which is cancelled however the reading ends
+    (done, failed, or the reader closed us)."""
     try:
-        async for item in stream:
+        async for item in without_nothing(stream):
             yield item
     finally:
         stream.cancel()
