@@ -12,8 +12,9 @@ real-time factor: wall seconds per second of audio). In the second run it also
 measures live requests' time to first audio (a short sentence in the default voice,
 one after another, for ``--seconds``; another project's, or with ``--live-project
 same`` the job's own) with nothing else running and while the job runs. With
-``--cluster`` it runs the job once on the local cluster ``make cluster-up`` started
-(its ingress replicas on several nodes, as configured), live requests beside it.
+``--cluster`` it runs the job on the local cluster ``make cluster-up`` started, its
+Ingress (where eSpeak speaks) held at one replica speaking one chunk at a time, then
+at its most replicas as configured, live requests beside that run.
 Prints Markdown tables with the machine.
 """
 
@@ -26,6 +27,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import aiohttp
 import httpx
@@ -115,23 +117,53 @@ def beside_live(
     return run, live
 
 
+def ingress_lanes(replicas: int, chunks: int | None) -> dict[str, Any]:
+    """A change to the local cluster's config (configs/local-cluster.yaml's shape)
+    holding its Ingress at ``replicas``, each speaking ``chunks`` of a job at once
+    (None: as configured). eSpeak is spoken in the Ingress, so these are the job's
+    lanes."""
+    scaling = {"min_replicas": replicas, "initial_replicas": replicas, "max_replicas": replicas}
+    ingress = {} if chunks is None else {"longform_chunks_at_once": chunks}
+    return {
+        "args": {"ingress": ingress},
+        "deployments": [{"name": "Ingress", "autoscaling_config": scaling}],
+    }
+
+
 def on_cluster(text: str, voice: str, same: bool, seconds: float) -> tuple[list[JobRun], Live]:
-    """The job on the local cluster (``make cluster-up``), as it is configured: its
-    projects made in the cluster's ledger."""
+    """The job on the local cluster (``make cluster-up``): its Ingress held at one
+    replica speaking one chunk at a time, then at its most replicas as configured
+    (live requests measured beside that one); deployed as configured again after.
+    Its projects are made in the cluster's ledger."""
+    from serve_app.cluster.config import APPLICATION, local_cluster_config
     from serve_app.cluster.local import LocalCluster
 
-    state = LocalCluster().state()
+    cluster = LocalCluster()
+    state = cluster.state()
     if state is None:
         raise SystemExit("no local cluster is up: make cluster-up first")
     store = AccountStore.open(state.database_url)
+    run_name = time.strftime("%Y%m%d-%H%M%S")  # the cluster's ledger outlives a run
     try:
-        job_key = store.create_key(store.create_project("bench-jobs", 10**15))
-        live_key = job_key if same else store.create_key(store.create_project("live", 10**15))
+        job_key = store.create_key(store.create_project(f"bench-jobs-{run_name}", 10**15))
+        other = None if same else store.create_project(f"live-{run_name}", 10**15)
+        live_key = job_key if other is None else store.create_key(other)
     finally:
         store.close()
-    setup = "the local cluster, as configured"
-    run, live = beside_live(state.url, text, voice, setup, (job_key, live_key), seconds)
-    return [run], live
+    config = local_cluster_config(port=state.port, database_url=state.database_url)
+    app = next(a for a in config["applications"] if a["name"] == APPLICATION)
+    ingress = next(d for d in app["deployments"] if d["name"] == "Ingress")
+    most = int(ingress["autoscaling_config"]["max_replicas"])
+    try:
+        cluster.deploy(changes=ingress_lanes(1, 1))
+        one = "one Ingress replica, one chunk at a time"
+        runs = [run_job(state.url, text, voice, one, job_key)]
+        cluster.deploy(changes=ingress_lanes(most, None))
+        setup = f"{most} Ingress replicas (its most), as configured"
+        run, live = beside_live(state.url, text, voice, setup, (job_key, live_key), seconds)
+    finally:
+        cluster.deploy()
+    return [*runs, run], live
 
 
 def on_one_machine(

@@ -39,14 +39,16 @@ def local_cluster_config(
     voices_path: str | None = None,
     gpu_config: Path = GPU_CONFIG,
     overrides: Path = OVERRIDES,
+    changes: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The Serve config ``serve deploy`` is given on the local cluster.
 
     ``port``: the head node's proxy (worker nodes' proxies take their own, set per
     node); ``database_url``: the shared ledger; ``voices_path``: another voice list
-    than gpu.yaml's (a rolling update changes it). Raises ValueError when the
-    overrides name a deployment gpu.yaml does not have, or the result is not a
-    valid Serve config.
+    than gpu.yaml's (a rolling update changes it); ``changes``: more, in the shape
+    of the overrides and applied after them (a benchmark's one-replica run). Raises
+    ValueError when the overrides or changes name a deployment gpu.yaml does not
+    have, or the result is not a valid Serve config.
     """
     from ray.serve.schema import ServeDeploySchema
 
@@ -57,15 +59,21 @@ def local_cluster_config(
     app = next((a for a in config["applications"] if a["name"] == APPLICATION), None)
     if app is None:
         raise ValueError(f"{gpu_config} has no application {APPLICATION!r}")
-    app["args"] = merged(app.get("args", {}), over.get("args", {}))
-    changes = {d["name"]: d for d in over.get("deployments", [])}
-    unknown = set(changes) - {d["name"] for d in app["deployments"]}
-    if unknown:
-        raise ValueError(f"{overrides} changes deployments {gpu_config} lacks: {sorted(unknown)}")
-    app["deployments"] = [merged(d, changes.get(d["name"], {})) for d in app["deployments"]]
+    _change(app, over, str(overrides))
+    _change(app, changes or {}, "the changes")
     env = app.setdefault("runtime_env", {}).setdefault("env_vars", {})
     env["TTS_DATABASE_URL"] = database_url
     if voices_path is not None:
         app["args"]["synthesiser"]["voices_path"] = voices_path
     ServeDeploySchema.model_validate(config)
     return config
+
+
+def _change(app: dict[str, Any], over: dict[str, Any], source: str) -> None:
+    """``app`` with ``over``'s args and deployments (matched by name) merged into it."""
+    app["args"] = merged(app.get("args", {}), over.get("args", {}))
+    changed = {d["name"]: d for d in over.get("deployments", [])}
+    unknown = set(changed) - {d["name"] for d in app["deployments"]}
+    if unknown:
+        raise ValueError(f"{source} change deployments the application lacks: {sorted(unknown)}")
+    app["deployments"] = [merged(d, changed.get(d["name"], {})) for d in app["deployments"]]

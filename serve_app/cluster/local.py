@@ -242,12 +242,21 @@ class LocalCluster:
 
     # -- Ray and Serve through their CLIs --------------------------------------------
 
-    def deploy(self, voices_path: str | None = None, timeout_s: float = 600.0) -> None:
-        """``serve deploy`` of the local cluster's config through the dashboard; returns
-        when the application is RUNNING."""
+    def deploy(
+        self,
+        voices_path: str | None = None,
+        timeout_s: float = 600.0,
+        changes: dict[str, Any] | None = None,
+    ) -> None:
+        """``serve deploy`` of the local cluster's config (``changes``, in the shape of
+        configs/local-cluster.yaml, over it) through the dashboard; returns when the
+        application is RUNNING."""
         state = self._require()
         config = local_cluster_config(
-            port=state.port, database_url=state.database_url, voices_path=voices_path
+            port=state.port,
+            database_url=state.database_url,
+            voices_path=voices_path,
+            changes=changes,
         )
         path = self.root / "serve.yaml"
         path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))

@@ -76,3 +76,19 @@ def test_each_node_has_ports_of_its_own_on_the_loopback(tmp_path: Path) -> None:
     assert all("--address=127.0.0.1:6390" in command for command in workers)
     gpu = [c for spec, c in zip(LAYOUT, commands, strict=True) if spec.group == "gpu_worker"]
     assert len(gpu) == 2 and all("--num-gpus=1" in c for c in gpu)
+
+
+def test_changes_go_over_the_overrides() -> None:
+    changes = {
+        "args": {"ingress": {"longform_chunks_at_once": 1}},
+        "deployments": [{"name": "Ingress", "autoscaling_config": {"max_replicas": 1}}],
+    }
+    config = local_cluster_config(port=1, database_url="x", changes=changes)
+    app = config["applications"][0]
+    ingress = next(d for d in app["deployments"] if d["name"] == "Ingress")
+    assert ingress["autoscaling_config"]["max_replicas"] == 1
+    assert ingress["autoscaling_config"]["target_ongoing_requests"] == 2  # the overrides'
+    assert app["args"]["ingress"] == {"max_active_requests": 32, "longform_chunks_at_once": 1}
+    with pytest.raises(ValueError, match="Ingres"):
+        unknown = {"deployments": [{"name": "Ingres"}]}
+        local_cluster_config(port=1, database_url="x", changes=unknown)
