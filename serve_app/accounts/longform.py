@@ -26,7 +26,7 @@ from typing import Literal
 from serve_app.accounts.database import Database, Row, Transaction
 from serve_app.accounts.ledger import reserve
 from serve_app.accounts.records import UnknownProject
-from serve_app.accounts.webhooks import add_webhook, webhook_due
+from serve_app.accounts.webhooks import WebhookRow, add_webhook, read_webhooks, webhook_due
 
 JobState = Literal["running", "done", "cancelled", "failed"]
 ChunkState = Literal["pending", "working", "done", "cancelled"]
@@ -72,6 +72,27 @@ class JobRow:
     created_at: float
     finished_at: float | None
     error: str | None  # why a failed job failed
+
+
+@dataclass(frozen=True)
+class ChapterTally:
+    """A job's chunks of one chapter in one state, counted."""
+
+    chapter: int
+    state: ChunkState
+    chunks: int
+    characters: int
+    audio_ms: int
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    """A job as its views show it: its row, its chunks counted by chapter and state,
+    its webhook if it has one."""
+
+    job: JobRow
+    tallies: list[ChapterTally]
+    webhook: WebhookRow | None
 
 
 _JOB_COLUMNS = (
@@ -168,15 +189,22 @@ class LongFormTables:
         with self._db.transaction() as tx:
             return read_job(tx, job_id, project_id)
 
-    def jobs(self, project_id: str, limit: int = 100) -> list[JobRow]:
-        """The project's jobs, newest first."""
+    def record(self, job_id: str, project_id: str) -> JobRecord:
+        """The project's job ``job_id`` as its view shows it (one transaction);
+        :class:`JobNotFound` for another project's."""
+        with self._db.transaction() as tx:
+            return _records(tx, [read_job(tx, job_id, project_id)])[0]
+
+    def records(self, project_id: str, limit: int = 100) -> list[JobRecord]:
+        """The project's jobs, newest first, as their views show them: three queries
+        however many there are."""
         with self._db.transaction() as tx:
             rows = tx.all(
                 f"SELECT {_JOB_COLUMNS} FROM longform_jobs j WHERE j.project_id = ?"
                 " ORDER BY j.created_at DESC LIMIT ?",
                 (project_id, limit),
             )
-        return [_job(row) for row in rows]
+            return _records(tx, [_job(row) for row in rows])
 
     def chunks(self, job_id: str, project_id: str) -> list[ChunkRow]:
         """A job's chunks in order; :class:`JobNotFound` for another project's job."""
@@ -242,6 +270,25 @@ def end_job(tx: Transaction, job: JobRow, state: JobState, error: str | None) ->
         (state, error, now, now, job.id),
     )
     webhook_due(tx, job.id, now)
+
+
+def _records(tx: Transaction, jobs: list[JobRow]) -> list[JobRecord]:
+    """``jobs`` with their chunks' tallies and their webhooks, in the same order."""
+    if not jobs:
+        return []
+    ids = [job.id for job in jobs]
+    rows = tx.all(
+        "SELECT job_id, chapter, state, COUNT(*), SUM(LENGTH(text)), SUM(audio_ms)"
+        f" FROM longform_chunks WHERE job_id IN ({', '.join('?' * len(ids))})"
+        " GROUP BY job_id, chapter, state ORDER BY job_id, chapter, state",
+        tuple(ids),
+    )
+    tallies: dict[str, list[ChapterTally]] = {job_id: [] for job_id in ids}
+    for r in rows:
+        tally = ChapterTally(int(r[1]), r[2], int(r[3]), int(r[4]), int(r[5]))
+        tallies[str(r[0])].append(tally)
+    webhooks = read_webhooks(tx, ids)
+    return [JobRecord(job, tallies[job.id], webhooks.get(job.id)) for job in jobs]
 
 
 def read_job(tx: Transaction, job_id: str, project_id: str) -> JobRow:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -55,6 +56,23 @@ def add_webhook(tx: Transaction, job_id: str, project_id: str, url: str, now: fl
     )
 
 
+def read_webhooks(tx: Transaction, job_ids: Sequence[str]) -> dict[str, WebhookRow]:
+    """The webhooks of those of ``job_ids`` that have one, by job id."""
+    if not job_ids:
+        return {}
+    rows = tx.all(
+        "SELECT job_id, url, state, attempts, last_status, last_error FROM job_webhooks"
+        f" WHERE job_id IN ({', '.join('?' * len(job_ids))})",
+        tuple(job_ids),
+    )
+    return {
+        str(r[0]): WebhookRow(
+            str(r[0]), str(r[1]), r[2], int(r[3]), None if r[4] is None else int(r[4]), r[5]
+        )
+        for r in rows
+    }
+
+
 def webhook_due(tx: Transaction, job_id: str, now: float) -> None:
     """The job ``job_id`` has ended (in the transaction that ended it): its webhook,
     if it has one, is due now."""
@@ -86,15 +104,7 @@ class WebhookTables:
 
     def job_webhook(self, job_id: str) -> WebhookRow | None:
         with self._db.transaction() as tx:
-            row = tx.one(
-                "SELECT job_id, url, state, attempts, last_status, last_error FROM job_webhooks"
-                " WHERE job_id = ?",
-                (job_id,),
-            )
-        if row is None:
-            return None
-        status = None if row[4] is None else int(row[4])
-        return WebhookRow(str(row[0]), str(row[1]), row[2], int(row[3]), status, row[5])
+            return read_webhooks(tx, [job_id]).get(job_id)
 
     def claim_webhook(self, lease_s: float) -> DueWebhook | None:
         """The webhook due the longest, claimed by this process for ``lease_s`` seconds

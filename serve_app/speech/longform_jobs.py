@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from deployments.encoding.writers import content_type
 from deployments.normaliser.cleaning import clean_text
 from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds
-from serve_app.accounts.longform import ChunkRow, JobNotFound, JobRow, NewChunk, TooManyJobs
+from serve_app.accounts.longform import (
+    ChapterTally,
+    JobNotFound,
+    JobRecord,
+    NewChunk,
+    TooManyJobs,
+)
 from serve_app.accounts.webhooks import WebhookRow
 from serve_app.http.errors import InvalidRequest, NotFound, RateLimited
 from serve_app.settings import CONFIGS, IngressConfig
@@ -127,7 +133,7 @@ class LongFormJobs:
                 "another may start when one ends.",
                 headers={"Retry-After": str(RETRY_AFTER_S)},
             ) from None
-        return self._view(*await self._load(job.id, key.project_id))
+        return self._view(await self._record(job.id, key.project_id))
 
     async def _chapters(self, request: SpeechJobRequest) -> tuple[list[Chapter], list[Chunk]]:
         """The request's text cut into chapters and chunks, each cleaned as a speech
@@ -172,43 +178,33 @@ class LongFormJobs:
         return list(await asyncio.gather(*(reserve(c) for c in chunks)))
 
     async def job(self, job_id: str, project_id: str) -> SpeechJob:
-        return self._view(*await self._load(job_id, project_id))
+        return self._view(await self._record(job_id, project_id))
 
-    async def _load(
-        self, job_id: str, project_id: str
-    ) -> tuple[JobRow, list[ChunkRow], WebhookRow | None]:
-        store = self._store
+    async def _record(self, job_id: str, project_id: str) -> JobRecord:
         with _found(job_id):
-            job = await store.call(store.job, job_id, project_id)
-            chunks = await store.call(store.chunks, job_id, project_id)
-        return job, chunks, await store.call(store.job_webhook, job_id)
+            return await self._store.call(self._store.record, job_id, project_id)
 
     async def jobs(self, project_id: str, limit: int) -> list[SpeechJob]:
         """The project's jobs, newest first."""
-        found = await self._store.call(self._store.jobs, project_id, limit)
-        views = []
-        for job in found:
-            try:
-                views.append(await self.job(job.id, project_id))
-            except NotFound:
-                continue  # deleted meanwhile
-        return views
+        records = await self._store.call(self._store.records, project_id, limit)
+        return [self._view(record) for record in records]
 
     async def delete(self, job_id: str, project_id: str) -> SpeechJob:
         """Cancel the job if it runs and delete it and its audio; its last state."""
         store = self._store
+        record = await self._record(job_id, project_id)
         with _found(job_id):
-            chunks = await store.call(store.chunks, job_id, project_id)
             job = await store.call(store.delete_job, job_id, project_id)
         await asyncio.to_thread(self.audio_store.delete_job, job_id)
-        return self._view(job, chunks).model_copy(update={"deleted": True})
+        last = JobRecord(job, record.tallies, None)
+        return self._view(last).model_copy(update={"deleted": True})
 
     async def audio(self, job_id: str, project_id: str, chapter: int | None) -> JobAudio:
         """The job's audio as one file of its format, made if it is not yet (the whole
         job's is made as the job ends: :meth:`prepare`): the whole job's once it is
         done, a chapter's once its chunks are."""
-        job, chunks, _ = await self._load(job_id, project_id)
-        view = self._view(job, chunks)
+        record = await self._record(job_id, project_id)
+        job, view = record.job, self._view(record)
         if chapter is None:
             if view.state != "done":
                 raise NotFound(
@@ -234,6 +230,8 @@ class LongFormJobs:
         key = job_key(job_id, f"{name}.{extension}")
         size = await asyncio.to_thread(self.audio_store.size, key)
         if size is None:
+            with _found(job_id):
+                chunks = await self._store.call(self._store.chunks, job_id, project_id)
             parts = [
                 (view.chapters[n].title, [c.index for c in chunks if c.chapter == n])
                 for n in numbers
@@ -262,9 +260,9 @@ class LongFormJobs:
             with _found(job_id):
                 row = await store.call(store.job, job_id, project_id)
             if (row.state, row.chunks_done) != seen:
-                job, chunks, webhook = await self._load(job_id, project_id)
-                seen = (job.state, job.chunks_done)
-                yield self._view(job, chunks, webhook)
+                record = await self._record(job_id, project_id)
+                seen = (record.job.state, record.job.chunks_done)
+                yield self._view(record)
             if row.state != "running":
                 return
             await asyncio.sleep(PROGRESS_INTERVAL_S)
@@ -292,9 +290,8 @@ class LongFormJobs:
                 logger.exception("deleting long-form jobs past their keeping failed; retrying")
             await asyncio.sleep(interval_s)
 
-    def _view(
-        self, job: JobRow, chunks: Sequence[ChunkRow], webhook: WebhookRow | None = None
-    ) -> SpeechJob:
+    def _view(self, record: JobRecord) -> SpeechJob:
+        job, webhook = record.job, record.webhook
         settings = JobSettings.model_validate_json(job.settings)
         titles: list[str] = json.loads(job.chapters)
         now = time.time()
@@ -303,9 +300,9 @@ class LongFormJobs:
             pace = (now - job.created_at) / job.characters_done
             left = round(pace * (job.characters - job.characters_done), 1)
         keep = self._config.longform_keep_s
-        by_chapter: list[list[ChunkRow]] = [[] for _ in titles]
-        for chunk in chunks:
-            by_chapter[chunk.chapter].append(chunk)
+        by_chapter: list[list[ChapterTally]] = [[] for _ in titles]
+        for tally in record.tallies:
+            by_chapter[tally.chapter].append(tally)
         return SpeechJob(
             id=job.id,
             state=job.state,
@@ -362,23 +359,25 @@ def _webhook(row: WebhookRow) -> JobWebhook:
     )
 
 
-def _chapter(index: int, title: str, chunks: Sequence[ChunkRow]) -> JobChapter:
-    done = [c for c in chunks if c.state == "done"]
+def _chapter(index: int, title: str, tallies: Sequence[ChapterTally]) -> JobChapter:
+    """A chapter's view from its chunks' tallies (one a state)."""
+    states = {t.state: t for t in tallies}
+    done = states.get("done")
     state: ChapterState
-    if len(done) == len(chunks):
+    if set(states) <= {"done"}:
         state = "done"
-    elif any(c.state == "cancelled" for c in chunks):
+    elif "cancelled" in states:
         state = "cancelled"
-    elif done or any(c.state == "working" for c in chunks):
+    elif done or "working" in states:
         state = "running"
     else:
         state = "waiting"
     return JobChapter(
         index=index,
         title=title,
-        characters=sum(c.characters for c in chunks),
-        characters_done=sum(c.characters for c in done),
-        audio_seconds=sum(c.audio_ms for c in done) / 1000,
+        characters=sum(t.characters for t in tallies),
+        characters_done=0 if done is None else done.characters,
+        audio_seconds=0 if done is None else done.audio_ms / 1000,
         state=state,
     )
 

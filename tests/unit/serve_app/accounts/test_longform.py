@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from serve_app.accounts import AccountStore, InsufficientFunds
-from serve_app.accounts.longform import JobNotFound, NewChunk, TooManyJobs
+from serve_app.accounts.longform import ChapterTally, JobNotFound, NewChunk, TooManyJobs
 from serve_app.accounts.longform_claims import charge_id
 
 CHUNKS = [NewChunk(0, "पहला भाग।", "", "दूसरा", 900), NewChunk(1, "दूसरा भाग।", "पहला", "", 1_000)]
@@ -40,7 +40,9 @@ def test_a_job_reserves_its_worst_case_or_is_refused(
         store.job(job.id, other)
     with pytest.raises(JobNotFound):
         store.cancel_job(job.id, other)
-    assert [j.id for j in store.jobs(project)] == [job.id] and store.jobs(other) == []
+    assert [r.job.id for r in store.records(project)] == [job.id] and store.records(other) == []
+    with pytest.raises(JobNotFound):
+        store.record(job.id, other)
 
 
 def test_each_chunk_is_claimed_once_and_charged_once(
@@ -161,7 +163,7 @@ def test_deleting_a_running_job_cancels_it_and_the_charges_stay(
     assert store.complete_chunk(job_id, done.index, 9, 800, 700)
     last = store.delete_job(job_id, project)
     assert (last.state, last.cost, last.chunks_done) == ("cancelled", 700, 1)
-    assert store.job_state(job_id) is None and store.jobs(project) == []
+    assert store.job_state(job_id) is None and store.records(project) == []
     with pytest.raises(JobNotFound):
         store.job(job_id, project)
     assert not other.complete_chunk(job_id, working.index, 10, 900, 600)  # its job is gone
@@ -196,3 +198,27 @@ def test_processes_claiming_at_once_take_different_chunks(database_url: str) -> 
     finally:
         for store in stores:
             store.close()
+
+
+def test_a_job_s_record_counts_its_chunks_by_chapter_and_state(
+    stores: tuple[AccountStore, AccountStore],
+) -> None:
+    store, _ = stores
+    project = store.create_project("acme", 100_000)
+    older, newer = new_job(store, project), new_job(store, project)
+    chunk = store.claim_chunk(60, 30)
+    assert chunk is not None and (chunk.job_id, chunk.index) == (older, 0)
+    assert store.complete_chunk(older, 0, 9, 800, 700)
+    working = store.claim_chunk(60, 30)
+    assert working is not None and (working.job_id, working.index) == (older, 1)
+    records = store.records(project)
+    assert [r.job.id for r in records] == [newer, older]  # newest first
+    assert records[1].tallies == [
+        ChapterTally(0, "done", 1, 9, 800),
+        ChapterTally(1, "working", 1, 10, 0),
+    ]
+    assert records[0].tallies == [
+        ChapterTally(0, "pending", 1, 9, 0),
+        ChapterTally(1, "pending", 1, 10, 0),
+    ]
+    assert records[1] == store.record(older, project) and records[1].webhook is None
