@@ -8,6 +8,7 @@ claim can complete it.
 
 from __future__ import annotations
 
+import enum
 import time
 from dataclasses import dataclass
 
@@ -27,6 +28,18 @@ class ClaimedChunk:
     before: str
     after: str
     settings: str  # the job's request, JSON: how every chunk is spoken
+
+
+class Completion(enum.Enum):
+    """What completing a chunk did; true where it was charged."""
+
+    CHARGED = "charged"  # the job runs on
+    JOB_DONE = "job done"  # it was the job's last chunk
+    LOST = "lost"  # the claim was lost (taken by another process, the job ended)
+    JOB_GONE = "job gone"  # the job was deleted
+
+    def __bool__(self) -> bool:
+        return self in (Completion.CHARGED, Completion.JOB_DONE)
 
 
 def charge_id(job_id: str, index: int) -> str:
@@ -94,12 +107,12 @@ class ChunkClaims:
 
     def complete_chunk(
         self, job_id: str, index: int, characters: int, audio_ms: int, cost: int
-    ) -> bool:
+    ) -> Completion:
         """Mark a chunk this process claimed done and charge it (at most its reserve;
         ``characters``: billed, as heard), in one transaction; the job's progress grows
-        by the chunk's text, and the job is done with its last chunk. False, and nothing
-        charged, where the claim was lost (the lease ran out and another process took
-        the chunk, or the job was cancelled)."""
+        by the chunk's text, and the job is done with its last chunk. Nothing is charged
+        where the claim was lost (the lease ran out and another process took the chunk,
+        or the job was cancelled or deleted)."""
         now = time.time()
         with self._db.transaction() as tx:
             job = tx.one(
@@ -113,7 +126,8 @@ class ChunkClaims:
                 (job_id, index, self.owner),
             )
             if job is None or chunk is None:
-                return False
+                gone = tx.one("SELECT 1 FROM longform_jobs WHERE id = ?", (job_id,)) is None
+                return Completion.JOB_GONE if gone else Completion.LOST
             project_id, reserve, length = str(job[0]), int(chunk[0]), int(chunk[1])
             charge = max(0, min(cost, reserve))
             tx.execute(
@@ -137,7 +151,8 @@ class ChunkClaims:
                 (now, job_id),
             ):
                 webhook_due(tx, job_id, now)
-            return True
+                return Completion.JOB_DONE
+            return Completion.CHARGED
 
     def fail_chunk(
         self, job_id: str, index: int, error: str, max_attempts: int, retry_after_s: float = 0.0

@@ -15,17 +15,14 @@ import unicodedata
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 
-from deployments.encoding.writers import content_type
 from deployments.normaliser.cleaning import clean_text
 from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds
 from serve_app.accounts.longform import (
-    ChapterTally,
     JobNotFound,
     JobRecord,
     NewChunk,
     TooManyJobs,
 )
-from serve_app.accounts.webhooks import WebhookRow
 from serve_app.http.errors import InvalidRequest, NotFound, RateLimited
 from serve_app.settings import CONFIGS, IngressConfig
 from serve_app.speech.audio_store import AudioStore, job_key, open_store
@@ -33,11 +30,9 @@ from serve_app.speech.billing import Meter, balance_refusal
 from serve_app.speech.job import Voicing
 from serve_app.speech.longform import Chapter, Chunk, chapters_of, chunks_of
 from serve_app.speech.longform_ssml import ssml_chunks
+from serve_app.speech.longform_view import job_view
 from serve_app.speech.longform_vocabulary import (
-    ChapterState,
-    JobChapter,
     JobTextType,
-    JobWebhook,
     SpeechJob,
     SpeechJobRequest,
 )
@@ -87,6 +82,8 @@ class LongFormJobs:
         self.audio_store = open_store(
             config.longform_audio_path, PROJECT_ROOT, config.longform_s3_endpoint_url
         )
+        # the files being made here, by key: whoever asks meanwhile waits for that one
+        self._making: dict[str, asyncio.Future[None]] = {}
 
     async def submit(self, request: SpeechJobRequest, key: ApiKey) -> SpeechJob:
         """A new running job of ``request``'s text; 400 for a text too long or with
@@ -236,7 +233,7 @@ class LongFormJobs:
                 (view.chapters[n].title, [c.index for c in chunks if c.chapter == n])
                 for n in numbers
             ]
-            await asyncio.to_thread(write_job_audio, self.audio_store, key, job_id, parts, settings)
+            await self._made(key, job_id, parts, settings)
             if await self._store.call(self._store.job_state, job_id) is None:
                 # deleted while the file was made: it goes too, not left behind
                 await asyncio.to_thread(self.audio_store.delete_job, job_id)
@@ -245,6 +242,22 @@ class LongFormJobs:
             assert size is not None  # just written
         filename = f"{job_id}{'' if chapter is None else f'-{chapter}'}.{extension}"
         return JobAudio(self.audio_store, key, size, view.content_type, filename)
+
+    async def _made(
+        self, key: str, job_id: str, parts: list[tuple[str, list[int]]], settings: JobSettings
+    ) -> None:
+        """The file ``key`` made of ``parts``, once in this process however many ask
+        for it at once (a book's MP3 takes tens of seconds); one who stops waiting
+        leaves it being made for the others."""
+        making = self._making.get(key)
+        if making is None:
+            store = self.audio_store
+            making = asyncio.ensure_future(
+                asyncio.to_thread(write_job_audio, store, key, job_id, parts, settings)
+            )
+            self._making[key] = making
+            making.add_done_callback(lambda _: self._making.pop(key, None))
+        await asyncio.shield(making)
 
     async def prepare(self, job_id: str, project_id: str) -> None:
         """Make the done job's whole file now, so that asking for it waits for nothing
@@ -291,38 +304,7 @@ class LongFormJobs:
             await asyncio.sleep(interval_s)
 
     def _view(self, record: JobRecord) -> SpeechJob:
-        job, webhook = record.job, record.webhook
-        settings = JobSettings.model_validate_json(job.settings)
-        titles: list[str] = json.loads(job.chapters)
-        now = time.time()
-        left = None
-        if job.state == "running" and job.characters_done:
-            pace = (now - job.created_at) / job.characters_done
-            left = round(pace * (job.characters - job.characters_done), 1)
-        keep = self._config.longform_keep_s
-        by_chapter: list[list[ChapterTally]] = [[] for _ in titles]
-        for tally in record.tallies:
-            by_chapter[tally.chapter].append(tally)
-        return SpeechJob(
-            id=job.id,
-            state=job.state,
-            created_at=job.created_at,
-            finished_at=job.finished_at,
-            expires_at=None if job.finished_at is None else job.finished_at + keep,
-            characters=job.characters,
-            characters_done=job.characters_done,
-            audio_seconds=job.audio_ms / 1000,
-            chunks=job.chunks,
-            chunks_done=job.chunks_done,
-            estimated_seconds_left=left,
-            cost_deci_micros=job.cost,
-            held_deci_micros=job.held,
-            response_format=settings.format,
-            content_type=content_type(settings.format, settings.sample_rate),
-            chapters=[_chapter(i, title, by_chapter[i]) for i, title in enumerate(titles)],
-            error=job.error,
-            webhook=None if webhook is None else _webhook(webhook),
-        )
+        return job_view(record, self._config.longform_keep_s)
 
 
 def _cut(
@@ -347,39 +329,6 @@ def _input_type(text_type: JobTextType) -> str:
     """How a chunk's text is read: SSML as SSML, plain text and Markdown (made plain
     when cut) as text."""
     return "ssml" if text_type == "ssml" else "text"
-
-
-def _webhook(row: WebhookRow) -> JobWebhook:
-    return JobWebhook(
-        url=row.url,
-        state=row.state,
-        attempts=row.attempts,
-        last_status=row.last_status,
-        last_error=row.last_error,
-    )
-
-
-def _chapter(index: int, title: str, tallies: Sequence[ChapterTally]) -> JobChapter:
-    """A chapter's view from its chunks' tallies (one a state)."""
-    states = {t.state: t for t in tallies}
-    done = states.get("done")
-    state: ChapterState
-    if set(states) <= {"done"}:
-        state = "done"
-    elif "cancelled" in states:
-        state = "cancelled"
-    elif done or "working" in states:
-        state = "running"
-    else:
-        state = "waiting"
-    return JobChapter(
-        index=index,
-        title=title,
-        characters=sum(t.characters for t in tallies),
-        characters_done=0 if done is None else done.characters,
-        audio_seconds=0 if done is None else done.audio_ms / 1000,
-        state=state,
-    )
 
 
 @contextlib.contextmanager

@@ -23,7 +23,7 @@ from deployments.encoding.chapters import ChapterMark, has_chapter_marks, mark_c
 from deployments.encoding.writers import make_writer
 from deployments.messages import EncodeJob, SynthesisJob
 from serve_app.accounts import AccountStore
-from serve_app.accounts.longform_claims import ClaimedChunk
+from serve_app.accounts.longform_claims import ClaimedChunk, Completion
 from serve_app.http.errors import ServiceError
 from serve_app.speech.audio_store import AudioStore, job_key
 from serve_app.speech.billing import Meter
@@ -139,13 +139,15 @@ class ChunkSpeaker:
         audio: AudioStore,
         when_done: Callable[[str, str], Awaitable[object]] | None = None,
     ) -> None:
-        """``when_done(job_id, project_id)``: awaited once the chunk spoken here was its
-        job's last (the job's whole file made then, not when first asked for)."""
+        """``when_done(job_id, project_id)``: run beside the lanes once the chunk spoken
+        here was its job's last (the job's whole file made then, not when first asked
+        for, while the lane that spoke the chunk takes the next)."""
         self._service = service
         self._store = store
         self._meter = meter
         self._audio = audio
         self._when_done = when_done
+        self._ending: set[asyncio.Task[None]] = set()  # the loop holds tasks weakly
 
     async def render(self, chunk: ClaimedChunk) -> Rendered:
         """``chunk`` spoken as its job's settings ask."""
@@ -183,7 +185,7 @@ class ChunkSpeaker:
         await asyncio.to_thread(self._audio.put, key, rendered.audio)  # off the event loop
         # a job is one request: its first chunk carries the per-request price
         cost = self._meter.cost(rendered.characters, delivered=chunk.index == 0)
-        done = await self._store.call(
+        completion = await self._store.call(
             self._store.complete_chunk,
             chunk.job_id,
             chunk.index,
@@ -191,16 +193,21 @@ class ChunkSpeaker:
             rendered.audio_ms,
             cost,
         )
-        state = await self._store.call(self._store.job_state, chunk.job_id)
-        if not done and state is None:
+        if completion is Completion.JOB_GONE:
             # the job was deleted meanwhile: what was written for it goes too
             await asyncio.to_thread(self._audio.delete_job, chunk.job_id)
-        elif done and state == "done" and self._when_done is not None:
-            try:
-                await self._when_done(chunk.job_id, chunk.project_id)
-            except Exception:  # the chunk stays done: its audio is made when asked for
-                logger.exception("making job %s's audio failed", chunk.job_id)
-        return done
+        elif completion is Completion.JOB_DONE and self._when_done is not None:
+            ending = asyncio.create_task(self._end(chunk.job_id, chunk.project_id))
+            self._ending.add(ending)
+            ending.add_done_callback(self._ending.discard)
+        return bool(completion)
+
+    async def _end(self, job_id: str, project_id: str) -> None:
+        assert self._when_done is not None
+        try:
+            await self._when_done(job_id, project_id)
+        except Exception:  # the job stays done: its audio is made when asked for
+            logger.exception("making job %s's audio failed", job_id)
 
 
 class JobWorker:

@@ -11,7 +11,7 @@ import pytest
 
 from serve_app.accounts import AccountStore, InsufficientFunds
 from serve_app.accounts.longform import ChapterTally, JobNotFound, NewChunk, TooManyJobs
-from serve_app.accounts.longform_claims import charge_id
+from serve_app.accounts.longform_claims import Completion, charge_id
 
 CHUNKS = [NewChunk(0, "पहला भाग।", "", "दूसरा", 900), NewChunk(1, "दूसरा भाग।", "पहला", "", 1_000)]
 SETTINGS = json.dumps({"voice": "default", "response_format": "mp3"})
@@ -56,10 +56,11 @@ def test_each_chunk_is_claimed_once_and_charged_once(
     assert a.settings == SETTINGS and (a.text, a.after) == ("पहला भाग।", "दूसरा")
     assert first.claim_chunk(lease_s=60, owner_lease_s=30) is None  # both are claimed
     assert not first.complete_chunk(job_id, 1, 10, 1_000, 500)  # second's claim, not first's
-    assert second.complete_chunk(job_id, 1, 10, 1_000, 5_000)  # charged at most its reserve
+    charged = second.complete_chunk(job_id, 1, 10, 1_000, 5_000)  # at most its reserve
+    assert charged is Completion.CHARGED
     assert not second.complete_chunk(job_id, 1, 10, 1_000, 500)  # once
     assert first.job(job_id, project).state == "running"
-    assert first.complete_chunk(job_id, 0, 9, 800, 700)
+    assert first.complete_chunk(job_id, 0, 9, 800, 700) is Completion.JOB_DONE  # its last
     job = first.job(job_id, project)
     assert (job.state, job.held, job.cost, job.chunks_done, job.audio_ms) == (
         "done", 0, 1_700, 2, 1_800,
@@ -144,7 +145,8 @@ def test_cancelling_releases_what_is_not_done_and_keeps_what_is(
     assert store.complete_chunk(job_id, done.index, 9, 800, 700)
     job = store.cancel_job(job_id, project)
     assert (job.state, job.held, job.cost) == ("cancelled", 0, 700)
-    assert not store.complete_chunk(job_id, working.index, 10, 900, 600)  # dropped
+    dropped = store.complete_chunk(job_id, working.index, 10, 900, 600)
+    assert dropped is Completion.LOST
     usage = store.usage(project)
     assert (usage.held, usage.balance) == (0, 9_300)
     assert store.cancel_job(job_id, project).state == "cancelled"  # as it was
@@ -166,7 +168,7 @@ def test_deleting_a_running_job_cancels_it_and_the_charges_stay(
     assert store.job_state(job_id) is None and store.records(project) == []
     with pytest.raises(JobNotFound):
         store.job(job_id, project)
-    assert not other.complete_chunk(job_id, working.index, 10, 900, 600)  # its job is gone
+    assert other.complete_chunk(job_id, working.index, 10, 900, 600) is Completion.JOB_GONE
     usage = store.usage(project)
     assert (usage.held, usage.balance, usage.requests) == (0, 9_300, 1)
     assert store.ledger_sum(project) == usage.balance

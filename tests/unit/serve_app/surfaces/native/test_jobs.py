@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import io
 import json
+import time
 from collections.abc import AsyncIterator
 from fractions import Fraction
 from pathlib import Path
@@ -252,3 +253,31 @@ async def test_a_job_deleted_while_watched_ends_its_event_stream_so(
         "id": job["id"],
         "deleted": True,
     }
+
+
+async def test_a_file_asked_for_by_many_at_once_is_made_once(
+    tmp_path: Path, auth: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chapter's file is made when first asked for: those who ask while it is being
+    made wait for that one (a book's MP3 takes tens of seconds) and get the same bytes."""
+    from serve_app.speech import longform_jobs
+
+    made: list[str] = []
+    write = longform_jobs.write_job_audio
+
+    def slow_write(*args: Any) -> None:
+        made.append(args[1])
+        time.sleep(0.3)  # a long file: every request arrives while it is made
+        write(*args)
+
+    monkeypatch.setattr(longform_jobs, "write_job_audio", slow_write)
+    state = make_state(tmp_path)
+    async with service(state) as client:
+        body = {"input": BOOK, "text_type": "markdown", "voice": ESPEAK, "response_format": "mp3"}
+        job = (await client.post(JOBS, headers=auth, json=body)).json()
+        assert (await finished(client, auth, job["id"]))["state"] == "done"
+        url = f"{JOBS}/{job['id']}/audio?chapter=1"
+        answers = await asyncio.gather(*(client.get(url, headers=auth) for _ in range(4)))
+    assert [a.status_code for a in answers] == [200] * 4
+    assert len({a.content for a in answers}) == 1 and answers[0].content
+    assert made.count(f"{job['id']}/chapter-1.mp3") == 1
