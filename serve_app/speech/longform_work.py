@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -28,6 +29,7 @@ from serve_app.http.errors import ServiceError
 from serve_app.speech.audio_store import AudioStore, job_key
 from serve_app.speech.billing import Meter
 from serve_app.speech.continuity import in_context
+from serve_app.speech.job import Voicing
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import VoiceOptions
 
@@ -40,6 +42,10 @@ RETRY_AFTER_S = 5.0
 # A chunk's claim lasts this long, renewed every third of it while the chunk is spoken:
 # a process lost mid-chunk holds it back this long at most.
 LEASE_S = 60.0
+# The voices of this many jobs kept by a speaker, the latest used: a job's voice is
+# chosen (a custom voice read, a reference analysed, its dictionaries found) once,
+# not for each chunk, and speaks every chunk alike.
+VOICINGS_KEPT = 32
 # Claims being given back by workers that were stopped.
 _RELEASING: set[asyncio.Future[None]] = set()
 
@@ -148,14 +154,13 @@ class ChunkSpeaker:
         self._audio = audio
         self._when_done = when_done
         self._ending: set[asyncio.Task[None]] = set()  # the loop holds tasks weakly
+        self._voicings: OrderedDict[str, Voicing] = OrderedDict()  # by job id
 
     async def render(self, chunk: ClaimedChunk) -> Rendered:
         """``chunk`` spoken as its job's settings ask."""
         service = self._service
         settings = JobSettings.model_validate_json(chunk.settings)
-        options = VoiceOptions.model_validate_json(settings.options)
-        voicing = await service.choose(options, False, chunk.project_id)
-        voicing = replace(voicing, params=replace(voicing.params, background=True))
+        voicing = await self._voicing(chunk, settings)
         given = await service.check_input(chunk.text, "ssml" if settings.markup else "text")
         reading = await service.read(given, voicing)
         if reading is None:
@@ -170,6 +175,20 @@ class ChunkSpeaker:
             audio += encoded.data
             samples += encoded.audio_samples
         return Rendered(bytes(audio), reading.characters, samples * 1000 // voicing.sample_rate)
+
+    async def _voicing(self, chunk: ClaimedChunk, settings: JobSettings) -> Voicing:
+        """The voice ``chunk``'s job speaks in, chosen for its first chunk spoken here."""
+        voicing = self._voicings.get(chunk.job_id)
+        if voicing is not None:
+            self._voicings.move_to_end(chunk.job_id)
+            return voicing
+        options = VoiceOptions.model_validate_json(settings.options)
+        chosen = await self._service.choose(options, False, chunk.project_id)
+        voicing = replace(chosen, params=replace(chosen.params, background=True))
+        self._voicings[chunk.job_id] = voicing
+        while len(self._voicings) > VOICINGS_KEPT:
+            self._voicings.popitem(last=False)
+        return voicing
 
     async def speak(self, chunk: ClaimedChunk) -> bool:
         """Speak ``chunk``, store its audio and mark it done, charged; False where the

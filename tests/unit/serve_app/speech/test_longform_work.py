@@ -9,12 +9,14 @@ import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from serve_app.accounts.longform import NewChunk
 from serve_app.ingress.state import IngressState
 from serve_app.speech.audio_store import FolderStore
+from serve_app.speech.job import Voicing
 from serve_app.speech.longform import chapters_of, chunks_of
 from serve_app.speech.longform_work import (
     MAX_ATTEMPTS,
@@ -24,6 +26,7 @@ from serve_app.speech.longform_work import (
     chunk_key,
     job_audio,
 )
+from serve_app.speech.vocabulary import VoiceOptions
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import make_state
 
@@ -67,6 +70,37 @@ async def test_each_chunk_is_spoken_stored_and_charged_once(tmp_path: Path) -> N
     assert done.characters_done == done.characters == sum(len(c.text) for c in planned)
     assert done.cost == price * done.characters_done and done.audio_ms > 3_000
     assert store.ledger_sum(project) == store.usage(project).balance == 10_000_000 - done.cost
+
+
+async def test_a_job_s_voice_is_chosen_once_for_all_its_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A custom voice read, a reference analysed, dictionaries found: once a job (per
+    speaker), not once a chunk."""
+    state = make_state(tmp_path)
+    store = state.store
+    project = store.create_project("books", 10_000_000)
+    planned = chunks_of(chapters_of(TEXT, "text"), chunk_chars=30)
+    new = [NewChunk(c.chapter, c.text, c.before, c.after, 10**6) for c in planned]
+    jobs = [store.create_job(project, SETTINGS, json.dumps([""]), new, 2).id for _ in range(2)]
+    chosen: list[str | None] = []
+    choose = state.speech.choose
+
+    async def counted(
+        options: VoiceOptions, stream: bool, project_id: str | None = None, **rest: Any
+    ) -> Voicing:
+        chosen.append(project_id)
+        return await choose(options, stream, project_id, **rest)
+
+    monkeypatch.setattr(state.speech, "choose", counted)
+    speaker = ChunkSpeaker(state.speech, store, state.meter, FolderStore(tmp_path / "jobs"))
+    spoken = 0
+    while (claimed := store.claim_chunk(lease_s=60, owner_lease_s=30)) is not None:
+        assert await speaker.speak(claimed)
+        spoken += 1
+    assert spoken == 2 * len(planned) == 6
+    assert chosen == [project, project]  # once for each job
+    assert all(store.job(job_id, project).state == "done" for job_id in jobs)
 
 
 async def test_a_chunk_of_a_cancelled_job_is_not_charged(tmp_path: Path) -> None:
