@@ -79,6 +79,35 @@ def test_a_job_finishes_whole_when_its_synthesiser_is_killed_mid_job(service: Se
     speaks_again(service)
 
 
+def test_a_job_cancelled_mid_way_is_billed_the_chunks_made_and_no_more(
+    service: Service,
+) -> None:
+    """DELETE while both replicas' workers speak a book: the answer is the job's last
+    state, nothing held, and its charges are the chunks made by then: the chunks being
+    spoken at that moment end uncharged."""
+    with httpx.Client(base_url=service.url, headers=service.auth, timeout=60) as api:
+        body = {"input": long_hindi(20_000), "voice": "hi-espeak-aditi", "response_format": "mp3"}
+        created = api.post("/v1/speech/jobs", json=body)
+        assert created.status_code == 202, created.text
+        job = created.json()
+        deadline = time.monotonic() + 60
+        while (now := api.get(f"/v1/speech/jobs/{job['id']}").json())["chunks_done"] < 2:
+            assert now["state"] == "running" and time.monotonic() < deadline, now
+            time.sleep(0.05)
+        last = api.delete(f"/v1/speech/jobs/{job['id']}").json()
+        assert last["deleted"] and last["state"] == "cancelled", last
+        assert 2 <= last["chunks_done"] < last["chunks"] and last["held_deci_micros"] == 0
+        time.sleep(3)  # the chunks being spoken when it was cancelled end meanwhile
+        assert api.get(f"/v1/speech/jobs/{job['id']}").status_code == 404
+    with contextlib.closing(sqlite3.connect(service.ledger, timeout=10)) as db:
+        count, amount = db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(amount), 0) FROM ledger"
+            " WHERE kind = 'charge' AND request_id LIKE ?",
+            (f"{job['id']}/%",),
+        ).fetchone()
+    assert (count, amount) == (last["chunks_done"], last["cost_deci_micros"])
+
+
 def sigkill_app(name: str) -> None:
     """SIGKILL every replica process of app ``name``."""
     killed = [
