@@ -18,9 +18,11 @@ idle threads get ~1/12 of the time of a thread at nice 15 while both run.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import threading
+from collections.abc import Iterator
 
 # How far below the process's other threads background workers run (nice is -20..19;
 # each step ~1.25x less CPU time when threads contend): at +10 a thread gets ~1/9
@@ -62,3 +64,68 @@ def in_background() -> bool:
     """Whether this thread does background work (:func:`run_in_background`,
     :func:`run_at_idle`)."""
     return bool(getattr(_local, "background", False))
+
+
+class Lowering:
+    """One worker thread's scheduling, dropped to the OS's idle class for the length of a
+    call no one waits for and put back after it, or at once by another thread when a
+    more urgent call comes to wait for that one (its priority lent, so that the urgent
+    call does not wait for a thread only idle cores run).
+
+    For an engine with one worker (eSpeak NG: one per process), whose work of every
+    class shares that thread. Where this process may not put a thread back (a user
+    without ``CAP_SYS_NICE`` and a low ``RLIMIT_NICE``), nothing is lowered: a
+    worker stuck in the idle class would hold every live request back."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lowered: int | None = None  # the native id of the thread in the idle class
+
+    @contextlib.contextmanager
+    def idle(self) -> Iterator[None]:
+        """This thread in the idle class (where it may be put back) for the block."""
+        if not can_return_from_idle():
+            yield
+            return
+        with self._lock:
+            thread = threading.get_native_id()
+            os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
+            self._lowered = thread
+            _local.background = True
+        try:
+            yield
+        finally:
+            _local.background = False
+            self.restore()
+
+    def restore(self) -> None:
+        """The lowered thread back in its class, if one is lowered (any thread may ask)."""
+        with self._lock:
+            if self._lowered is not None:
+                with contextlib.suppress(OSError):  # the thread ended meanwhile
+                    os.sched_setscheduler(self._lowered, os.SCHED_OTHER, os.sched_param(0))
+                self._lowered = None
+
+
+@functools.cache
+def can_return_from_idle() -> bool:
+    """Whether this process may put a thread it put in the idle class back (tried once,
+    on a thread of its own)."""
+    if getattr(os, "SCHED_IDLE", None) is None:
+        return False
+    returned: list[bool] = []
+
+    def probe() -> None:
+        thread = threading.get_native_id()
+        try:
+            os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
+            os.sched_setscheduler(thread, os.SCHED_OTHER, os.sched_param(0))
+        except OSError:
+            returned.append(False)
+        else:
+            returned.append(True)
+
+    prober = threading.Thread(target=probe, name="idle-probe")
+    prober.start()
+    prober.join()
+    return returned == [True]

@@ -18,13 +18,16 @@ in the OS's scheduling (:mod:`.priority`), so that while both run the first segm
 has the cores and the later ones the time it leaves; background work (a long-form
 job's chunks) runs on workers of its own at the OS's idle priority, so a stream's
 later segment never waits for a chunk's call to end either, and takes the cores from
-it. Nothing idles for it: with no first segment waiting, later ones have every core,
-and with no stream speaking, a job has them all. And two shares keep a worker of the
-first lane for a new stream that would otherwise wait for a long call to end: a
-tenant runs at most all but one of the first lane's workers at once, and so do long
-first segments (over :data:`LONG_FIRST` characters: an unpunctuated text's first
-segment is seconds of calls) whoever sends them, so that a short first segment (a
-voice agent's turn) finds one free beside six projects' long texts as beside one's.
+it. An engine of one worker (eSpeak NG, one per process) runs a chunk's call on that
+worker lowered to the idle priority for the call, and put back at once when a
+stream's segment comes to wait for it (:class:`.priority.Lowering`). Nothing idles
+for it: with no first segment waiting, later ones have every core, and with no
+stream speaking, a job has them all. And two shares keep a worker of the first lane
+for a new stream that would otherwise wait for a long call to end: a tenant runs at
+most all but one of the first lane's workers at once, and so do long first segments
+(over :data:`LONG_FIRST` characters: an unpunctuated text's first segment is seconds
+of calls) whoever sends them, so that a short first segment (a voice agent's turn)
+finds one free beside six projects' long texts as beside one's.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER, FairQueue
-from deployments.synthesis.priority import run_at_idle, run_in_background
+from deployments.synthesis.priority import Lowering, run_at_idle, run_in_background
 
 T = TypeVar("T")
 # A first segment longer than this (characters) is a long one: seconds of model calls
@@ -53,6 +56,7 @@ class _Job:
     future: asyncio.Future[Any]
     tenant: str = ""
     size: int = 0
+    urgency: int = FIRST
 
 
 class SegmentScheduler:
@@ -73,6 +77,8 @@ class SegmentScheduler:
         self._first_running: Counter[str] = Counter()  # tenant: its first segments running
         self._long_running = 0  # long first segments running (over LONG_FIRST characters)
         self._running = 0  # jobs on a worker now
+        # one worker for every class: lowered to the idle class for background calls
+        self._lowering = Lowering()
         takes: list[int | None] = [FIRST, LATER, BACKGROUND] if lanes else [None]
         self._threads = [
             threading.Thread(
@@ -92,8 +98,11 @@ class SegmentScheduler:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         with self._ready:
-            self._queue.push(_Job(call, loop, future, tenant, size), urgency, tenant, size)
+            job = _Job(call, loop, future, tenant, size, urgency)
+            self._queue.push(job, urgency, tenant, size)
             self._ready.notify_all()  # with lanes, a worker of the job's own lane
+        if not self.lanes and urgency != BACKGROUND:
+            self._lowering.restore()  # a background call running ends at our priority
         return await future
 
     def waiting(self, urgency: int) -> bool:
@@ -116,6 +125,10 @@ class SegmentScheduler:
         running calls (the Synthesiser's signal that a new stream would wait too)."""
         with self._ready:
             return self._queue.count(FIRST)
+
+    def _urgent_waiting(self) -> bool:
+        with self._ready:
+            return self._queue.count(FIRST) + self._queue.count(LATER) > 0
 
     def _shares(self) -> tuple[set[str], int | None]:
         """The first lane's shares (under the lock): the tenants that hold theirs, and
@@ -147,7 +160,14 @@ class SegmentScheduler:
                     self._first_running[job.tenant] += 1
                     self._long_running += long
                 self._running += 1
-            if not job.future.cancelled():  # else its stream went away while it waited
+            if job.future.cancelled():  # its stream went away while it waited
+                pass
+            elif only is None and job.urgency == BACKGROUND:
+                with self._lowering.idle():
+                    if self._urgent_waiting():  # came as it was lowered
+                        self._lowering.restore()
+                    _run(job)
+            else:
                 _run(job)
             with self._ready:
                 self._running -= 1

@@ -6,7 +6,11 @@ import threading
 import pytest
 
 from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER
-from deployments.synthesis.priority import BACKGROUND_NICENESS, in_background
+from deployments.synthesis.priority import (
+    BACKGROUND_NICENESS,
+    can_return_from_idle,
+    in_background,
+)
 from deployments.synthesis.scheduler import LONG_FIRST, SegmentScheduler
 
 
@@ -109,9 +113,34 @@ async def test_each_class_runs_below_the_more_urgent_ones_in_the_os_scheduling()
     assert first == (base, os.SCHED_OTHER, False)
     assert later == (min(base + BACKGROUND_NICENESS, 19), os.SCHED_OTHER, True)
     assert background[1:] == (os.SCHED_IDLE, True)  # engines are told too
-    # without lanes (an engine of one call at a time) every worker is as the process
+    # without lanes (an engine of one call at a time: eSpeak NG) the one worker is
+    # lowered for a background call only, and put back after it
     plain = SegmentScheduler(workers=1)
-    assert await plain.run(_priority, BACKGROUND) == (base, os.SCHED_OTHER, False)
+    lowered = (os.SCHED_IDLE, True) if can_return_from_idle() else (os.SCHED_OTHER, False)
+    assert (await plain.run(_priority, BACKGROUND))[1:] == lowered
+    assert await plain.run(_priority, FIRST) == (base, os.SCHED_OTHER, False)
+
+
+async def test_one_worker_s_background_call_is_put_back_when_a_stream_waits_for_it() -> None:
+    """The worker's priority lent: a stream's segment that comes while a job's chunk is
+    being spoken does not wait for a thread that only idle cores run."""
+    if not can_return_from_idle():
+        pytest.skip("this user may not put a thread back from the idle class")
+    scheduler = SegmentScheduler(workers=1)
+    started, go_on = threading.Event(), threading.Event()
+
+    def chunk() -> tuple[int, int, bool]:
+        started.set()
+        go_on.wait(10)
+        return _priority()
+
+    background = asyncio.ensure_future(scheduler.run(chunk, BACKGROUND))
+    assert await asyncio.to_thread(started.wait, 10)
+    first = asyncio.ensure_future(scheduler.run(_priority, FIRST))
+    await asyncio.sleep(0.05)  # the first segment waits: the worker is put back
+    go_on.set()
+    assert (await background)[1] == os.SCHED_OTHER
+    assert (await first)[1] == os.SCHED_OTHER
 
 
 async def test_a_stream_s_later_segment_never_waits_for_background_calls() -> None:
