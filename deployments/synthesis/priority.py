@@ -67,19 +67,19 @@ def in_background() -> bool:
 
 
 class Lowering:
-    """One worker thread's scheduling, dropped to the OS's idle class for the length of a
-    call no one waits for and put back after it, or at once by another thread when a
-    more urgent call comes to wait for that one (its priority lent, so that the urgent
-    call does not wait for a thread only idle cores run).
+    """A scheduler's worker threads, each dropped to the OS's idle class for the length
+    of a call no one waits for and put back after it, or all at once by another thread
+    when a more urgent call comes to wait for them (their priority lent, so that the
+    urgent call does not wait for threads only idle cores run).
 
-    For an engine with one worker (eSpeak NG: one per process), whose work of every
-    class shares that thread. Where this process may not put a thread back (a user
-    without ``CAP_SYS_NICE`` and a low ``RLIMIT_NICE``), nothing is lowered: a
-    worker stuck in the idle class would hold every live request back."""
+    For an engine whose workers take work of every class (eSpeak NG: one engine per
+    process). Where this process may not put a thread back (a user without
+    ``CAP_SYS_NICE`` and a low ``RLIMIT_NICE``), nothing is lowered: a worker stuck in
+    the idle class would hold every live request back."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._lowered: int | None = None  # the native id of the thread in the idle class
+        self._lowered: set[int] = set()  # native ids of the threads in the idle class
 
     @contextlib.contextmanager
     def idle(self) -> Iterator[None]:
@@ -87,24 +87,29 @@ class Lowering:
         if not can_return_from_idle():
             yield
             return
+        thread = threading.get_native_id()
         with self._lock:
-            thread = threading.get_native_id()
             os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
-            self._lowered = thread
+            self._lowered.add(thread)
             _local.background = True
         try:
             yield
         finally:
             _local.background = False
-            self.restore()
+            with self._lock:
+                if thread in self._lowered:  # not put back meanwhile
+                    self._put_back(thread)
 
     def restore(self) -> None:
-        """The lowered thread back in its class, if one is lowered (any thread may ask)."""
+        """Every lowered thread back in its class (any thread may ask)."""
         with self._lock:
-            if self._lowered is not None:
-                with contextlib.suppress(OSError):  # the thread ended meanwhile
-                    os.sched_setscheduler(self._lowered, os.SCHED_OTHER, os.sched_param(0))
-                self._lowered = None
+            for thread in list(self._lowered):
+                self._put_back(thread)
+
+    def _put_back(self, thread: int) -> None:
+        with contextlib.suppress(OSError):  # the thread ended meanwhile
+            os.sched_setscheduler(thread, os.SCHED_OTHER, os.sched_param(0))
+        self._lowered.discard(thread)
 
 
 @functools.cache

@@ -77,7 +77,7 @@ class SegmentScheduler:
         self._first_running: Counter[str] = Counter()  # tenant: its first segments running
         self._long_running = 0  # long first segments running (over LONG_FIRST characters)
         self._running = 0  # jobs on a worker now
-        # one worker for every class: lowered to the idle class for background calls
+        # without lanes, workers take every class: lowered to the idle one for background calls
         self._lowering = Lowering()
         takes: list[int | None] = [FIRST, LATER, BACKGROUND] if lanes else [None]
         self._threads = [

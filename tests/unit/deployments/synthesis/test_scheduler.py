@@ -143,6 +143,27 @@ async def test_one_worker_s_background_call_is_put_back_when_a_stream_waits_for_
     assert (await first)[1] == os.SCHED_OTHER
 
 
+async def test_workers_lowered_at_once_are_each_put_back() -> None:
+    """Two workers without lanes, each on a job's chunk at once: both in the idle class
+    for their calls, both back in their own after."""
+    if not can_return_from_idle():
+        pytest.skip("this user may not put a thread back from the idle class")
+    scheduler = SegmentScheduler(workers=2)
+    both = threading.Barrier(2)
+
+    def chunk() -> tuple[int, int]:
+        both.wait(10)  # the two calls run together
+        return threading.get_native_id(), os.sched_getscheduler(0)
+
+    calls = await asyncio.gather(*(scheduler.run(chunk, BACKGROUND) for _ in range(2)))
+    assert [policy for _, policy in calls] == [os.SCHED_IDLE] * 2
+    for _ in range(200):  # put back as each call ends, a moment after its answer
+        if all(os.sched_getscheduler(thread) == os.SCHED_OTHER for thread, _ in calls):
+            break
+        await asyncio.sleep(0.01)
+    assert [os.sched_getscheduler(thread) for thread, _ in calls] == [os.SCHED_OTHER] * 2
+
+
 async def test_a_stream_s_later_segment_never_waits_for_background_calls() -> None:
     """Every background worker busy with a job's long call: a stream's later segment
     runs at once on its own lane; queued background work waits behind later segments
