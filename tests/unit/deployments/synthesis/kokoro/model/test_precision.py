@@ -44,22 +44,20 @@ def test_bfloat16_keeps_the_durations_and_the_sound_of_float32(
     tokens: Callable[[str, str], list[int]],
     style_row: Callable[[str, list[int]], np.ndarray],
 ) -> None:
+    # one sentence: a dtype error shows in any (a second, in English, cost 20 s more
+    # of CPU and showed nothing the first did not)
     half = _half(conversion, "bfloat16")
-    for phonemes, text, voice in [
-        ("hi", "नमस्ते, आप कैसे हैं?", "hf_alpha"),
-        ("en-us", "Press one for English.", "af_heart"),
-    ]:
-        ids = tokens(text, phonemes)
-        row = torch.from_numpy(style_row(voice, ids)[None])
-        short = _quartered(model, ids, row)
-        full = model([ids], row, torch.ones(1), durations=[short])[0]
-        low = half([ids], row, torch.ones(1), durations=[short])[0]
-        # the text side runs in float32: durations (and word timings) are float32's
-        assert torch.equal(low.predicted, full.predicted), text
-        assert low.audio.dtype == torch.float32
-        assert low.audio.numel() == full.audio.numel() == sum(short) * 600
-        distance = mel_distance(full.audio.numpy(), low.audio.numpy())
-        assert distance <= MAX_HALF_DISTANCE_DB["bfloat16"], (text, distance)
+    ids = tokens("नमस्ते, आप कैसे हैं?", "hi")
+    row = torch.from_numpy(style_row("hf_alpha", ids)[None])
+    short = _quartered(model, ids, row)
+    full = model([ids], row, torch.ones(1), durations=[short])[0]
+    low = half([ids], row, torch.ones(1), durations=[short])[0]
+    # the text side runs in float32: durations (and word timings) are float32's
+    assert torch.equal(low.predicted, full.predicted)
+    assert low.audio.dtype == torch.float32
+    assert low.audio.numel() == full.audio.numel() == sum(short) * 600
+    distance = mel_distance(full.audio.numpy(), low.audio.numpy())
+    assert distance <= MAX_HALF_DISTANCE_DB["bfloat16"], distance
 
 
 def test_float16_sounds_as_float32(
