@@ -99,7 +99,10 @@ def start_command(spec: NodeSpec, gcs_port: int, dashboard_port: int, temp_dir: 
             f"--ray-client-server-port={free_port()}",
         ]
     else:
-        command.append(f"--address={NODE_IP}:{gcs_port}")
+        # Every node writes its logs into the one session folder under ``temp_dir``,
+        # which the head's log monitor already reads; one on each node read every line
+        # again, each sent to the GCS once per node (Ray: one log monitor a host).
+        command += [f"--address={NODE_IP}:{gcs_port}", "--include-log-monitor=false"]
     return command
 
 

@@ -74,6 +74,9 @@ def test_each_node_has_ports_of_its_own_on_the_loopback(tmp_path: Path) -> None:
     head, *workers = commands
     assert "--head" in head and "--num-cpus=0" in head  # no replica on the head
     assert all("--address=127.0.0.1:6390" in command for command in workers)
+    # one session folder for all: the head's log monitor reads it, no other
+    assert "--include-log-monitor=false" not in head
+    assert all("--include-log-monitor=false" in command for command in workers)
     gpu = [c for spec, c in zip(LAYOUT, commands, strict=True) if spec.group == "gpu_worker"]
     assert len(gpu) == 2 and all("--num-gpus=1" in c for c in gpu)
 
