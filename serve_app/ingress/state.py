@@ -87,7 +87,13 @@ class IngressState:
         jobs = self.jobs
         speaker = ChunkSpeaker(self.speech, self.store, self.meter, jobs.audio_store, jobs.prepare)
         config = self.config
-        return JobWorker(speaker, self.store, config.longform_chunks_at_once, config.hold_lease_s)
+        return JobWorker(
+            speaker,
+            self.store,
+            config.longform_chunks_at_once,
+            config.hold_lease_s,
+            wakeup=jobs.submitted,
+        )
 
     def webhook_sender(self) -> WebhookSender:
         """What sends ended jobs' webhooks from this replica."""

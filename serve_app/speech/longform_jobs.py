@@ -27,6 +27,7 @@ from serve_app.http.errors import InvalidRequest, NotFound, RateLimited
 from serve_app.settings import CONFIGS, IngressConfig
 from serve_app.speech.audio_store import AudioStore, job_key, open_store
 from serve_app.speech.billing import Meter, balance_refusal
+from serve_app.speech.idle_waits import Wakeup
 from serve_app.speech.job import Voicing
 from serve_app.speech.longform import Chapter, Chunk, chapters_of, chunks_of
 from serve_app.speech.longform_ssml import ssml_chunks
@@ -82,6 +83,8 @@ class LongFormJobs:
         self.audio_store = open_store(
             config.longform_audio_path, PROJECT_ROOT, config.longform_s3_endpoint_url
         )
+        # woken by each job submitted here: this process's workers look for its chunks
+        self.submitted = Wakeup()
         # the files being made here, by key: whoever asks meanwhile waits for that one
         self._making: dict[str, asyncio.Future[None]] = {}
 
@@ -130,6 +133,7 @@ class LongFormJobs:
                 "another may start when one ends.",
                 headers={"Retry-After": str(RETRY_AFTER_S)},
             ) from None
+        self.submitted.wake()
         return self._view(await self._record(job.id, key.project_id))
 
     async def _chapters(self, request: SpeechJobRequest) -> tuple[list[Chapter], list[Chunk]]:

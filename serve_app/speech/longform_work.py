@@ -29,6 +29,7 @@ from serve_app.http.errors import ServiceError
 from serve_app.speech.audio_store import AudioStore, job_key
 from serve_app.speech.billing import Meter
 from serve_app.speech.continuity import in_context
+from serve_app.speech.idle_waits import IdleWait, Wakeup
 from serve_app.speech.job import Voicing
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import VoiceOptions
@@ -46,6 +47,10 @@ LEASE_S = 60.0
 # chosen (a custom voice read, a reference analysed, its dictionaries found) once,
 # not for each chunk, and speaks every chunk alike.
 VOICINGS_KEPT = 32
+# A lane that finds no chunk looks again after 1 s, then 2, then every 4 s: work
+# submitted to its own replica wakes it at once, to another found within 4 s.
+IDLE_FIRST_S = 1.0
+IDLE_MOST_S = 4.0
 # Claims being given back by workers that were stopped.
 _RELEASING: set[asyncio.Future[None]] = set()
 
@@ -240,23 +245,28 @@ class JobWorker:
         at_once: int,
         owner_lease_s: float,
         lease_s: float = LEASE_S,
-        idle_s: float = 1.0,
+        idle_s: float = IDLE_FIRST_S,
         retry_after_s: float = RETRY_AFTER_S,
+        wakeup: Wakeup | None = None,
+        most_idle_s: float = IDLE_MOST_S,
     ) -> None:
         """``owner_lease_s``: how long a process may go without heartbeating before its
-        claims are anyone's (the holds' lease)."""
+        claims are anyone's (the holds' lease); ``wakeup``: woken when this process
+        submits a job (its lanes look at once, not after their rest)."""
         self._speaker = speaker
         self._store = store
         self._at_once = at_once
         self._owner_lease_s = owner_lease_s
         self._lease_s = lease_s
-        self._idle_s = idle_s
+        self._wakeup = wakeup or Wakeup()
+        self._idle_s = (idle_s, max(idle_s, most_idle_s))
         self._retry_after_s = retry_after_s
 
     async def run(self) -> None:
         await asyncio.gather(*(self._lane() for _ in range(self._at_once)))
 
     async def _lane(self) -> None:
+        idle = IdleWait(self._wakeup, *self._idle_s)
         while True:
             try:
                 store = self._store
@@ -265,8 +275,9 @@ class JobWorker:
                 logger.exception("claiming a long-form chunk failed; retrying")
                 chunk = None
             if chunk is None:
-                await asyncio.sleep(self._idle_s)
+                await idle.rest()
             else:
+                idle.found()
                 await self.work(chunk)
 
     async def work(self, chunk: ClaimedChunk) -> None:

@@ -21,7 +21,7 @@ import pytest
 
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
-from serve_app.speech.longform_work import chunk_key
+from serve_app.speech.longform_work import ChunkSpeaker, JobWorker, chunk_key
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import ESPEAK, make_state
 
@@ -281,3 +281,24 @@ async def test_a_file_asked_for_by_many_at_once_is_made_once(
     assert [a.status_code for a in answers] == [200] * 4
     assert len({a.content for a in answers}) == 1 and answers[0].content
     assert made.count(f"{job['id']}/chapter-1.mp3") == 1
+
+
+async def test_a_job_submitted_here_wakes_this_replica_s_resting_workers(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    """A worker that found nothing rests (up to seconds between looks, not to ask the
+    database again and again); a job submitted to its replica starts at once."""
+    state = make_state(tmp_path)
+    speaker = ChunkSpeaker(state.speech, state.store, state.meter, state.jobs.audio_store)
+    worker = JobWorker(speaker, state.store, 1, 30, idle_s=60, wakeup=state.jobs.submitted)
+    speaking = asyncio.create_task(worker.run())
+    try:
+        async with service(state, worker=False) as client:
+            await asyncio.sleep(0.2)  # it has looked, found nothing, and rests a minute
+            body = {"input": sentences(0, 2), "voice": ESPEAK, "response_format": "wav"}
+            created = await client.post(JOBS, headers=auth, json=body)
+            assert created.status_code == 202, created.text
+            done = await asyncio.wait_for(finished(client, auth, created.json()["id"]), 20)
+            assert done["state"] == "done", done
+    finally:
+        speaking.cancel()
