@@ -38,46 +38,33 @@ def _quartered(model: KokoroModel, ids: list[int], row: torch.Tensor) -> list[in
     return [max(1, int(d) // 4) for d in predicted]
 
 
-def test_bfloat16_keeps_the_durations_and_the_sound_of_float32(
+# One sentence each: a dtype error shows in any (a second, in English, cost 20 s more of
+# CPU and showed nothing the first did not); float16, the slowest on the CPU, a word.
+@pytest.mark.parametrize(
+    ("dtype", "text", "voice"),
+    [("bfloat16", "नमस्ते, आप कैसे हैं?", "hf_alpha"), ("float16", "नमस्ते", "hm_omega")],
+)
+def test_a_half_precision_decoder_keeps_the_durations_and_the_sound_of_float32(
     conversion: Conversion,
     model: KokoroModel,
     tokens: Callable[[str, str], list[int]],
     style_row: Callable[[str, list[int]], np.ndarray],
+    dtype: str,
+    text: str,
+    voice: str,
 ) -> None:
-    # one sentence: a dtype error shows in any (a second, in English, cost 20 s more
-    # of CPU and showed nothing the first did not)
-    half = _half(conversion, "bfloat16")
-    ids = tokens("नमस्ते, आप कैसे हैं?", "hi")
-    row = torch.from_numpy(style_row("hf_alpha", ids)[None])
+    half = _half(conversion, dtype)
+    ids = tokens(text, "hi")
+    row = torch.from_numpy(style_row(voice, ids)[None])
     short = _quartered(model, ids, row)
     full = model([ids], row, torch.ones(1), durations=[short])[0]
     low = half([ids], row, torch.ones(1), durations=[short])[0]
     # the text side runs in float32: durations (and word timings) are float32's
     assert torch.equal(low.predicted, full.predicted)
-    assert low.audio.dtype == torch.float32
+    assert low.audio.dtype == torch.float32 and bool(torch.isfinite(low.audio).all())
     assert low.audio.numel() == full.audio.numel() == sum(short) * 600
     distance = mel_distance(full.audio.numpy(), low.audio.numpy())
-    assert distance <= MAX_HALF_DISTANCE_DB["bfloat16"], distance
-
-
-def test_float16_sounds_as_float32(
-    conversion: Conversion,
-    model: KokoroModel,
-    tokens: Callable[[str, str], list[int]],
-    style_row: Callable[[str, list[int]], np.ndarray],
-) -> None:
-    # a short word: float16 is the slowest on the CPU
-    half = _half(conversion, "float16")
-    ids = tokens("नमस्ते", "hi")
-    row = torch.from_numpy(style_row("hm_omega", ids)[None])
-    short = _quartered(model, ids, row)
-    full = model([ids], row, torch.ones(1), durations=[short])[0]
-    low = half([ids], row, torch.ones(1), durations=[short])[0]
-    assert torch.equal(low.predicted, full.predicted)
-    assert bool(torch.isfinite(low.audio).all())
-    assert low.audio.numel() == full.audio.numel() == sum(short) * 600
-    distance = mel_distance(full.audio.numpy(), low.audio.numpy())
-    assert distance <= MAX_HALF_DISTANCE_DB["float16"], distance
+    assert distance <= MAX_HALF_DISTANCE_DB[dtype], distance
 
 
 def test_a_model_cast_whole_to_bfloat16_speaks(
