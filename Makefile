@@ -109,12 +109,13 @@ service-tiers: install
 	$(PY) -m pytest --durations=20 tests/serve
 
 # Starved of CPU while the service tiers are busy, a compute test may take minutes:
-# the per-test timeout (a hang's guard) is longer here.
+# the per-test timeout (a hang's guard) is longer here. Only the compute tests'
+# files are collected (tests/tiers.py names them).
 beside:
 	$(BESIDE) $(MAKE) --no-print-directory -Otarget lint docs-build compute-tests
 
 compute-tests: install
-	$(PY) -m pytest -n $(JOBS) -m compute --timeout 1800 --durations=10 tests/unit tests/gpu
+	$(PY) -m pytest -n $(JOBS) -m compute --timeout 1800 --durations=10 $$($(PY) -m tests.tiers compute)
 
 # The inner loop: the unit tier only, no lint, no Ray (about a third of make test),
 # with the GPU tier (tests/gpu: on the CPU here, smaller; all of it on a lent GPU).

@@ -21,6 +21,7 @@ from hypothesis import settings
 
 from serve_app.run import local_serve_environment
 from tests.service_logs import attach_service_logs
+from tests.tiers import COMPUTE_TESTS
 
 # Ray and Serve read their settings when first imported, which collecting any
 # tier may do: set make run's (usage stats off, servers on 127.0.0.1, ...) first.
@@ -63,21 +64,8 @@ def pytest_configure(config: pytest.Config) -> None:
         os.sched_setaffinity(0, cores[index % workers :: workers])
 
 
-# Tests that run a neural model on the CPU for seconds each and keep no wall-clock
-# deadline (no sleeps, timeouts or waits: only the model's arithmetic and its
-# answers). `make test` runs them at the lowest priority beside the cluster and serve
-# tiers, in the CPU those tiers leave idle while they wait for replicas; everything
-# else of the unit tier runs before, at full priority. `tests/unit/test_layout.py`
-# keeps these files free of deadlines.
-COMPUTE_TESTS = (
-    "tests/gpu/",
-    "tests/unit/deployments/synthesis/kokoro/",
-    "tests/unit/deployments/synthesis/test_phoneme_timings.py",
-    "tests/unit/loadtest/test_kokoro_baseline.py",
-)
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The compute tests (:mod:`tests.tiers`) are marked ``compute``."""
     for item in items:
         if item.nodeid.startswith(COMPUTE_TESTS):
             item.add_marker(pytest.mark.compute)

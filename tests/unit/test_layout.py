@@ -196,7 +196,7 @@ def test_compute_tests_wait_on_no_clock() -> None:
     """`make test` runs the compute tests at the lowest priority beside the service
     tiers, where they may get no CPU for a minute: a deadline there would fail them by
     chance. They compute and compare; nothing in them waits on the clock."""
-    from tests.conftest import COMPUTE_TESTS
+    from tests.tiers import COMPUTE_TESTS
 
     files = [
         path
