@@ -93,11 +93,14 @@ class IngressState:
             config.longform_chunks_at_once,
             config.hold_lease_s,
             wakeup=jobs.submitted,
+            ended=jobs.ended,
         )
 
     def webhook_sender(self) -> WebhookSender:
         """What sends ended jobs' webhooks from this replica."""
-        return WebhookSender(self.store, self.jobs.job, self.config.webhook_private_addresses)
+        jobs = self.jobs
+        private = self.config.webhook_private_addresses
+        return WebhookSender(self.store, jobs.job, private, wakeup=jobs.ended)
 
     async def warm_up(self, timeout_s: float = WARM_UP_TIMEOUT_S) -> float | None:
         """Serve one request's path before this replica takes any (``make run`` prints

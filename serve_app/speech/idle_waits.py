@@ -1,16 +1,20 @@
 """How long a poller of the accounts database rests when it finds no work.
 
-Every ingress replica looks for long-form chunks to speak, and a replica with none
-would ask the database again and again (a write transaction each time: SQLite's
+Every ingress replica looks for long-form chunks to speak and for jobs' webhooks to
+send, and a replica with none would ask the database again and again (a write transaction each time: SQLite's
 one writer, the ledger's too). A poller that finds nothing rests longer each time,
-doubling up to a bound; work made in its own process (a job submitted here) wakes
-it at once, and work made elsewhere is found within the bound.
+doubling up to a bound; work made in its own process (a job submitted here, a job
+ended here) wakes it at once, and work made elsewhere is found within the bound.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+
+# A poller that finds nothing looks again after 1 s, then 2, then every 4 s.
+FIRST_S = 1.0
+MOST_S = 4.0
 
 
 class Wakeup:
@@ -37,7 +41,7 @@ class IdleWait:
     each one more up to ``most_s``, and ``first_s`` again once work is found or it is
     woken."""
 
-    def __init__(self, wakeup: Wakeup, first_s: float, most_s: float) -> None:
+    def __init__(self, wakeup: Wakeup, first_s: float = FIRST_S, most_s: float = MOST_S) -> None:
         self._wakeup = wakeup
         self._first_s = first_s
         self._most_s = max(first_s, most_s)

@@ -85,6 +85,8 @@ class LongFormJobs:
         )
         # woken by each job submitted here: this process's workers look for its chunks
         self.submitted = Wakeup()
+        # woken by each job that ends here: this process's webhook sender looks at once
+        self.ended = Wakeup()
         # the files being made here, by key: whoever asks meanwhile waits for that one
         self._making: dict[str, asyncio.Future[None]] = {}
 

@@ -26,6 +26,7 @@ from deployments.messages import EncodeJob, SynthesisJob
 from serve_app.accounts import AccountStore
 from serve_app.accounts.longform_claims import ClaimedChunk, Completion
 from serve_app.http.errors import ServiceError
+from serve_app.speech import idle_waits
 from serve_app.speech.audio_store import AudioStore, job_key
 from serve_app.speech.billing import Meter
 from serve_app.speech.continuity import in_context
@@ -47,10 +48,6 @@ LEASE_S = 60.0
 # chosen (a custom voice read, a reference analysed, its dictionaries found) once,
 # not for each chunk, and speaks every chunk alike.
 VOICINGS_KEPT = 32
-# A lane that finds no chunk looks again after 1 s, then 2, then every 4 s: work
-# submitted to its own replica wakes it at once, to another found within 4 s.
-IDLE_FIRST_S = 1.0
-IDLE_MOST_S = 4.0
 # Claims being given back by workers that were stopped.
 _RELEASING: set[asyncio.Future[None]] = set()
 
@@ -195,16 +192,17 @@ class ChunkSpeaker:
             self._voicings.popitem(last=False)
         return voicing
 
-    async def speak(self, chunk: ClaimedChunk) -> bool:
-        """Speak ``chunk``, store its audio and mark it done, charged; False where the
-        claim was lost meanwhile (the job cancelled or deleted, the lease run out):
-        then nothing is charged and its audio is not part of the job."""
+    async def speak(self, chunk: ClaimedChunk) -> Completion:
+        """Speak ``chunk``, store its audio and mark it done, charged (``JOB_DONE`` if
+        it was the job's last); false where the claim was lost meanwhile (the job
+        cancelled or deleted, the lease run out): then nothing is charged and its audio
+        is not part of the job."""
         rendered = await self.render(chunk)
         store = self._store
         # written only under a claim still held: a claim that lapsed meanwhile (another
         # process speaks the chunk now, or has) never overwrites that one's audio
         if not await store.call(store.renew_claim, chunk.job_id, chunk.index, LEASE_S):
-            return False
+            return Completion.LOST
         key = chunk_key(chunk.job_id, chunk.index)
         await asyncio.to_thread(self._audio.put, key, rendered.audio)  # off the event loop
         # a job is one request: its first chunk carries the per-request price
@@ -224,7 +222,7 @@ class ChunkSpeaker:
             ending = asyncio.create_task(self._end(chunk.job_id, chunk.project_id))
             self._ending.add(ending)
             ending.add_done_callback(self._ending.discard)
-        return bool(completion)
+        return completion
 
     async def _end(self, job_id: str, project_id: str) -> None:
         assert self._when_done is not None
@@ -245,20 +243,24 @@ class JobWorker:
         at_once: int,
         owner_lease_s: float,
         lease_s: float = LEASE_S,
-        idle_s: float = IDLE_FIRST_S,
+        idle_s: float = idle_waits.FIRST_S,
         retry_after_s: float = RETRY_AFTER_S,
         wakeup: Wakeup | None = None,
-        most_idle_s: float = IDLE_MOST_S,
+        most_idle_s: float = idle_waits.MOST_S,
+        ended: Wakeup | None = None,
     ) -> None:
         """``owner_lease_s``: how long a process may go without heartbeating before its
         claims are anyone's (the holds' lease); ``wakeup``: woken when this process
-        submits a job (its lanes look at once, not after their rest)."""
+        submits a job (its lanes look at once, not after their rest; a job submitted to
+        another replica is found within ``most_idle_s``); ``ended``: woken here when a
+        job this worker spoke ends (its webhook's sender looks at once)."""
         self._speaker = speaker
         self._store = store
         self._at_once = at_once
         self._owner_lease_s = owner_lease_s
         self._lease_s = lease_s
         self._wakeup = wakeup or Wakeup()
+        self._ended = ended or Wakeup()
         self._idle_s = (idle_s, max(idle_s, most_idle_s))
         self._retry_after_s = retry_after_s
 
@@ -285,7 +287,8 @@ class JobWorker:
         back for another try, or fails its job (:data:`MAX_ATTEMPTS`)."""
         renewing = asyncio.create_task(self._renew(chunk))
         try:
-            await self._speaker.speak(chunk)
+            if await self._speaker.speak(chunk) is Completion.JOB_DONE:
+                self._ended.wake()
         except asyncio.CancelledError:  # stopping: the chunk is another process's at once
             store = self._store
             release = asyncio.ensure_future(
@@ -300,7 +303,7 @@ class JobWorker:
             error = f"{e.code}: {e}" if isinstance(e, ServiceError) else "internal error"
             logger.warning("chunk %s/%s failed: %r", chunk.job_id, chunk.index, e)
             store = self._store
-            await store.call(
+            failed = await store.call(
                 store.fail_chunk,
                 chunk.job_id,
                 chunk.index,
@@ -308,6 +311,8 @@ class JobWorker:
                 MAX_ATTEMPTS,
                 self._retry_after_s,
             )
+            if failed:  # the job ended with it
+                self._ended.wake()
         finally:
             renewing.cancel()
 

@@ -28,6 +28,8 @@ import httpx
 from serve_app.accounts import AccountStore
 from serve_app.accounts.webhooks import SECRET_PREFIX, DueWebhook
 from serve_app.http.errors import InvalidRequest, NotFound
+from serve_app.speech import idle_waits
+from serve_app.speech.idle_waits import IdleWait, Wakeup
 from serve_app.speech.longform_vocabulary import SpeechJob
 
 logger = logging.getLogger(__name__)
@@ -93,13 +95,18 @@ class WebhookSender:
         job: Callable[[str, str], Awaitable[SpeechJob]],
         private_allowed: bool,
         retry_after_s: Sequence[float] = RETRY_AFTER_S,
-        idle_s: float = 1.0,
+        wakeup: Wakeup | None = None,
+        idle_s: float = idle_waits.FIRST_S,
+        most_idle_s: float = idle_waits.MOST_S,
     ) -> None:
+        """``wakeup``: woken when a job ends in this process (its webhook is sent at
+        once); one that ends in another, or a try due again, is found within
+        ``most_idle_s`` (the first retry waits longer than that)."""
         self._store = store
         self._job = job  # (job id, project id) -> the job as its owner sees it
         self._private_allowed = private_allowed
         self._retry_after_s = retry_after_s
-        self._idle_s = idle_s
+        self._idle = IdleWait(wakeup or Wakeup(), idle_s, most_idle_s)
 
     async def run(self) -> None:
         async with httpx.AsyncClient(
@@ -113,8 +120,9 @@ class WebhookSender:
                     logger.exception("claiming a webhook failed; retrying")
                     due = None
                 if due is None:
-                    await asyncio.sleep(self._idle_s)
+                    await self._idle.rest()
                 else:
+                    self._idle.found()
                     await self.send(client, due)
 
     async def send(self, client: httpx.AsyncClient, due: DueWebhook) -> None:

@@ -56,7 +56,9 @@ async def test_a_job_s_end_reaches_its_webhook_signed_and_is_tried_until_2xx(
 ) -> None:
     state = make_state(tmp_path, webhook_private_addresses=True)
     receiver = Receiver(statuses)
-    sender = WebhookSender(state.store, state.jobs.job, True, retry_after_s=(0.1, 0.1, 0.1))
+    sender = WebhookSender(
+        state.store, state.jobs.job, True, (0.1, 0.1, 0.1), idle_s=0.05, most_idle_s=0.2
+    )
     with receiver.running() as url:
         async with service(state) as client:
             sending = asyncio.create_task(sender.run())
@@ -94,6 +96,29 @@ async def test_a_job_s_end_reaches_its_webhook_signed_and_is_tried_until_2xx(
         )  # fmt: skip
         assert event["data"]["id"] == created["id"] and event["data"]["state"] == "done"
     assert len(ids) == 1  # one event, however many tries: receivers drop repeats by its id
+
+
+async def test_a_job_ending_here_wakes_this_replica_s_resting_sender(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    """The sender rests a minute between looks, yet the webhook of a job that its own
+    replica finished arrives at once: the job's end woke it."""
+    state = make_state(tmp_path, webhook_private_addresses=True)
+    receiver = Receiver()
+    sender = WebhookSender(
+        state.store, state.jobs.job, True, wakeup=state.jobs.ended, idle_s=60, most_idle_s=60
+    )
+    with receiver.running() as url:
+        async with service(state) as client:
+            sending = asyncio.create_task(sender.run())
+            try:
+                body = {"input": "नमस्ते।", "voice": ESPEAK, "webhook_url": url}
+                created = (await client.post(JOBS, headers=auth, json=body)).json()
+                assert (await finished(client, auth, created["id"]))["state"] == "done"
+                await receiver.sent(1)  # 30 s at most, half the sender's rest
+            finally:
+                sending.cancel()
+    assert json.loads(receiver.received[0][1])["data"]["id"] == created["id"]
 
 
 async def test_urls_the_service_will_not_call_are_refused_with_the_job(
