@@ -1,10 +1,11 @@
 """How long a poller of the accounts database rests when it finds no work.
 
 Every ingress replica looks for long-form chunks to speak and for jobs' webhooks to
-send, and a replica with none would ask the database again and again (a write transaction each time: SQLite's
-one writer, the ledger's too). A poller that finds nothing rests longer each time,
-doubling up to a bound; work made in its own process (a job submitted here, a job
-ended here) wakes it at once, and work made elsewhere is found within the bound.
+send, and a replica with none would ask the database again and again (a write
+transaction each time: SQLite's one writer, the ledger's too). A poller that finds
+nothing rests longer each time, doubling up to a bound; work made in its own process
+(a job submitted here, a job ended here) wakes it at once, and work made elsewhere is
+found within the bound.
 """
 
 from __future__ import annotations

@@ -13,9 +13,11 @@ import logging
 import time
 import unicodedata
 from collections.abc import AsyncIterator, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from deployments.normaliser.cleaning import clean_text
+from deployments.synthesis.priority import run_in_background
 from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds
 from serve_app.accounts.longform import (
     JobNotFound,
@@ -53,6 +55,10 @@ SWEEP_INTERVAL_S = 300.0
 PROJECT_ROOT = CONFIGS.parent
 # A project told it runs too many jobs may try again after about this long.
 RETRY_AFTER_S = 30
+# Where a job's files are made (a book's MP3 is tens of seconds of encoding): threads
+# below the process's priority, so that live requests keep the cores meanwhile (nice,
+# not the idle class: a thread that holds the GIL must still get to give it back).
+FILE_MAKERS = ThreadPoolExecutor(4, "job-files", initializer=run_in_background)
 
 
 @dataclass(frozen=True)
@@ -258,8 +264,9 @@ class LongFormJobs:
         making = self._making.get(key)
         if making is None:
             store = self.audio_store
-            making = asyncio.ensure_future(
-                asyncio.to_thread(write_job_audio, store, key, job_id, parts, settings)
+            loop = asyncio.get_running_loop()
+            making = loop.run_in_executor(
+                FILE_MAKERS, write_job_audio, store, key, job_id, parts, settings
             )
             self._making[key] = making
             making.add_done_callback(lambda _: self._making.pop(key, None))
