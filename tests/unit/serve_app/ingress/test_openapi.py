@@ -28,8 +28,13 @@ from tests.unit.serve_app.conftest import DEV_KEY
 PUBLIC = {("get", "/health"), ("get", "/v1/voices"), ("get", "/v1/voices/{voice_id}")}
 
 
+# The app is made when the module is collected (schemathesis reads its schema then):
+# its folder lives as long as the process and goes with it.
+_FOLDER = tempfile.TemporaryDirectory(prefix="openapi-")
+
+
 def espeak_app() -> FastAPI:
-    root = Path(tempfile.mkdtemp(prefix="openapi-"))
+    root = Path(tempfile.mkdtemp(dir=_FOLDER.name))
     voices = yaml.safe_load((CONFIGS / "voices.yaml").read_text())["voices"]
     espeak = [v for v in voices if v["engine"] == "espeak"]
     espeak[0] = {**espeak[0], "id": "default"}
