@@ -7,15 +7,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import httpx
 import openai
 import pytest
 import uvicorn
 from fastapi import FastAPI, Request, Response
 
 from serve_app.http.sockets import free_port
+from serve_app.ingress.state import IngressState
 from serve_app.speech.webhooks import WebhookSender
 from tests.unit.serve_app.conftest import ESPEAK, make_state, serving
 from tests.unit.serve_app.surfaces.native.test_jobs import JOBS, finished, service
@@ -50,6 +52,21 @@ class Receiver:
         raise AssertionError(f"{len(self.received)} of {count} webhooks arrived")
 
 
+@contextlib.asynccontextmanager
+async def sending(
+    state: IngressState, receiver: Receiver, sender: WebhookSender
+) -> AsyncIterator[tuple[str, httpx.AsyncClient]]:
+    """The app and its replica's job worker, ``receiver`` listening at the URL given,
+    ``sender`` sending."""
+    with receiver.running() as url:
+        async with service(state) as client:
+            task = asyncio.create_task(sender.run())
+            try:
+                yield url, client
+            finally:
+                task.cancel()
+
+
 @pytest.mark.parametrize("statuses", [(), (503, 500)])
 async def test_a_job_s_end_reaches_its_webhook_signed_and_is_tried_until_2xx(
     tmp_path: Path, auth: dict[str, str], statuses: tuple[int, ...]
@@ -59,26 +76,21 @@ async def test_a_job_s_end_reaches_its_webhook_signed_and_is_tried_until_2xx(
     sender = WebhookSender(
         state.store, state.jobs.job, True, (0.1, 0.1, 0.1), idle_s=0.05, most_idle_s=0.2
     )
-    with receiver.running() as url:
-        async with service(state) as client:
-            sending = asyncio.create_task(sender.run())
-            try:
-                body = {"input": "नमस्ते, यह एक छोटी किताब है।", "voice": ESPEAK, "webhook_url": url}
-                created = (await client.post(JOBS, headers=auth, json=body)).json()
-                assert created["webhook"] == {
-                    "url": url, "state": "waiting", "attempts": 0,
-                    "last_status": None, "last_error": None,
-                }  # fmt: skip
-                assert (await finished(client, auth, created["id"]))["state"] == "done"
-                await receiver.sent(len(statuses) + 1)
-                for _ in range(100):  # its outcome recorded
-                    job = (await client.get(f"{JOBS}/{created['id']}", headers=auth)).json()
-                    if job["webhook"]["state"] != "pending":
-                        break
-                    await asyncio.sleep(0.05)
-                secret = await client.get("/v1/account/webhook_secret", headers=auth)
-            finally:
-                sending.cancel()
+    async with sending(state, receiver, sender) as (url, client):
+        body = {"input": "नमस्ते, यह एक छोटी किताब है।", "voice": ESPEAK, "webhook_url": url}
+        created = (await client.post(JOBS, headers=auth, json=body)).json()
+        assert created["webhook"] == {
+            "url": url, "state": "waiting", "attempts": 0,
+            "last_status": None, "last_error": None,
+        }  # fmt: skip
+        assert (await finished(client, auth, created["id"]))["state"] == "done"
+        await receiver.sent(len(statuses) + 1)
+        for _ in range(100):  # its outcome recorded
+            job = (await client.get(f"{JOBS}/{created['id']}", headers=auth)).json()
+            if job["webhook"]["state"] != "pending":
+                break
+            await asyncio.sleep(0.05)
+        secret = await client.get("/v1/account/webhook_secret", headers=auth)
     assert job["webhook"]["state"] == "delivered" and job["webhook"]["last_status"] == 200
     assert job["webhook"]["attempts"] == len(statuses) + 1 == len(receiver.received)
     assert secret.json()["object"] == "webhook_secret"
@@ -108,16 +120,11 @@ async def test_a_job_ending_here_wakes_this_replica_s_resting_sender(
     sender = WebhookSender(
         state.store, state.jobs.job, True, wakeup=state.jobs.ended, idle_s=60, most_idle_s=60
     )
-    with receiver.running() as url:
-        async with service(state) as client:
-            sending = asyncio.create_task(sender.run())
-            try:
-                body = {"input": "नमस्ते।", "voice": ESPEAK, "webhook_url": url}
-                created = (await client.post(JOBS, headers=auth, json=body)).json()
-                assert (await finished(client, auth, created["id"]))["state"] == "done"
-                await receiver.sent(1)  # 30 s at most, half the sender's rest
-            finally:
-                sending.cancel()
+    async with sending(state, receiver, sender) as (url, client):
+        body = {"input": "नमस्ते।", "voice": ESPEAK, "webhook_url": url}
+        created = (await client.post(JOBS, headers=auth, json=body)).json()
+        assert (await finished(client, auth, created["id"]))["state"] == "done"
+        await receiver.sent(1)  # 30 s at most, half the sender's rest
     assert json.loads(receiver.received[0][1])["data"]["id"] == created["id"]
 
 
