@@ -13,11 +13,9 @@ import logging
 import time
 import unicodedata
 from collections.abc import AsyncIterator, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from deployments.normaliser.cleaning import clean_text
-from deployments.synthesis.priority import run_in_background
 from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds
 from serve_app.accounts.longform import (
     JobNotFound,
@@ -39,7 +37,7 @@ from serve_app.speech.longform_vocabulary import (
     SpeechJob,
     SpeechJobRequest,
 )
-from serve_app.speech.longform_work import JobSettings, write_job_audio
+from serve_app.speech.longform_work import JOB_FILES, JobSettings, write_job_audio
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.speech.webhooks import check_webhook_url
@@ -55,10 +53,6 @@ SWEEP_INTERVAL_S = 300.0
 PROJECT_ROOT = CONFIGS.parent
 # A project told it runs too many jobs may try again after about this long.
 RETRY_AFTER_S = 30
-# Where a job's files are made (a book's MP3 is tens of seconds of encoding): threads
-# below the process's priority, so that live requests keep the cores meanwhile (nice,
-# not the idle class: a thread that holds the GIL must still get to give it back).
-FILE_MAKERS = ThreadPoolExecutor(4, "job-files", initializer=run_in_background)
 
 
 @dataclass(frozen=True)
@@ -266,7 +260,7 @@ class LongFormJobs:
             store = self.audio_store
             loop = asyncio.get_running_loop()
             making = loop.run_in_executor(
-                FILE_MAKERS, write_job_audio, store, key, job_id, parts, settings
+                JOB_FILES, write_job_audio, store, key, job_id, parts, settings
             )
             self._making[key] = making
             making.add_done_callback(lambda _: self._making.pop(key, None))

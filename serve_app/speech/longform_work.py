@@ -15,6 +15,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -23,6 +24,7 @@ from pydantic import BaseModel
 from deployments.encoding.chapters import ChapterMark, has_chapter_marks, mark_chapters
 from deployments.encoding.writers import make_writer
 from deployments.messages import EncodeJob, SynthesisJob
+from deployments.synthesis.priority import run_in_background
 from serve_app.accounts import AccountStore
 from serve_app.accounts.longform_claims import ClaimedChunk, Completion
 from serve_app.http.errors import ServiceError
@@ -48,6 +50,11 @@ LEASE_S = 60.0
 # chosen (a custom voice read, a reference analysed, its dictionaries found) once,
 # not for each chunk, and speaks every chunk alike.
 VOICINGS_KEPT = 32
+# Where a job's audio is written (each chunk's as it is made, the job's files as it
+# ends: a book's MP3 is tens of seconds of encoding): threads below the process's
+# priority, so that live requests keep the cores meanwhile (nice, not the idle class:
+# a thread that holds the GIL must still get to give it back).
+JOB_FILES = ThreadPoolExecutor(4, "job-files", initializer=run_in_background)
 # Claims being given back by workers that were stopped.
 _RELEASING: set[asyncio.Future[None]] = set()
 
@@ -204,7 +211,9 @@ class ChunkSpeaker:
         if not await store.call(store.renew_claim, chunk.job_id, chunk.index, LEASE_S):
             return Completion.LOST
         key = chunk_key(chunk.job_id, chunk.index)
-        await asyncio.to_thread(self._audio.put, key, rendered.audio)  # off the event loop
+        await asyncio.get_running_loop().run_in_executor(
+            JOB_FILES, self._audio.put, key, rendered.audio
+        )
         # a job is one request: its first chunk carries the per-request price
         cost = self._meter.cost(rendered.characters, delivered=chunk.index == 0)
         completion = await self._store.call(

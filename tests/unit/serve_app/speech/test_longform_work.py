@@ -6,19 +6,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sqlite3
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from deployments.synthesis.priority import BACKGROUND_NICENESS
 from serve_app.accounts.longform import NewChunk
 from serve_app.ingress.state import IngressState
 from serve_app.speech.audio_store import FolderStore
 from serve_app.speech.job import Voicing
 from serve_app.speech.longform import chapters_of, chunks_of
 from serve_app.speech.longform_work import (
+    JOB_FILES,
     MAX_ATTEMPTS,
     ChunkSpeaker,
     JobSettings,
@@ -222,3 +227,17 @@ async def test_a_job_outlives_the_process_that_was_speaking_it(tmp_path: Path, s
 
 def speaker_of(state: IngressState) -> ChunkSpeaker:
     return ChunkSpeaker(state.speech, state.store, state.meter, state.jobs.audio_store)
+
+
+def _niceness() -> int:
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread")
+def test_a_job_s_audio_is_written_below_the_process_s_priority() -> None:
+    """Each chunk's audio and the job's files (a book's MP3 is tens of seconds of
+    encoding) leave the cores to live requests."""
+    own = _niceness()
+    writers = {JOB_FILES.submit(_niceness).result(timeout=30) for _ in range(8)}
+    assert writers == {min(own + BACKGROUND_NICENESS, 19)}
+    assert _niceness() == own  # the caller's own thread is left as it was
