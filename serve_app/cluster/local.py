@@ -121,7 +121,7 @@ class LocalCluster:
             RAY_SERVE_THROUGHPUT_OPTIMIZED="1",
             RAY_SERVE_ENABLE_DIRECT_INGRESS="0",
             # Serve's controller looks at every deployment twice a second, not ten
-            # times (as make run's does): 8% of a core idle here, ~2% so; autoscaling
+            # times (as make run's does): 8% of a core idle here, 4.6% so; autoscaling
             # still decides within its metrics interval (1 s in local-cluster.yaml).
             RAY_SERVE_CONTROL_LOOP_INTERVAL_S="0.5",
             # Every process of every node takes 127.0.0.1 for this node's address, so
