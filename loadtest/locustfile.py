@@ -75,6 +75,16 @@ def _judge(environment: Environment, **_: Any) -> None:
         environment.process_exit_code = 1
 
 
+class ErrorFrame(RuntimeError):
+    """A WebSocket's error frame, named as an HTTP error names its body: type and code
+    (``error frame overloaded_error/overloaded: ...``)."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(
+            f"error frame {error.get('type')}/{error.get('code')}: {error.get('message', '')}"
+        )
+
+
 def _report_ttfa(name: str, started: float, first: float, size: int) -> None:
     """Reported the moment the first audio arrives, so a run that stops mid-stream
     still counts every first audio it saw."""
@@ -186,7 +196,7 @@ class WebSocketUser(User):
                 while True:
                     message = json.loads(ws.recv())
                     if "error" in message:
-                        raise RuntimeError(message["error"]["code"])
+                        raise ErrorFrame(message["error"])
                     if message.get("isFinal"):
                         break
                     chunk = len(base64.b64decode(message["audio"]))

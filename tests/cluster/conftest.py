@@ -247,5 +247,7 @@ def locust_failures(prefix: Path) -> dict[str, int]:
 
 def at_capacity(error: str) -> bool:
     """The API's answer to a request that cannot begin in time: 503 overloaded, to
-    retry (its first audio did not begin within ``first_audio_wait_s``)."""
-    return "HTTP 503" in error and '"type":"overloaded_error"' in error
+    retry (its first audio did not begin within ``first_audio_wait_s``), over HTTP or
+    in a WebSocket's error frame."""
+    over_http = "HTTP 503" in error and '"type":"overloaded_error"' in error
+    return over_http or "error frame overloaded_error/" in error
