@@ -32,6 +32,11 @@ BACKGROUND_NICENESS = 10
 _local = threading.local()
 
 
+def niceness() -> int:
+    """This thread's nice value (Linux keeps one per thread; elsewhere the process's)."""
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
 def run_in_background() -> None:
     """This thread, for the rest of its life, background work: :data:`BACKGROUND_NICENESS`
     below its process's value where the OS keeps one per thread (Linux); elsewhere, or
@@ -39,10 +44,9 @@ def run_in_background() -> None:
     _local.background = True
     if not sys.platform.startswith("linux"):
         return
-    thread = threading.get_native_id()
     with contextlib.suppress(OSError):
-        niceness = os.getpriority(os.PRIO_PROCESS, thread) + BACKGROUND_NICENESS
-        os.setpriority(os.PRIO_PROCESS, thread, min(niceness, 19))
+        lowered = min(niceness() + BACKGROUND_NICENESS, 19)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), lowered)
 
 
 def run_at_idle() -> None:

@@ -270,7 +270,7 @@ class JobWorker:
         self._lease_s = lease_s
         self._wakeup = wakeup or Wakeup()
         self._ended = ended or Wakeup()
-        self._idle_s = (idle_s, max(idle_s, most_idle_s))
+        self._idle_s = (idle_s, most_idle_s)  # each lane's IdleWait
         self._retry_after_s = retry_after_s
 
     async def run(self) -> None:

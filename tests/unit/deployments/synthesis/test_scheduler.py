@@ -10,6 +10,7 @@ from deployments.synthesis.priority import (
     BACKGROUND_NICENESS,
     can_return_from_idle,
     in_background,
+    niceness,
 )
 from deployments.synthesis.scheduler import LONG_FIRST, SegmentScheduler
 
@@ -73,10 +74,6 @@ async def test_it_counts_the_first_segments_waiting_for_a_worker() -> None:
     assert scheduler.first_waiting == 0
 
 
-def _niceness() -> int:
-    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-
 async def test_with_lanes_a_first_segment_never_waits_for_later_ones_calls() -> None:
     """An engine whose calls may run at once: every worker of later segments busy (a long
     piece on each core), a new stream's first segment still runs at once, on a worker
@@ -106,7 +103,7 @@ async def test_each_class_runs_below_the_more_urgent_ones_in_the_os_scheduling()
     long-form job's chunks) in the OS's idle class: below any nice value, so under
     Ray (workers at nice 15, where +10 stops at 19) it still yields the cores."""
     scheduler = SegmentScheduler(workers=1, lanes=True)
-    base = _niceness()
+    base = niceness()
     first = await scheduler.run(_priority, FIRST)
     later = await scheduler.run(_priority, LATER)
     background = await scheduler.run(_priority, BACKGROUND)

@@ -6,17 +6,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import sqlite3
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from deployments.synthesis.priority import BACKGROUND_NICENESS
+from deployments.synthesis.priority import BACKGROUND_NICENESS, niceness
 from serve_app.accounts.longform import NewChunk
 from serve_app.ingress.state import IngressState
 from serve_app.speech.audio_store import FolderStore
@@ -229,15 +227,11 @@ def speaker_of(state: IngressState) -> ChunkSpeaker:
     return ChunkSpeaker(state.speech, state.store, state.meter, state.jobs.audio_store)
 
 
-def _niceness() -> int:
-    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread")
 def test_a_job_s_audio_is_written_below_the_process_s_priority() -> None:
     """Each chunk's audio and the job's files (a book's MP3 is tens of seconds of
     encoding) leave the cores to live requests."""
-    own = _niceness()
-    writers = {JOB_FILES.submit(_niceness).result(timeout=30) for _ in range(8)}
+    own = niceness()
+    writers = {JOB_FILES.submit(niceness).result(timeout=30) for _ in range(8)}
     assert writers == {min(own + BACKGROUND_NICENESS, 19)}
-    assert _niceness() == own  # the caller's own thread is left as it was
+    assert niceness() == own  # the caller's own thread is left as it was
