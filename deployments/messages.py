@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from deployments.normaliser.pronunciation import AppliedRule
+from deployments.reading import AppliedRule
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from deployments.encoding.writers import to_int16
 from deployments.messages import SynthesisParams
 from deployments.normaliser.normaliser import TextNormaliser
+from deployments.reading import ReadingOptions
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.synthesiser import CONFIGS, Synthesiser
 from deployments.synthesis.voices import VoiceRegistry
@@ -52,7 +53,7 @@ def create_app() -> FastAPI:
 
     @app.post("/v1/audio/speech")
     def speech(body: SpeechBody) -> Response:  # a plain def: FastAPI runs it on a thread
-        segments = normaliser.normalise(body.input, "hi").segments
+        segments = normaliser.normalise(body.input, ReadingOptions("hi")).segments
         audio = [synthesiser.speak(segment, params).samples for segment in segments]
         pcm = to_int16(np.concatenate(audio)).tobytes()
         return Response(pcm, media_type="audio/pcm")

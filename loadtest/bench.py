@@ -40,6 +40,7 @@ from pathlib import Path
 
 import httpx
 
+from deployments.reading import ReadingOptions
 from loadtest import cpu
 from loadtest.report import cpu_table, machine, neural_table, rate_table, table
 from loadtest.traffic import (
@@ -73,7 +74,7 @@ def engine_direct_ms(text: str, repeats: int = 50) -> float:
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
-        first = normaliser.normalise(text, "hi").segments[0]
+        first = normaliser.normalise(text, ReadingOptions("hi")).segments[0]
         synthesiser.speak(first, params)
         times.append((time.perf_counter() - started) * 1000)
     return statistics.median(times)

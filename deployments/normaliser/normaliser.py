@@ -22,9 +22,7 @@ from deployments.normaliser.indic_scripts import SCRIPTS
 from deployments.normaliser.languages import reader_for
 from deployments.normaliser.pronunciation import (
     MARKER,
-    AppliedRule,
     Piece,
-    PronunciationRule,
     RuleSet,
     Source,
     compiled,
@@ -33,9 +31,10 @@ from deployments.normaliser.pronunciation import (
 )
 from deployments.normaliser.segmenter import PROFILES, segment
 from deployments.normaliser.sources import word_sources
-from deployments.normaliser.ssml import MAX_PAUSE_MS, Pause, SsmlText, parse
+from deployments.normaliser.ssml import MAX_PAUSE_MS, parse
 from deployments.normaliser.stretches import Stretch, stretches
 from deployments.normaliser.transliteration import is_romanised, romanised_to_devanagari
+from deployments.reading import AppliedRule, Pause, PronunciationRule, ReadingOptions, SsmlText
 
 DEVANAGARI = range(0x0900, 0x0980)
 # Normalising costs ~8 us a character here: up to this many it runs on the event
@@ -75,26 +74,17 @@ class TextNormaliser:
         """Read a sentence in Hindi and English once: the first call of a reader
         compiles its patterns and loads its number tables (~40 ms here)."""
         for text, language in (("नमस्ते, ₹1,250 और 10:30 बजे।", "hi"), ("Hello, 25 km.", "en")):
-            self.normalise(text, language)
+            self.normalise(text, ReadingOptions(language))
 
-    def normalise(
-        self,
-        text: str,
-        language: str,
-        quality: str = "balanced",
-        rules: tuple[PronunciationRule, ...] = (),
-        ssml: bool | SsmlText = False,
-        read: bool = True,
-    ) -> NormalisedText:
-        """Normalise ``text``. Never raises for plain text (lone surrogates, which the
-        API refuses, are dropped); segment offsets index ``text`` itself. ``rules``
-        match the text as written, before any word is read: an alias is then read
-        like the text around it. ``ssml``: ``text`` is an SSML document (raises
-        :class:`SsmlError` if it cannot be read), or ``ssml`` is that document as read
-        already (the ingress reads it once); its elements become rules, pauses,
-        prosody and languages of the segments (``stretches``). ``read`` False: the
-        text is cleaned and segmented but its numbers and symbols are left as written
-        (for the voice to read as it can: ``apply_text_normalization: off``)."""
+    def normalise(self, text: str, options: ReadingOptions) -> NormalisedText:
+        """``text`` read as ``options`` say. Never raises for plain text (lone
+        surrogates, which the API refuses, are dropped); segment offsets index ``text``
+        itself. The rules match the text as written, before any word is read: an alias
+        is then read like the text around it. An SSML document (raises
+        :class:`SsmlError` if it cannot be read) has its elements become rules,
+        pauses, prosody and languages of the segments (``stretches``). Not ``read``:
+        the text is cleaned and segmented, its numbers and symbols left as written."""
+        language, ssml, rules, read = options.language, options.ssml, options.rules, options.read
         if ssml:
             document = ssml if isinstance(ssml, SsmlText) else parse(text)
             plan = stretches(document, language)
@@ -105,7 +95,7 @@ class TextNormaliser:
         ruleset = compiled(rules) if rules else None
         parts = [_Read(s, *_prepared(body[s.start : s.end], s, ruleset)) for s in plan]
         romanised = language == "hi" and is_romanised(" ".join(r.source.text for r in parts))
-        segment_profile = PROFILES[quality]
+        segment_profile = PROFILES[options.quality]
         said: list[tuple[_Read, Any, str]] = []
         for part in parts:
             reader = reader_for(part.stretch.language or language)
@@ -320,18 +310,11 @@ async def off_loop_if_long(call: Callable[..., T], text: str, *args: Any) -> T:
 
 
 async def normalise_off_loop(
-    normaliser: TextNormaliser,
-    text: str,
-    language: str,
-    quality: str,
-    rules: tuple[PronunciationRule, ...] = (),
-    ssml: bool | SsmlText = False,
-    read: bool = True,
+    normaliser: TextNormaliser, text: str, options: ReadingOptions
 ) -> NormalisedText:
     """``normaliser.normalise``, on a thread when the text is long enough to matter,
     or its rules are many (the first use of a large dictionary builds its trie:
     ~30 ms a thousand rules here)."""
-    args = (text, language, quality, rules, ssml, read)
-    if len(rules) > INLINE_RULES:
-        return await asyncio.to_thread(normaliser.normalise, *args)
-    return await off_loop_if_long(normaliser.normalise, *args)
+    if len(options.rules) > INLINE_RULES:
+        return await asyncio.to_thread(normaliser.normalise, text, options)
+    return await off_loop_if_long(normaliser.normalise, text, options)

@@ -18,7 +18,7 @@ from xml.etree.ElementTree import Element, ParseError, SubElement, tostring
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
-from deployments.normaliser.pronunciation import MAX_RULES, PronunciationRule, RuleError
+from deployments.reading import MAX_RULES, PronunciationRule, RuleError
 
 NAMESPACE = "http://www.w3.org/2005/01/pronunciation-lexicon"
 MAX_BYTES = 2 * 1024 * 1024

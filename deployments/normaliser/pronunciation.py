@@ -1,5 +1,6 @@
-"""Pronunciation rules: say this text instead (``alias``), or say it with these
-phonemes (``phoneme``), matched in the text as the client wrote it.
+"""Pronunciation rules (``deployments.reading.PronunciationRule``) found in a text:
+say this text instead (``alias``), or say it with these phonemes (``phoneme``),
+matched in the text as the client wrote it.
 
 A rule names the text it replaces (``string_to_replace``, any script: ``SBI``,
 ``Dr. Iyer``, ``ज़ोमैटो``), whether case matters and whether it must stand as a
@@ -19,89 +20,14 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Protocol
 
 from deployments.normaliser.cleaning import clean_text
+from deployments.reading import MAX_RULES, AppliedRule, PronunciationRule, RuleError
 
-ALPHABETS = ("ipa", "espeak")
-MAX_RULES = 10_000
-MAX_TEXT = 200  # characters of a rule's string, alias or phonemes
 # A letter of any script, its combining marks and joiners: a whole-word match
 # must not stop before राम's ा or inside a word.
 _WORD_CHAR = r"[\w\u0300-\u036f\u0900-\u0dff\u200c\u200d]"
-
-
-class RuleError(ValueError):
-    """A rule that cannot be used; the message says which and why."""
-
-
-@dataclass(frozen=True)
-class PronunciationRule:
-    string_to_replace: str
-    type: Literal["alias", "phoneme"]
-    alias: str = ""
-    phoneme: str = ""
-    alphabet: str = "ipa"
-    case_sensitive: bool = True
-    word_boundaries: bool = True
-
-    def __post_init__(self) -> None:
-        what = f"rule for {self.string_to_replace!r}"
-        if not self.string_to_replace.strip():
-            raise RuleError("a rule's string_to_replace is empty")
-        if self.type == "alias" and not self.alias.strip():
-            raise RuleError(f"the {what} has no alias")
-        if self.type == "phoneme":
-            if not self.phoneme.strip():
-                raise RuleError(f"the {what} has no phoneme")
-            if self.alphabet == "espeak" and ("[" in self.phoneme or "]" in self.phoneme):
-                raise RuleError(f"the {what}: eSpeak phonemes are written without [[ ]]")
-            if self.alphabet not in ALPHABETS:
-                raise RuleError(
-                    f"the {what} uses the alphabet {self.alphabet!r}; "
-                    f"use one of {', '.join(ALPHABETS)}"
-                )
-        for field, value in (("string_to_replace", self.string_to_replace), ("alias", self.alias),
-                             ("phoneme", self.phoneme)):  # fmt: skip
-            if len(value) > MAX_TEXT:
-                raise RuleError(f"the {what}: {field} is over {MAX_TEXT} characters")
-
-    def as_dict(self) -> dict[str, object]:
-        """The rule as the API writes it (ElevenLabs' field names)."""
-        body: dict[str, object] = {
-            "type": self.type,
-            "string_to_replace": self.string_to_replace,
-            "case_sensitive": self.case_sensitive,
-            "word_boundaries": self.word_boundaries,
-        }
-        if self.type == "alias":
-            body["alias"] = self.alias
-        else:
-            body |= {"phoneme": self.phoneme, "alphabet": self.alphabet}
-        return body
-
-    @classmethod
-    def from_dict(cls, body: dict[str, object]) -> PronunciationRule:
-        kind = body.get("type")
-        if kind not in ("alias", "phoneme"):
-            raise RuleError(f"a rule's type is 'alias' or 'phoneme', not {kind!r}")
-        text = {k: body.get(k) for k in ("string_to_replace", "alias", "phoneme", "alphabet")}
-        flags = {k: body.get(k) for k in ("case_sensitive", "word_boundaries")}
-        for name, value in text.items():
-            if value is not None and not isinstance(value, str):
-                raise RuleError(f"a rule's {name} is a string")
-        for name, value in flags.items():
-            if value is not None and not isinstance(value, bool):
-                raise RuleError(f"a rule's {name} is true or false")
-        return cls(
-            string_to_replace=str(text["string_to_replace"] or ""),
-            type=kind,
-            alias=str(text["alias"] or ""),
-            phoneme=str(text["phoneme"] or ""),
-            alphabet=str(text["alphabet"] or "ipa"),
-            case_sensitive=flags["case_sensitive"] is not False,
-            word_boundaries=flags["word_boundaries"] is not False,
-        )
 
 
 @dataclass(frozen=True)
@@ -188,15 +114,6 @@ class RuleSet:
         if position < len(text) or not pieces:
             pieces.append(Piece(position, len(text), None))
         return pieces
-
-
-@dataclass(frozen=True)
-class AppliedRule:
-    """A rule that matched ``input[start:end]`` of a request's text."""
-
-    start: int
-    end: int
-    rule: PronunciationRule
 
 
 @dataclass(frozen=True)

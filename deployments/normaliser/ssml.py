@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.parsers import expat
 
+from deployments.reading import Mark, Pause, SsmlText
+
 MAX_DEPTH = 32
 MAX_ELEMENTS = 10_000
 MAX_PAUSE_MS = 10_000
@@ -88,20 +90,6 @@ class SsmlError(ValueError):
         self.message, self.line, self.column = message, line, column
 
 
-@dataclass(frozen=True)
-class Mark:
-    """``text[start:end]`` of the document, inside an element that says something
-    about it: ``element`` and its attributes (only those the element takes)."""
-
-    start: int
-    end: int
-    element: str
-    attributes: tuple[tuple[str, str], ...]
-
-    def get(self, name: str) -> str | None:
-        return dict(self.attributes).get(name)
-
-
 def rate_of(value: str) -> float:
     """A prosody rate as a multiplier of the speed: ``slow``, ``80%``, ``+20%``, ``1.2``."""
     if value in RATES:
@@ -139,28 +127,6 @@ def volume_of(value: str) -> float:
 
 
 PROSODY = {"rate": rate_of, "pitch": pitch_of, "volume": volume_of}
-
-
-@dataclass(frozen=True)
-class Pause:
-    """Silence of ``ms`` milliseconds before ``text[at:]``."""
-
-    at: int
-    ms: int
-
-
-@dataclass(frozen=True)
-class SsmlText:
-    text: str
-    origin: tuple[int, ...]  # the markup offset of each character, one more for the end
-    marks: tuple[Mark, ...]
-    pauses: tuple[Pause, ...]
-
-    def span_in_input(self, start: int, end: int) -> tuple[int, int]:
-        """The markup offsets of ``text[start:end]``."""
-        if end <= start:
-            return self.origin[start], self.origin[start]
-        return self.origin[start], self.origin[end - 1] + 1
 
 
 @dataclass

@@ -16,8 +16,9 @@ import re
 from dataclasses import dataclass
 
 from deployments.messages import Prosody
-from deployments.normaliser.pronunciation import Piece, PronunciationRule
-from deployments.normaliser.ssml import Mark, SsmlText, pitch_of, rate_of, volume_of
+from deployments.normaliser.pronunciation import Piece
+from deployments.normaliser.ssml import pitch_of, rate_of, volume_of
+from deployments.reading import Mark, PronunciationRule, SsmlText
 
 # say-as kinds spoken one character at a time
 SPELT = frozenset({"characters", "spell-out", "digits"})

@@ -88,14 +88,12 @@ async def in_context(
     segments = list(normalised.segments)
     if not segments or not (before or after):
         return normalised
-    params = voicing.params
+    reading = voicing.reading()
 
     async def read(text: str) -> str:
         if not text:
             return ""
-        said = await pipeline.normalise(
-            text, params.language, params.quality, voicing.rules, False, voicing.reads_text
-        )
+        said = await pipeline.normalise(text, reading)
         return said.text
 
     # both read at once: two calls to the normaliser, not one after the other

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from deployments.normaliser import pls
-from deployments.normaliser.pronunciation import MAX_RULES, PronunciationRule, RuleError
+from deployments.reading import MAX_RULES, PronunciationRule, RuleError
 from serve_app.accounts import AccountStore
 from serve_app.accounts.dictionaries import (
     MAX_DICTIONARIES_PER_PROJECT,

@@ -20,8 +20,7 @@ from deployments.messages import (
     SynthesisJob,
     SynthesisParams,
 )
-from deployments.normaliser.pronunciation import PronunciationRule
-from deployments.normaliser.ssml import SsmlText
+from deployments.reading import ReadingOptions, SsmlText
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.description import Report
 from serve_app.http.errors import InvalidRequest
@@ -69,9 +68,14 @@ class Voicing:
     voice: VoiceConfig
     params: SynthesisParams
     output: OutputParams
+    # how its text is read: language, quality, the request's dictionaries' rules,
+    # numbers and symbols in words or as written (each input adds its SSML)
+    reading_options: ReadingOptions
     design_report: Report | None = None  # for a built voice
-    rules: tuple[PronunciationRule, ...] = ()  # of the request's dictionaries
-    reads_text: bool = True  # numbers and symbols read in words (else as written)
+
+    def reading(self, ssml: bool | SsmlText = False) -> ReadingOptions:
+        """How this voicing reads a text (``ssml``: the text's SSML document)."""
+        return replace(self.reading_options, ssml=ssml) if ssml else self.reading_options
 
     @property
     def sample_rate(self) -> int:

@@ -22,14 +22,12 @@ from ray.serve.exceptions import BackPressureError
 from deployments.encoding.encoder import encode_stream
 from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, NormalisedText, SynthesisJob
 from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
-from deployments.normaliser.pronunciation import PronunciationRule
-from deployments.normaliser.ssml import SsmlText
+from deployments.reading import ReadingOptions
 from deployments.replica_streams import without_nothing
 from deployments.synthesis.runner import SynthesisRunner
 from deployments.synthesis.synthesiser import SynthesiserInfo
 from serve_app.http.errors import InternalError, Overloaded, ServiceError
 
-Rules = tuple[PronunciationRule, ...]
 logger = logging.getLogger("serve_app")
 
 
@@ -58,15 +56,7 @@ def service_error(exc: BaseException) -> ServiceError:
 
 
 class Normalisation(Protocol):
-    async def normalise(
-        self,
-        text: str,
-        language: str,
-        quality: str,
-        rules: Rules = (),
-        ssml: bool | SsmlText = False,
-        read: bool = True,
-    ) -> NormalisedText: ...
+    async def normalise(self, text: str, options: ReadingOptions) -> NormalisedText: ...
 
 
 class LocalNormalisation:
@@ -76,18 +66,8 @@ class LocalNormalisation:
         self._normaliser = TextNormaliser()
         self._normaliser.warm_up()
 
-    async def normalise(
-        self,
-        text: str,
-        language: str,
-        quality: str,
-        rules: Rules = (),
-        ssml: bool | SsmlText = False,
-        read: bool = True,
-    ) -> NormalisedText:
-        return await normalise_off_loop(
-            self._normaliser, text, language, quality, rules, ssml, read
-        )
+    async def normalise(self, text: str, options: ReadingOptions) -> NormalisedText:
+        return await normalise_off_loop(self._normaliser, text, options)
 
 
 class RemoteNormalisation:
@@ -96,18 +76,8 @@ class RemoteNormalisation:
     def __init__(self, handle: Any) -> None:
         self._handle = handle
 
-    async def normalise(
-        self,
-        text: str,
-        language: str,
-        quality: str,
-        rules: Rules = (),
-        ssml: bool | SsmlText = False,
-        read: bool = True,
-    ) -> NormalisedText:
-        result: NormalisedText = await self._handle.normalise.remote(
-            text, language, quality, rules, ssml, read
-        )
+    async def normalise(self, text: str, options: ReadingOptions) -> NormalisedText:
+        result: NormalisedText = await self._handle.normalise.remote(text, options)
         return result
 
 
@@ -229,20 +199,10 @@ class Pipeline:
         local = LocalSynthesis(synthesiser)
         return cls(LocalNormalisation(), None, [local], local)
 
-    async def normalise(
-        self,
-        text: str,
-        language: str,
-        quality: str,
-        rules: Rules = (),
-        ssml: bool | SsmlText = False,
-        read: bool = True,
-    ) -> NormalisedText:
-        """``text`` cleaned and segmented for ``language`` and ``quality``, ``rules``
-        applied to it as written (an SSML document where ``ssml``), its numbers and
-        symbols read unless ``read`` is False."""
+    async def normalise(self, text: str, options: ReadingOptions) -> NormalisedText:
+        """``text`` cleaned, segmented and read as ``options`` say."""
         try:
-            return await self._normalisation.normalise(text, language, quality, rules, ssml, read)
+            return await self._normalisation.normalise(text, options)
         except Exception as e:
             raise service_error(e) from e
 

@@ -20,8 +20,8 @@ from deployments.messages import (
 from deployments.normaliser import ssml
 from deployments.normaliser.cleaning import clean_text
 from deployments.normaliser.normaliser import off_loop_if_long
-from deployments.normaliser.ssml import SsmlText
 from deployments.normaliser.stretches import base_language
+from deployments.reading import ReadingOptions, SsmlText
 from deployments.synthesis.voices import VoiceConfig, is_voice_id
 from serve_app.accounts import ApiKey
 from serve_app.http.errors import InvalidRequest, NotFound, ServiceError
@@ -157,10 +157,12 @@ class SpeechService:
         located = options.pronunciation_dictionaries
         rules = await self.dictionaries.rules_for(project_id, located, dictionaries_param)
         built = await self._build(options, catalog, voice, params, custom)
+        report = None
+        if built is not None:
+            voice, params, report = built.voice, built.params, built.report
         reads = options.apply_text_normalization != "off"
-        if built is None:
-            return Voicing(voice, params, output, rules=rules, reads_text=reads)
-        return Voicing(built.voice, built.params, output, built.report, rules, reads)
+        reading = ReadingOptions(params.language, params.quality, rules, read=reads)
+        return Voicing(voice, params, output, reading, report)
 
     @staticmethod
     def _custom_base(custom: CustomVoice, catalog: Catalog) -> VoiceConfig:
@@ -273,9 +275,8 @@ class SpeechService:
             rules = await self.dictionaries.rules_for(project_id, located)
             given = await self.check_input(request.input, request.text_type)
             reads = request.apply_text_normalization != "off"
-            return await self.pipeline.normalise(
-                given.text, language, request.quality, rules, given.markup, reads
-            )
+            reading = ReadingOptions(language, request.quality, rules, given.markup, reads)
+            return await self.pipeline.normalise(given.text, reading)
         finally:
             ticket.release()
 
@@ -283,10 +284,7 @@ class SpeechService:
         self, text: str, voicing: Voicing, param: str = "input", ssml: bool | SsmlText = False
     ) -> NormalisedText:
         """``text`` as the voice will be given it, if that is within the spoken limit."""
-        params = voicing.params
-        normalised = await self.pipeline.normalise(
-            text, params.language, params.quality, voicing.rules, ssml, voicing.reads_text
-        )
+        normalised = await self.pipeline.normalise(text, voicing.reading(ssml))
         limit = self._config.max_spoken_chars
         # what is heard: the text read out, and what aliases and phonemes add to it
         heard = len(normalised.text) + normalised.expansion

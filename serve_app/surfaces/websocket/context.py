@@ -18,8 +18,8 @@ from deployments.messages import (
     billed_ends,
     billed_through,
 )
-from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.normaliser.ssml import without_tags
+from deployments.reading import PronunciationRule
 from serve_app.http.errors import InsufficientBalance, InvalidRequest
 from serve_app.speech.admission import Ticket
 from serve_app.speech.job import Voicing, with_alignment

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from deployments.normaliser.normaliser import TextNormaliser
+from deployments.reading import ReadingOptions
 
 HINDI_MESSAGES = [
     # one-time passwords, PINs, accounts, phone numbers: digit by digit
@@ -195,7 +196,7 @@ ROMANISED = [
 
 @pytest.mark.parametrize(("text", "expected"), HINDI_MESSAGES + ROMANISED)
 def test_hindi_messages(text: str, expected: str) -> None:
-    assert TextNormaliser().normalise(text, "hi").text == expected
+    assert TextNormaliser().normalise(text, ReadingOptions("hi")).text == expected
 
 
 ENGLISH_MESSAGES = [
@@ -288,7 +289,7 @@ ENGLISH_MESSAGES = [
 @pytest.mark.parametrize(("text", "expected"), ENGLISH_MESSAGES)
 def test_english_messages(text: str, expected: str) -> None:
     """A request in English is never transliterated."""
-    assert TextNormaliser().normalise(text, "en").text == expected
+    assert TextNormaliser().normalise(text, ReadingOptions("en")).text == expected
 
 
 def test_the_table_is_large() -> None:

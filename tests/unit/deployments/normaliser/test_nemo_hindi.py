@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from deployments.normaliser.normaliser import TextNormaliser
+from deployments.reading import ReadingOptions
 
 DATA = Path(__file__).resolve().parent / "data" / "nemo_hi"
 
@@ -264,7 +265,7 @@ _normaliser = TextNormaliser()
 
 
 def reads_as_nemo(written: str, spoken: str) -> bool:
-    return fold(_normaliser.normalise(written, "hi", "high").text) == fold(spoken)
+    return fold(_normaliser.normalise(written, ReadingOptions("hi", "high")).text) == fold(spoken)
 
 
 def test_every_nemo_case_reads_as_written_there_or_is_listed() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from deployments.normaliser import pls
-from deployments.normaliser.pronunciation import PronunciationRule
+from deployments.reading import PronunciationRule
 
 LEXICON = """<?xml version="1.0" encoding="UTF-8"?>
 <lexicon version="1.0" xmlns="http://www.w3.org/2005/01/pronunciation-lexicon"

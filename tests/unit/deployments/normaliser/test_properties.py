@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from deployments.normaliser.cleaning import clean
 from deployments.normaliser.indic_scripts import SCRIPTS
 from deployments.normaliser.normaliser import TextNormaliser
+from deployments.reading import ReadingOptions
 
 LANGUAGES = sorted({*SCRIPTS, "en", "ur"})
 normaliser = TextNormaliser()
@@ -41,7 +42,7 @@ def _clean_of_controls(text: str) -> bool:
 
 @given(text=any_text, language=st.sampled_from(LANGUAGES))
 def test_total_on_every_string(text: str, language: str) -> None:
-    result = normaliser.normalise(text, language)
+    result = normaliser.normalise(text, ReadingOptions(language))
     assert isinstance(result.text, str)
     result.text.encode("utf-8")  # never a lone surrogate
 
@@ -52,8 +53,8 @@ def test_total_on_every_string(text: str, language: str) -> None:
 @example(text="Y.ऄ", language="hi")  # ई. (ईसवी) was read inside वाई.
 @example(text="0:Zऺऺ়", language="hi")  # ज़ी's marks and the input's past the cap
 def test_idempotent_clean_and_bounded(text: str, language: str) -> None:
-    once = normaliser.normalise(text, language).text
-    assert normaliser.normalise(once, language).text == once
+    once = normaliser.normalise(text, ReadingOptions(language)).text
+    assert normaliser.normalise(once, ReadingOptions(language)).text == once
     assert _clean_of_controls(once)
     assert unicodedata.is_normalized("NFC", once)
     assert len(once) <= 12 * len(text) + 16
@@ -65,7 +66,7 @@ def test_idempotent_clean_and_bounded(text: str, language: str) -> None:
     quality=st.sampled_from(["fast", "balanced", "high"]),
 )
 def test_segments_cover_the_input_exactly_once(text: str, language: str, quality: str) -> None:
-    result = normaliser.normalise(text, language, quality)
+    result = normaliser.normalise(text, ReadingOptions(language, quality))
     spans = [(s.start, s.end) for s in result.segments]
     assert spans == sorted(spans)
     for (_, end), (start, _) in itertools.pairwise(spans):
@@ -82,4 +83,4 @@ def test_segments_cover_the_input_exactly_once(text: str, language: str, quality
 @pytest.mark.parametrize(("text", "expected"), [("\ud800", ""), ("a\udfffb", "ab")])
 def test_lone_surrogates_are_dropped(text: str, expected: str) -> None:
     """The API refuses them (400, protocol.py); the normaliser itself stays total."""
-    assert normaliser.normalise(text, "en").text == expected
+    assert normaliser.normalise(text, ReadingOptions("en")).text == expected

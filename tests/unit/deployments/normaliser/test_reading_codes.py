@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from deployments.normaliser.normaliser import TextNormaliser
+from deployments.reading import ReadingOptions
 
 CODES_HINDI = [
     # phone numbers, read in digit groups
@@ -79,9 +80,9 @@ _normaliser = TextNormaliser()
 
 @pytest.mark.parametrize(("text", "expected"), CODES_HINDI)
 def test_hindi(text: str, expected: str) -> None:
-    assert _normaliser.normalise(text, "hi", "high").text == expected
+    assert _normaliser.normalise(text, ReadingOptions("hi", "high")).text == expected
 
 
 @pytest.mark.parametrize(("text", "expected"), CODES_ENGLISH)
 def test_english(text: str, expected: str) -> None:
-    assert _normaliser.normalise(text, "en", "high").text == expected
+    assert _normaliser.normalise(text, ReadingOptions("en", "high")).text == expected

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from deployments.normaliser.normaliser import TextNormaliser
+from deployments.reading import ReadingOptions
 
 OTHER = [
     ("bn", "৫০", "পঞ্চাশ"),
@@ -154,4 +155,4 @@ _normaliser = TextNormaliser()
 
 @pytest.mark.parametrize(("language", "text", "expected"), OTHER)
 def test_other_languages(language: str, text: str, expected: str) -> None:
-    assert _normaliser.normalise(text, language, "high").text == expected
+    assert _normaliser.normalise(text, ReadingOptions(language, "high")).text == expected

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from deployments.normaliser.normaliser import TextNormaliser
+from deployments.reading import ReadingOptions
 from tests.unit.deployments.normaliser.test_reading_codes import CODES_ENGLISH, CODES_HINDI
 from tests.unit.deployments.normaliser.test_reading_other_languages import OTHER
 
@@ -360,7 +361,7 @@ _normaliser = TextNormaliser()
 
 
 def spoken(text: str, language: str) -> str:
-    return _normaliser.normalise(text, language, "high").text
+    return _normaliser.normalise(text, ReadingOptions(language, "high")).text
 
 
 @pytest.mark.parametrize(("text", "expected"), HINDI)

@@ -1,6 +1,7 @@
 from deployments.normaliser.cleaning import clean_text
 from deployments.normaliser.normaliser import TextNormaliser, representation
 from deployments.normaliser.segmenter import PROFILES, SegmentationProfile, segment
+from deployments.reading import ReadingOptions
 
 LONG_FIRST = "नमस्ते दोस्तों, आज हम बात करेंगे मौसम के बारे में और यह भी देखेंगे कि कल क्या होगा। कीमत 3.5 रुपये है!"
 
@@ -46,12 +47,12 @@ def test_cleaning_normalises_and_removes_invisible_characters() -> None:
 
 
 def test_normaliser_reports_representation() -> None:
-    normalised = TextNormaliser().normalise("नमस्ते दुनिया", "hi")
+    normalised = TextNormaliser().normalise("नमस्ते दुनिया", ReadingOptions("hi"))
     assert (normalised.representation, normalised.language) == ("devanagari", "hi")
     assert representation("hello world", "en") == "latin"
     assert representation("namaste duniya", "hi") == "latin"
     assert representation("ভারত", "bn") == "native"
-    assert TextNormaliser().normalise(" \u200b ", "hi").segments == ()
+    assert TextNormaliser().normalise(" \u200b ", ReadingOptions("hi")).segments == ()
 
 
 def test_a_first_clause_cut_for_first_audio_says_it_joins_the_next() -> None:
@@ -64,7 +65,9 @@ def test_a_first_clause_cut_for_first_audio_says_it_joins_the_next() -> None:
 
 
 def test_the_normaliser_keeps_the_mark_on_the_first_clause() -> None:
-    said = TextNormaliser().normalise("नमस्ते, आज मौसम बहुत अच्छा है। कल बारिश होगी।", "hi", "balanced")
+    said = TextNormaliser().normalise(
+        "नमस्ते, आज मौसम बहुत अच्छा है। कल बारिश होगी।", ReadingOptions("hi", "balanced")
+    )
     assert [(s.text, s.joins_next) for s in said.segments] == [
         ("नमस्ते,", True),
         ("आज मौसम बहुत अच्छा है।", False),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from deployments.normaliser.normaliser import TextNormaliser
 from deployments.normaliser.sources import word_sources
+from deployments.reading import ReadingOptions
 
 
 def mapped(written: str, said: str, offset: int = 0) -> list[tuple[str, str]]:
@@ -56,14 +57,14 @@ def test_a_word_with_nothing_written_for_it_takes_its_neighbour() -> None:
 
 def test_the_normaliser_s_segments_carry_their_sources() -> None:
     text = "डॉ. राव ने ₹1,250 दिए। फिर 3 बजे आए।"
-    for segment in TextNormaliser().normalise(text, "hi").segments:
+    for segment in TextNormaliser().normalise(text, ReadingOptions("hi")).segments:
         assert segment.sources
         for a, b, c, d in segment.sources:
             assert segment.start <= c < d <= segment.end
             assert segment.source_of(a, b) == (c, d)
     spans = {
         text[c:d]
-        for segment in TextNormaliser().normalise(text, "hi").segments
+        for segment in TextNormaliser().normalise(text, ReadingOptions("hi")).segments
         for *_, c, d in segment.sources
     }
     assert {"₹1,250", "3", "राव"} <= spans
@@ -73,8 +74,8 @@ def test_without_reading_numbers_and_symbols_stay_as_written() -> None:
     """``apply_text_normalization: off``: cleaned and cut into sentences, not read."""
     normaliser = TextNormaliser()
     text = "मुझे 25 किलो चावल चाहिए, ₹1,250 में।  Dr. Rao"
-    unread = normaliser.normalise(text, "hi", read=False)
+    unread = normaliser.normalise(text, ReadingOptions("hi", read=False))
     assert "25" in unread.text and "₹1,250" in unread.text and "पच्चीस" not in unread.text
     assert "  " not in unread.text  # still cleaned
-    assert len(unread.segments) == len(normaliser.normalise(text, "hi").segments)
-    assert "पच्चीस" in normaliser.normalise(text, "hi").text
+    assert len(unread.segments) == len(normaliser.normalise(text, ReadingOptions("hi")).segments)
+    assert "पच्चीस" in normaliser.normalise(text, ReadingOptions("hi")).text

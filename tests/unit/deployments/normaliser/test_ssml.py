@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from deployments.normaliser.ssml import MAX_PAUSE_MS, Mark, Pause, SsmlError, parse
+from deployments.normaliser.ssml import MAX_PAUSE_MS, SsmlError, parse
+from deployments.reading import Mark, Pause
 
 
 def test_text_marks_and_pauses_with_offsets_into_the_markup() -> None:

@@ -7,9 +7,9 @@ import pytest
 
 from deployments.messages import NormalisedText, Prosody
 from deployments.normaliser.normaliser import TextNormaliser
-from deployments.normaliser.pronunciation import PronunciationRule
 from deployments.normaliser.ssml import SsmlError, parse
 from deployments.normaliser.stretches import said_as, stretches
+from deployments.reading import PronunciationRule, ReadingOptions
 
 NORMALISER = TextNormaliser()
 
@@ -17,7 +17,7 @@ NORMALISER = TextNormaliser()
 def read(
     markup: str, language: str = "hi", rules: tuple[PronunciationRule, ...] = ()
 ) -> NormalisedText:
-    return NORMALISER.normalise(markup, language, rules=rules, ssml=True)
+    return NORMALISER.normalise(markup, ReadingOptions(language, rules=rules, ssml=True))
 
 
 @pytest.mark.parametrize(
@@ -98,7 +98,8 @@ def test_dictionary_rules_apply_outside_the_elements_that_respell_their_text() -
 
 
 def test_plain_text_is_never_markup() -> None:
-    assert NORMALISER.normalise("a <break time='1s'/> b", "en").text.count("break") == 1
+    said = NORMALISER.normalise("a <break time='1s'/> b", ReadingOptions("en"))
+    assert said.text.count("break") == 1
 
 
 def test_broken_markup_raises_with_where() -> None:

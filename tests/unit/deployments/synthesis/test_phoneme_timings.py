@@ -13,6 +13,7 @@ import pytest
 from deployments.messages import AudioChunk, PhonemeSpan, Segment, SynthesisParams
 from deployments.normaliser.normaliser import TextNormaliser
 from deployments.normaliser.sources import word_sources
+from deployments.reading import ReadingOptions
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.synthesiser import Synthesiser
 from deployments.synthesis.visemes import VISEMES
@@ -35,7 +36,7 @@ def synthesiser() -> Synthesiser:
 
 
 def spoken(synthesiser: Synthesiser, voice: str, text: str = TEXT) -> list[AudioChunk]:
-    segments = TextNormaliser().normalise(text, "hi").segments
+    segments = TextNormaliser().normalise(text, ReadingOptions("hi")).segments
     params = SynthesisParams(voice, "hi", with_phonemes=True)
     return [synthesiser.speak(segment, params) for segment in segments]
 

@@ -18,6 +18,7 @@ from deployments.messages import (
     SynthesisJob,
     SynthesisParams,
 )
+from deployments.reading import ReadingOptions
 from deployments.synthesis.runner import SynthesisRunner
 from deployments.synthesis.synthesiser import SynthesiserInfo
 from serve_app.http.errors import Overloaded
@@ -41,7 +42,7 @@ async def test_voices_of_ingress_engines_are_spoken_here_the_rest_there() -> Non
     assert engines["default"] == "kokoro" and engines["hi-espeak-aditi"] == "espeak"
     assert {info.name for info in loaded.engines} == {"espeak", "kokoro"}
 
-    text = await pipeline.normalise("नमस्ते, आप कैसे हैं?", "hi", "balanced")
+    text = await pipeline.normalise("नमस्ते, आप कैसे हैं?", ReadingOptions("hi", "balanced"))
     rates = {}
     for voice in ("default", "hi-espeak-aditi"):
         job = EncodeJob(
@@ -100,7 +101,7 @@ async def test_a_request_waits_for_a_starting_replica_within_its_bound(
     kokoro: SynthesisRunner,
 ) -> None:
     _, pipeline = starting(kokoro, start_s=0.3, wait_s=5)
-    text = await pipeline.normalise("नमस्ते।", "hi", "balanced")
+    text = await pipeline.normalise("नमस्ते।", ReadingOptions("hi", "balanced"))
     chunks = [chunk async for chunk in pipeline.encode(_job(text))]
     assert chunks and sum(c.audio_samples for c in chunks) > 0
 
@@ -109,7 +110,7 @@ async def test_past_its_bound_a_request_is_told_to_retry_and_stops_waiting(
     kokoro: SynthesisRunner,
 ) -> None:
     replica, pipeline = starting(kokoro, start_s=30, wait_s=0.2)
-    text = await pipeline.normalise("नमस्ते।", "hi", "balanced")
+    text = await pipeline.normalise("नमस्ते।", ReadingOptions("hi", "balanced"))
     started = time.monotonic()
     with pytest.raises(Overloaded) as raised:
         async for _ in pipeline.encode(_job(text)):

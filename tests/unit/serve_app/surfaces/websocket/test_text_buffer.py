@@ -2,7 +2,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deployments.normaliser.pronunciation import PronunciationRule
+from deployments.reading import PronunciationRule
 from serve_app.surfaces.websocket.text_buffer import Piece, TextBuffer
 
 
