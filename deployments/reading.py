@@ -149,10 +149,13 @@ class ReadingOptions:
     ``quality``, ``rules`` matched in the text as written; ``ssml``: the text is an
     SSML document (True) or that document as read already (an :class:`SsmlText`: the
     ingress reads it once); ``read`` False leaves numbers and symbols as written for
-    the voice to read as it can (``apply_text_normalization: off``)."""
+    the voice to read as it can (``apply_text_normalization: off``); ``background``:
+    no listener waits for it (a long-form job's chunk), so it is read below the
+    priority of live requests' text."""
 
     language: str
     quality: str = "balanced"
     rules: tuple[PronunciationRule, ...] = ()
     ssml: bool | SsmlText = False
     read: bool = True
+    background: bool = False

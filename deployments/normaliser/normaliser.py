@@ -12,6 +12,7 @@ import bisect
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -34,6 +35,7 @@ from deployments.normaliser.sources import word_sources
 from deployments.normaliser.ssml import MAX_PAUSE_MS, parse
 from deployments.normaliser.stretches import Stretch, stretches
 from deployments.normaliser.transliteration import is_romanised, romanised_to_devanagari
+from deployments.priority import run_in_background
 from deployments.reading import AppliedRule, Pause, PronunciationRule, ReadingOptions, SsmlText
 
 DEVANAGARI = range(0x0900, 0x0980)
@@ -41,6 +43,11 @@ DEVANAGARI = range(0x0900, 0x0980)
 # loop (under 2 ms, less than a thread hop under load), longer texts on a thread.
 INLINE_NORMALISE_CHARS = 200
 INLINE_RULES = 100
+# Where text that no listener waits for is read (a long-form job's chunks, hundreds of
+# characters each): one thread below the process's priority (nice, not the idle
+# class: a thread that holds the GIL must still get to give it back), so that a live
+# request's text is read first while both wait for a core.
+IN_BACKGROUND = ThreadPoolExecutor(1, "normalise-background", initializer=run_in_background)
 T = TypeVar("T")
 
 
@@ -314,7 +321,11 @@ async def normalise_off_loop(
 ) -> NormalisedText:
     """``normaliser.normalise``, on a thread when the text is long enough to matter,
     or its rules are many (the first use of a large dictionary builds its trie:
-    ~30 ms a thousand rules here)."""
+    ~30 ms a thousand rules here); background text always on the thread below the
+    process's priority, never on the event loop that live requests' text is read on."""
+    if options.background:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(IN_BACKGROUND, normaliser.normalise, text, options)
     if len(options.rules) > INLINE_RULES:
         return await asyncio.to_thread(normaliser.normalise, text, options)
     return await off_loop_if_long(normaliser.normalise, text, options)

@@ -40,8 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from deployments.priority import Lowering, run_at_idle, run_in_background
 from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER, FairQueue
-from deployments.synthesis.priority import Lowering, run_at_idle, run_in_background
 
 T = TypeVar("T")
 # A first segment longer than this (characters) is a long one: seconds of model calls

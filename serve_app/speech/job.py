@@ -73,6 +73,12 @@ class Voicing:
     reading_options: ReadingOptions
     design_report: Report | None = None  # for a built voice
 
+    def in_background(self) -> Voicing:
+        """This voicing for work no listener waits for (a long-form job's chunks): its
+        text read, and its audio spoken, below live requests'."""
+        reading = replace(self.reading_options, background=True)
+        return replace(self, params=replace(self.params, background=True), reading_options=reading)
+
     def reading(self, ssml: bool | SsmlText = False) -> ReadingOptions:
         """How this voicing reads a text (``ssml``: the text's SSML document)."""
         return replace(self.reading_options, ssml=ssml) if ssml else self.reading_options

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from deployments.encoding.chapters import ChapterMark, has_chapter_marks, mark_chapters
 from deployments.encoding.writers import make_writer
 from deployments.messages import EncodeJob, SynthesisJob
-from deployments.synthesis.priority import run_in_background
+from deployments.priority import run_in_background
 from serve_app.accounts import AccountStore
 from serve_app.accounts.longform_claims import ClaimedChunk, Completion
 from serve_app.http.errors import ServiceError
@@ -193,7 +193,7 @@ class ChunkSpeaker:
             return voicing
         options = VoiceOptions.model_validate_json(settings.options)
         chosen = await self._service.choose(options, False, chunk.project_id)
-        voicing = replace(chosen, params=replace(chosen.params, background=True))
+        voicing = chosen.in_background()
         self._voicings[chunk.job_id] = voicing
         while len(self._voicings) > VOICINGS_KEPT:
             self._voicings.popitem(last=False)

@@ -25,10 +25,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from deployments.priority import in_background
 from deployments.synthesis.engine import EngineError, EngineUnavailable
 from deployments.synthesis.kokoro.assets import load_model_bytes
 from deployments.synthesis.options import KokoroOptions
-from deployments.synthesis.priority import in_background
 
 logger = logging.getLogger("deployments")
 
@@ -145,7 +145,7 @@ class OnnxKokoro:
 
     def _take(self) -> tuple[SessionPair, bool]:
         """The sessions for a call starting now, and whether they are a narrow pair. A
-        background call (:mod:`~deployments.synthesis.priority`) takes a narrow one even
+        background call (:mod:`~deployments.priority`) takes a narrow one even
         alone: the wide one's pool threads would run it at the process's priority."""
         with self._choosing:
             self._running += 1

@@ -5,13 +5,13 @@ import threading
 
 import pytest
 
-from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER
-from deployments.synthesis.priority import (
+from deployments.priority import (
     BACKGROUND_NICENESS,
     can_return_from_idle,
     in_background,
     niceness,
 )
+from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER
 from deployments.synthesis.scheduler import LONG_FIRST, SegmentScheduler
 
 

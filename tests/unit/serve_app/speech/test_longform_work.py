@@ -14,7 +14,10 @@ from typing import Any
 
 import pytest
 
-from deployments.synthesis.priority import BACKGROUND_NICENESS, niceness
+from deployments.messages import NormalisedText
+from deployments.normaliser.normaliser import TextNormaliser
+from deployments.priority import BACKGROUND_NICENESS, niceness
+from deployments.reading import ReadingOptions
 from serve_app.accounts.longform import NewChunk
 from serve_app.ingress.state import IngressState
 from serve_app.speech.audio_store import FolderStore
@@ -31,7 +34,7 @@ from serve_app.speech.longform_work import (
 )
 from serve_app.speech.vocabulary import VoiceOptions
 from tests.conftest import decode
-from tests.unit.serve_app.conftest import make_state
+from tests.unit.serve_app.conftest import ESPEAK, make_state
 
 
 def settings(**options: str) -> str:
@@ -104,6 +107,37 @@ async def test_a_job_s_voice_is_chosen_once_for_all_its_chunks(
     assert spoken == 2 * len(planned) == 6
     assert chosen == [project, project]  # once for each job
     assert all(store.job(job_id, project).state == "done" for job_id in jobs)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread")
+async def test_a_job_s_text_is_read_below_live_requests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk's text and the text around it are read as background work, on the
+    normaliser's thread below the process's priority; a live request's are not."""
+    state = make_state(tmp_path)
+    store = state.store
+    project = store.create_project("books", 10_000_000)
+    planned = chunks_of(chapters_of(TEXT, "text"), chunk_chars=30)
+    new = [NewChunk(c.chapter, c.text, c.before, c.after, 10**6) for c in planned]
+    store.create_job(project, SETTINGS, json.dumps([""]), new, 2)
+    read: list[tuple[bool, int]] = []
+    normalise = TextNormaliser.normalise
+
+    def watched(self: TextNormaliser, text: str, options: ReadingOptions) -> NormalisedText:
+        read.append((options.background, niceness()))
+        return normalise(self, text, options)
+
+    monkeypatch.setattr(TextNormaliser, "normalise", watched)
+    speaker = ChunkSpeaker(state.speech, store, state.meter, FolderStore(tmp_path / "jobs"))
+    claimed = store.claim_chunk(lease_s=60, owner_lease_s=30)
+    assert claimed is not None and await speaker.speak(claimed)
+    lowered = min(niceness() + BACKGROUND_NICENESS, 19)
+    assert len(read) >= 2 and set(read) == {(True, lowered)}  # the chunk and its context
+    read.clear()
+    live = await state.speech.choose(VoiceOptions(voice=ESPEAK), False, project)
+    await state.speech.normalise(TEXT, live)
+    assert read == [(False, niceness())]
 
 
 async def test_a_chunk_of_a_cancelled_job_is_not_charged(tmp_path: Path) -> None:

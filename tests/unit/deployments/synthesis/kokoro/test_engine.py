@@ -281,8 +281,8 @@ def test_calls_beside_others_take_one_core_sessions() -> None:
     one-thread session each, never two calls on one; they all speak alike."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from deployments.priority import run_in_background
     from deployments.synthesis.kokoro.model.spectral import mel_distance
-    from deployments.synthesis.priority import run_in_background
 
     engine = load_engine("kokoro", {"threads": 2})
     engine.add_voice(VOICES["hf_alpha"])

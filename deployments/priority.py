@@ -1,5 +1,6 @@
-"""Background work: the threads that speak later segments run below the others of
-their process in the OS's scheduling, and say so to the engines they call.
+"""Background work: the threads that speak later segments (or read, or write, what
+no listener waits for) run below the others of their process in the OS's
+scheduling, and say so to the engines they call.
 
 A stream's later segments are background work: its listener has audio in hand. On
 Linux every thread has a nice value of its own, so a worker of later segments
