@@ -1,5 +1,6 @@
-"""The house's shape: no import cycles between our modules, serve_app's packages in
-layers that import only downward, and modules of a readable size."""
+"""The house's shape: no import cycles between our modules (type-only imports
+included), serve_app's and deployments' packages in layers that import only downward,
+the stages of deployments/ independent of each other, and modules of a readable size."""
 
 from __future__ import annotations
 
@@ -20,6 +21,19 @@ LAYERS = (
     ("ingress",),
     ("app", "run", "cluster", "openapi"),
 )
+# deployments/'s, the same way: plain data and helpers of every stage, the messages
+# between stages, the stages (which import none of each other: the layer STAGES), and
+# above them each stage's Serve shim (``deployments.<stage>.deployment``).
+DEPLOYMENT_LAYERS = (
+    ("reading", "priority", "espeak_binding", "flow_control", "loopback", "replica_logs",
+     "replica_streams"),
+    ("messages",),
+    ("voice_design",),
+    ("normaliser", "synthesis", "encoding"),
+    ("deployment",),
+)  # fmt: skip
+STAGES = 3
+LAYERED = {"serve_app": (LAYERS, None), "deployments": (DEPLOYMENT_LAYERS, STAGES)}
 
 
 def modules() -> dict[str, Path]:
@@ -32,10 +46,10 @@ def modules() -> dict[str, Path]:
     return found
 
 
-def runtime_imports(path: Path, name: str) -> set[str]:
-    """The modules ``name`` imports when it is imported: statements at module level
-    (not those inside functions, which run later, nor those under TYPE_CHECKING);
-    ``from a import b`` counts as both ``a`` and ``a.b``."""
+def module_imports(path: Path, name: str) -> set[str]:
+    """The modules ``name`` imports at module level, those under TYPE_CHECKING too (a
+    cycle of types is a cycle of the design), not those inside functions (imported
+    late on purpose); ``from a import b`` counts as both ``a`` and ``a.b``."""
     tree = ast.parse(path.read_text(), str(path))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     imported: set[str] = set()
@@ -43,8 +57,7 @@ def runtime_imports(path: Path, name: str) -> set[str]:
     def visit(statements: list[ast.stmt]) -> None:
         for node in statements:
             if isinstance(node, ast.If):
-                if "TYPE_CHECKING" not in ast.unparse(node.test):
-                    visit(node.body)
+                visit(node.body)
                 visit(node.orelse)
             elif isinstance(node, ast.Try):
                 visit(node.body)
@@ -99,36 +112,50 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def layer_of(module: str) -> int | None:
-    """The layer of a ``serve_app`` module (None: another package, or serve_app itself)."""
+def member_of(module: str) -> str | None:
+    """The name a layer lists ``module`` under: its package or top-level module below
+    serve_app or deployments (a stage's Serve shim: ``deployment``); None elsewhere."""
     parts = module.split(".")
-    if parts[0] != "serve_app" or len(parts) < 2:
+    if parts[0] not in LAYERED or len(parts) < 2:
         return None
-    return next((i for i, names in enumerate(LAYERS) if parts[1] in names), None)
+    return "deployment" if parts[0] == "deployments" and parts[2:] == ["deployment"] else parts[1]
+
+
+def layer_of(module: str) -> int | None:
+    """The layer of a serve_app or deployments module (None: another package)."""
+    member = member_of(module)
+    if member is None:
+        return None
+    layers, _ = LAYERED[module.split(".")[0]]
+    return next((i for i, names in enumerate(layers) if member in names), None)
 
 
 def against_layers(graph: dict[str, set[str]]) -> list[str]:
-    """Each import of ``graph`` (module -> modules it imports) that climbs a layer."""
+    """Each import of ``graph`` (module -> modules it imports) that climbs a layer of
+    its package, or goes from one stage to another."""
     found = []
     for module, imported in graph.items():
-        own = layer_of(module)
+        own, root = layer_of(module), module.split(".")[0]
         for target in sorted(imported):
             theirs = layer_of(target)
-            if own is not None and theirs is not None and theirs > own:
+            if own is None or theirs is None or target.split(".")[0] != root:
+                continue
+            across = own == theirs == LAYERED[root][1] and member_of(module) != member_of(target)
+            if theirs > own or across:
                 found.append(f"{module} -> {target}")
     return sorted(found)
 
 
-def test_serve_app_s_packages_import_only_downward() -> None:
+def import_graph() -> dict[str, set[str]]:
     known = modules()
-    packages = {
-        name.split(".")[1]
-        for name in known
-        if name.count(".") >= 1 and name.startswith("serve_app.")
-    }
-    assert packages == {name for layer in LAYERS for name in layer}  # every package has a layer
-    graph = {name: runtime_imports(path, name) & set(known) for name, path in known.items()}
-    assert against_layers(graph) == []
+    return {name: module_imports(path, name) & set(known) for name, path in known.items()}
+
+
+def test_serve_app_s_and_deployments_packages_import_only_downward() -> None:
+    for root, (layers, _) in LAYERED.items():
+        members = {member_of(name) for name in modules() if name.startswith(f"{root}.")}
+        assert members == {name for layer in layers for name in layer}  # each has a layer
+    assert against_layers(import_graph()) == []
 
 
 def test_the_layer_check_finds_an_upward_import() -> None:
@@ -136,17 +163,32 @@ def test_the_layer_check_finds_an_upward_import() -> None:
         "serve_app.speech.service": {"serve_app.surfaces.native.protocol", "serve_app.http.errors"},
         "serve_app.surfaces.compat": {"serve_app.speech.catalog"},
         "serve_app.accounts.admin": {"deployments.messages"},
+        "deployments.messages": {"deployments.normaliser.pronunciation", "deployments.reading"},
+        "deployments.normaliser.normaliser": {"deployments.synthesis.voices"},
+        "deployments.synthesis.deployment": {"deployments.synthesis.runner"},
+        "deployments.synthesis.runner": {"deployments.synthesis.deployment"},
     }
     assert against_layers(graph) == [
-        "serve_app.speech.service -> serve_app.surfaces.native.protocol"
+        "deployments.messages -> deployments.normaliser.pronunciation",
+        "deployments.normaliser.normaliser -> deployments.synthesis.voices",
+        "deployments.synthesis.runner -> deployments.synthesis.deployment",
+        "serve_app.speech.service -> serve_app.surfaces.native.protocol",
     ]
 
 
 def test_no_module_imports_itself_round_a_cycle() -> None:
-    known = modules()
-    graph = {name: runtime_imports(path, name) & set(known) for name, path in known.items()}
+    graph = import_graph()
     assert {"deployments.messages", "serve_app.http.errors"} <= graph["serve_app.speech.pipeline"]
     assert cycles(graph) == []
+
+
+def test_type_only_imports_count(tmp_path: Path) -> None:
+    module = tmp_path / "typed.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from a import B\n"
+        "def f():\n    import c\n"
+    )
+    assert module_imports(module, "typed") == {"typing", "typing.TYPE_CHECKING", "a", "a.B"}
 
 
 def test_stage_code_imports_without_ray() -> None:
@@ -156,7 +198,7 @@ def test_stage_code_imports_without_ray() -> None:
         name
         for name, path in modules().items()
         if name.startswith("deployments.")
-        and any(m == "ray" or m.startswith("ray.") for m in runtime_imports(path, name))
+        and any(m == "ray" or m.startswith("ray.") for m in module_imports(path, name))
     }
     assert with_ray == {
         "deployments.encoding.deployment",

@@ -15,19 +15,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from deployments.normaliser.languages.context import ContextReader
+from typing import Protocol
 
 Replace = Callable[[re.Match[str]], str]
+
+
+class SaysCodes(Protocol):
+    """What reading a code asks of a language's reader (``context.ContextReader`` is one)."""
+
+    def spelled(self, letters: str) -> str: ...
+
+    def cardinal(self, n: int) -> str: ...
+
+    def digits(self, text: str) -> str: ...
+
 
 VEHICLE = re.compile(r"(?<![\w])([A-Z]{2})[\s-]?(\d{1,2})[\s-]?([A-Z]{1,3})[\s-]?(\d{4})(?![\w])")
 MIXED = re.compile(r"(?<![\w])([A-Z0-9]{6,})(?![\w])")
 _RUNS = re.compile(r"[A-Z]+|\d+")
 
 
-def code_rules(reader: ContextReader) -> list[tuple[re.Pattern[str], Replace]]:
+def code_rules(reader: SaysCodes) -> list[tuple[re.Pattern[str], Replace]]:
     """The patterns and how each is read, in ``reader``'s words."""
 
     spelled = reader.spelled

@@ -20,12 +20,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from deployments.normaliser.languages.base import Reader
+from typing import Protocol
 
 Replace = Callable[[re.Match[str]], str]
+
+
+class SaysDigits(Protocol):
+    """What reading a phone number asks of a language's reader (``base.Reader`` is one)."""
+
+    @property
+    def plus_word(self) -> str | None: ...  # "+" of +91, where the language has a word
+
+    def digits(self, text: str) -> str: ...
+
+    def spell(self, text: str) -> str: ...
+
 
 _SEPARATOR = re.compile(r"[\s-]+")
 _COUNTRY = r"(\+91[\s-]?)?"
@@ -53,7 +62,7 @@ def _digit_count(*groups: str | None) -> int:
     return sum(len(_SEPARATOR.sub("", g)) for g in groups if g)
 
 
-def phone_rules(reader: Reader) -> list[tuple[re.Pattern[str], Replace]]:
+def phone_rules(reader: SaysDigits) -> list[tuple[re.Pattern[str], Replace]]:
     """The patterns and how each is read, in ``reader``'s words for digits (and for
     ``+``, where it has one)."""
 
