@@ -10,9 +10,9 @@ settled by its :class:`Delivery`. The surfaces frame what comes back
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
-from deployments.messages import NormalisedText
+from deployments.messages import AudioChunk, NormalisedText, SynthesisJob
 from deployments.normaliser import ssml
 from deployments.normaliser.cleaning import clean_text
 from deployments.normaliser.normaliser import off_loop_if_long
@@ -212,6 +212,12 @@ class SpeechService:
         if not speakable(normalised):
             return None
         return Reading(normalised, given.billed + normalised.expansion)
+
+    def synthesize(self, reading: Reading, voicing: Voicing) -> AsyncIterator[AudioChunk]:
+        """The audio of ``reading`` as ``voicing`` speaks it, not yet encoded (a
+        WebSocket context encodes all its pieces' audio as one stream). Closing the
+        stream stops its synthesis."""
+        return self.pipeline.synthesize(SynthesisJob(reading.text.segments, voicing.params))
 
     async def deliver(self, speech: SpeechJob, transport: str) -> Delivery:
         """The job's audio on its way, its first chunk already in hand; the delivery

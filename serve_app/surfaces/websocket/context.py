@@ -14,7 +14,6 @@ from deployments.messages import (
     AudioChunk,
     EncodedChunk,
     OutputParams,
-    SynthesisJob,
     billed_ends,
     billed_through,
 )
@@ -201,12 +200,10 @@ class ContextAudio:
                 continue  # punctuation alone: nothing to say, nothing to bill
             billed = reading.characters
             await self._hold(max(0, billed - len(piece.text)), checked=True)  # expansions
-            segments = reading.text.segments
-            ends = billed_ends(segments)
-            job = SynthesisJob(segments, voicing.params)
+            ends = billed_ends(reading.text.segments)
             began, made, failed = time.monotonic(), False, False
             try:
-                async for chunk in speech.pipeline.synthesize(job):
+                async for chunk in speech.synthesize(reading, voicing):
                     made = True
                     if chunk.timings is not None:  # words: offsets in all the context's text
                         chunk = replace(chunk, timings=chunk.timings.moved(0, piece.start))

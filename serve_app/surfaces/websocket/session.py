@@ -208,7 +208,7 @@ class StreamInputSession:
             fields["pronunciation_dictionaries"] = located
         # what the options refuse is the client's mistake: an error message and 1008
         self._options = validate(VoiceOptions, fields)
-        rules = await self._state.speech.dictionaries.rules_for(
+        rules = await self._state.dictionaries.rules_for(
             key.project_id, self._options.pronunciation_dictionaries, self._wire.dictionaries_param
         )
         self._contexts.settings = ContextSettings(
