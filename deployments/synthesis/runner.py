@@ -79,13 +79,15 @@ class SynthesisRunner:
         stops reading, synthesis stops.
         """
         cancel = CancelToken()
-        engine = self._synthesiser.engine_name(job.params.voice) or ""
-        batched = self._synthesiser.batches(job.params.voice)
+        loaded = self._synthesiser.loaded(job.params.voice)
+        engine = loaded.engine if loaded is not None else ""
+        batched = loaded is not None and loaded.batches
         scheduler = self._schedulers.get(engine)
         segments = job.segments
         try:
             parted = None
-            if scheduler is not None and not batched and not job.params.background:
+            renders_parts = loaded is not None and loaded.renders_parts and not batched
+            if scheduler is not None and renders_parts and not job.params.background:
                 parted = await self._parted(engine, scheduler, job, cancel)
                 if parted is not None:
                     head, rest = parted
@@ -122,15 +124,15 @@ class SynthesisRunner:
         self, engine: str, scheduler: SegmentScheduler, job: SynthesisJob, cancel: CancelToken
     ) -> tuple[AudioChunk, Callable[[], AudioChunk]] | None:
         """The first part's chunk and a call for the rest's, where ``job`` opens with a
-        clause cut from its sentence and the engine reads the two once and renders
+        clause cut from its sentence, for an engine that reads the two once and renders
         them in parts, cut in the pause its reading makes between them (nearly the
-        compute of the sentence whole, so under any load); None where it does not
-        (then :meth:`_planned` decides)."""
+        compute of the sentence whole, so under any load); None where the job does not
+        open so (then :meth:`_planned` decides)."""
         segments = job.segments
         if len(segments) < 2 or not segments[0].joins_next:
             return None
         together = joined(segments[0], segments[1])
-        if together is None or not self._synthesiser.renders_parts(job.params.voice):
+        if together is None:
             return None
         speak = functools.partial(
             self._synthesiser.speak_parts, segments[0], segments[1], together, job.params, cancel

@@ -104,6 +104,19 @@ class SynthesiserConfig(BaseModel):
 
 
 @dataclass(frozen=True)
+class LoadedVoice:
+    """A voice loaded here and what its engine does with a job: looked up once a job."""
+
+    voice: VoiceConfig
+    batches: bool  # several segments, of several requests, in one pass
+    renders_parts: bool  # a segment read once and rendered in parts (a first clause)
+
+    @property
+    def engine(self) -> str:
+        return self.voice.engine
+
+
+@dataclass(frozen=True)
 class SynthesiserInfo:
     """What a Synthesiser has loaded: its engines and the voices ready to speak.
     ``scaled_to_zero``: engines of a deployment that has no replica now (what its last
@@ -193,19 +206,18 @@ class Synthesiser:
         """Whether ``voice_id`` is loaded here."""
         return voice_id in self._voices
 
-    def engine_name(self, voice_id: str) -> str | None:
-        """The engine that speaks ``voice_id``, if it is loaded."""
+    def loaded(self, voice_id: str) -> LoadedVoice | None:
+        """``voice_id`` as loaded here, and what its engine does (None: not loaded)."""
         voice = self._voices.get(voice_id)
-        return voice.engine if voice is not None else None
+        if voice is None:
+            return None
+        engine = self._engines[voice.engine]
+        parted = isinstance(engine, PartedEngine)
+        return LoadedVoice(voice, isinstance(engine, BatchEngine), parted)
 
     def launches(self, engine: str) -> bool:
         """Whether ``engine`` launches its batches on a device and collects them apart."""
         return isinstance(self._engines.get(engine), LaunchingEngine)
-
-    def batches(self, voice_id: str) -> bool:
-        """Whether the engine of ``voice_id`` speaks several segments in one pass."""
-        voice = self._voices.get(voice_id)
-        return voice is not None and isinstance(self._engines[voice.engine], BatchEngine)
 
     def speak_batch(self, items: list[tuple[Segment, SynthesisParams]]) -> list[AudioChunk]:
         """Segments of several requests, grouped by engine into one batch each."""
@@ -270,11 +282,6 @@ class Synthesiser:
         return iter(chunks), functools.partial(
             finished, segment=segment, params=params, voice=voice
         )
-
-    def renders_parts(self, voice_id: str) -> bool:
-        """Whether the engine of ``voice_id`` can read a segment once and render it in parts."""
-        voice = self._voices.get(voice_id)
-        return voice is not None and isinstance(self._engines[voice.engine], PartedEngine)
 
     def speak_parts(
         self,

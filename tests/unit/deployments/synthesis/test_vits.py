@@ -46,7 +46,13 @@ def test_the_loader_reads_a_saved_checkpoint(voices_file: Path) -> None:
     synthesiser = Synthesiser.from_config(SynthesiserConfig(voices_path=str(voices_file)))
     info = {e.name: e for e in synthesiser.info().engines}
     assert info["vits"].voices == ("hi-vits",) and info["vits"].device in ("cpu", "cuda")
-    assert synthesiser.batches("hi-vits") and not synthesiser.batches("default")
+    vits, espeak = synthesiser.loaded("hi-vits"), synthesiser.loaded("default")
+    assert vits is not None and (vits.engine, vits.batches, vits.renders_parts) == (
+        "vits",
+        True,
+        False,
+    )
+    assert espeak is not None and not espeak.batches and synthesiser.loaded("nobody") is None
     params = SynthesisParams("hi-vits", "hi")
     texts = ["नमस्ते", "आप कैसे हैं? मैं ठीक हूँ और आप?"]
     batch = synthesiser.speak_batch(
