@@ -1,5 +1,6 @@
-"""ASGI middleware: a request id and arrival time on every request, the body limit, and
-the deadline a client has to take what it is sent."""
+"""ASGI middleware: a request id and arrival time on every request, the body limit, a
+query that names a parameter once, and the deadline a client has to take what it is
+sent."""
 
 from __future__ import annotations
 
@@ -7,18 +8,30 @@ import logging
 import re
 import time
 import uuid
+from urllib.parse import parse_qsl
 
 import anyio
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from serve_app.http.errors import BodyTooLarge, error_response
+from serve_app.http.errors import BodyTooLarge, InvalidRequest, error_response
 from serve_app.http.sockets import limit_send_buffer
 
 logger = logging.getLogger("serve_app")
 
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+
+def repeated_parameter(query_string: bytes) -> str | None:
+    """A parameter the query names more than once (the first), None if none: no route
+    takes a list in its query, and which of two values would be used is a guess."""
+    seen: set[str] = set()
+    for name, _ in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
 
 
 def _incoming_request_id(scope: Scope) -> str | None:
@@ -30,9 +43,9 @@ def _incoming_request_id(scope: Scope) -> str | None:
 
 
 class RequestContextMiddleware:
-    """Gives each request ``state.request_id`` and ``state.received_at`` and refuses
+    """Gives each request ``state.request_id`` and ``state.received_at``, refuses
     bodies over ``max_body_bytes`` with 413 (over ``larger_bodies[path]`` on a path
-    that takes larger ones).
+    that takes larger ones) and a query that names a parameter twice with 400.
 
     Behind Serve's proxy the request already carries an ``x-request-id`` (the proxy
     sets it and echoes it on the response), and that id is used. Served without
@@ -65,6 +78,13 @@ class RequestContextMiddleware:
             if name == b"content-length" and value.isdigit() and int(value) > limit:
                 await error_response(too_large, request_id)(scope, receive, send)
                 return
+        repeated = repeated_parameter(scope.get("query_string", b""))
+        if repeated is not None:
+            twice = InvalidRequest(
+                "invalid_value", f"The query names '{repeated}' more than once.", repeated
+            )
+            await error_response(twice, request_id)(scope, receive, send)
+            return
 
         received = 0
 

@@ -18,6 +18,7 @@ from serve_app.http.http10 import Http10Middleware
 from serve_app.http.middleware import ReaderPaceMiddleware, RequestContextMiddleware
 from serve_app.http.origins import allow_origins
 from serve_app.ingress.state import IngressState
+from serve_app.surfaces.elevenlabs import dictionaries as eleven_dictionaries
 from serve_app.surfaces.elevenlabs import router as elevenlabs
 from serve_app.surfaces.native import jobs, webhooks
 from serve_app.surfaces.native import router as native
@@ -99,7 +100,7 @@ def create_app(state: IngressState) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
-    app.state.services = state  # for the module-level routes (surfaces/native/jobs.py)
+    app.state.services = state  # what the routes are given (surfaces/dependencies.py)
     install_error_handlers(app, state.metrics.rejected)
     allow_origins(app, state.config.allowed_origins)
     app.add_middleware(
@@ -114,10 +115,11 @@ def create_app(state: IngressState) -> FastAPI:
         larger_bodies={"/v1/speech/jobs": state.config.longform_max_body_bytes},
     )
     playground.attach_router(app)
-    native.attach_router(app, state)
+    app.include_router(native.router)
     app.include_router(jobs.router)
     app.include_router(webhooks.router)
-    elevenlabs.attach_router(app, state)
+    app.include_router(elevenlabs.router)
+    app.include_router(eleven_dictionaries.router)
     generated = app.openapi
 
     def openapi() -> dict[str, Any]:

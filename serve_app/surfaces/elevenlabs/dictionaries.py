@@ -1,7 +1,8 @@
 """ElevenLabs' pronunciation-dictionary endpoints, answered as ElevenLabs answers, so
 that its SDK (``client.pronunciation_dictionaries``) works by changing the base URL.
 
-Routes parse and delegate to :class:`serve_app.speech.dictionaries.Dictionaries`;
+Routes at module level (``router``) parse and delegate to
+:class:`serve_app.speech.dictionaries.Dictionaries`;
 the dictionaries belong to the key's project. ``workspace_access`` is accepted and
 not applied (a project has no workspace members); ``archived`` is not supported.
 """
@@ -9,25 +10,26 @@ not applied (a project has no workspace members); ``archived`` is not supported.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, Request
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
+from starlette.requests import HTTPConnection
 from starlette.responses import Response
 
 from deployments.normaliser import pls
-from serve_app.accounts import ApiKey
 from serve_app.accounts.dictionaries import DictionaryRow
 from serve_app.http.body import read_json
 from serve_app.http.errors import InvalidRequest
 from serve_app.speech.dictionaries import (
+    Dictionaries,
     check_name,
     parse_rules,
     read_lexicon,
     rules_of,
 )
-from serve_app.surfaces.services import Services
+from serve_app.surfaces.dependencies import SpeechKey, services
 
 PREFIX = "/v1/pronunciation-dictionaries"
 TAGS: list[str | Enum] = ["ElevenLabs-compatible"]
@@ -105,119 +107,129 @@ async def _lexicon_form(request: Request) -> tuple[str, str | None, bytes]:
     return check_name(name), _description(description), data
 
 
-def attach_dictionaries(app: FastAPI, state: Services) -> None:
-    speech_key = Depends(state.auth.require("speech"))
-    dictionaries = state.dictionaries
+def _dictionaries(connection: HTTPConnection) -> Dictionaries:
+    return services(connection).dictionaries
 
-    @app.post(f"{PREFIX}/add-from-file", tags=TAGS, summary="A dictionary from a PLS file")
-    async def add_from_file(request: Request, key: ApiKey = speech_key) -> dict[str, Any]:
-        name, description, data = await _lexicon_form(request)
-        row = await dictionaries.create(key.project_id, name, description, read_lexicon(data))
-        return created(row, key.project_id)
 
-    @app.post(f"{PREFIX}/add-from-rules", tags=TAGS, summary="A dictionary from rules")
-    async def add_from_rules(request: Request, key: ApiKey = speech_key) -> dict[str, Any]:
-        body = _object(read_json(await request.body()))
-        rules = parse_rules(body.get("rules"))
-        name, description = check_name(body.get("name")), _description(body.get("description"))
-        row = await dictionaries.create(key.project_id, name, description, rules)
-        return created(row, key.project_id)
+Dicts = Annotated[Dictionaries, Depends(_dictionaries)]
+router = APIRouter(prefix=PREFIX, tags=TAGS)
 
-    @app.get(PREFIX, tags=TAGS, summary="The project's dictionaries, a page at a time")
-    async def list_dictionaries(
-        cursor: str | None = None,
-        page_size: int = 30,
-        sort: str = "creation_time_unix",
-        sort_direction: str = "DESCENDING",
-        key: ApiKey = speech_key,
-    ) -> dict[str, Any]:
-        if not 1 <= page_size <= MAX_PAGE:
-            raise InvalidRequest("invalid_value", f"'page_size' is 1 to {MAX_PAGE}.", "page_size")
-        rows = await dictionaries.all(key.project_id)
-        field = {"name": lambda r: r.name.casefold()}.get(sort, lambda r: r.created_at)
-        rows.sort(key=field, reverse=sort_direction.lower().startswith("desc"))
-        start = int(cursor) if cursor and cursor.isdigit() else 0
-        page = rows[start : start + page_size]
-        more = start + page_size < len(rows)
-        return {
-            "pronunciation_dictionaries": [metadata(r, key.project_id) for r in page],
-            "next_cursor": str(start + page_size) if more else None,
-            "has_more": more,
-        }
 
-    @app.get(f"{PREFIX}/{{pronunciation_dictionary_id}}", tags=TAGS, summary="One, with rules")
-    async def get_dictionary(
-        pronunciation_dictionary_id: str, key: ApiKey = speech_key
-    ) -> dict[str, Any]:
-        row = await dictionaries.get(key.project_id, pronunciation_dictionary_id)
-        rules = [rule.as_dict() for rule in rules_of(row.rules)]
-        return metadata(row, key.project_id) | {"rules": rules}
+@router.post("/add-from-file", summary="A dictionary from a PLS file")
+async def add_from_file(request: Request, key: SpeechKey, dictionaries: Dicts) -> dict[str, Any]:
+    name, description, data = await _lexicon_form(request)
+    row = await dictionaries.create(key.project_id, name, description, read_lexicon(data))
+    return created(row, key.project_id)
 
-    @app.patch(
-        f"{PREFIX}/{{pronunciation_dictionary_id}}",
-        tags=TAGS,
-        summary="Rename; by_default (ours) applies it to requests that name no dictionary",
+
+@router.post("/add-from-rules", summary="A dictionary from rules")
+async def add_from_rules(request: Request, key: SpeechKey, dictionaries: Dicts) -> dict[str, Any]:
+    body = _object(read_json(await request.body()))
+    rules = parse_rules(body.get("rules"))
+    name, description = check_name(body.get("name")), _description(body.get("description"))
+    row = await dictionaries.create(key.project_id, name, description, rules)
+    return created(row, key.project_id)
+
+
+@router.get("", summary="The project's dictionaries, a page at a time")
+async def list_dictionaries(
+    key: SpeechKey,
+    dictionaries: Dicts,
+    cursor: str | None = None,
+    page_size: int = 30,
+    sort: str = "creation_time_unix",
+    sort_direction: str = "DESCENDING",
+) -> dict[str, Any]:
+    if not 1 <= page_size <= MAX_PAGE:
+        raise InvalidRequest("invalid_value", f"'page_size' is 1 to {MAX_PAGE}.", "page_size")
+    rows = await dictionaries.all(key.project_id)
+    field = {"name": lambda r: r.name.casefold()}.get(sort, lambda r: r.created_at)
+    rows.sort(key=field, reverse=sort_direction.lower().startswith("desc"))
+    start = int(cursor) if cursor and cursor.isdigit() else 0
+    page = rows[start : start + page_size]
+    more = start + page_size < len(rows)
+    return {
+        "pronunciation_dictionaries": [metadata(r, key.project_id) for r in page],
+        "next_cursor": str(start + page_size) if more else None,
+        "has_more": more,
+    }
+
+
+@router.get("/{pronunciation_dictionary_id}", summary="One, with rules")
+async def get_dictionary(
+    pronunciation_dictionary_id: str, key: SpeechKey, dictionaries: Dicts
+) -> dict[str, Any]:
+    row = await dictionaries.get(key.project_id, pronunciation_dictionary_id)
+    rules = [rule.as_dict() for rule in rules_of(row.rules)]
+    return metadata(row, key.project_id) | {"rules": rules}
+
+
+@router.patch(
+    "/{pronunciation_dictionary_id}",
+    summary="Rename; by_default (ours) applies it to requests that name no dictionary",
+)
+async def update_dictionary(
+    request: Request, pronunciation_dictionary_id: str, key: SpeechKey, dictionaries: Dicts
+) -> dict[str, Any]:
+    body = _object(read_json(await request.body()))
+    if body.get("archived"):
+        raise InvalidRequest(
+            "unsupported_feature", "Archiving dictionaries is not supported.", "archived"
+        )
+    name = check_name(body["name"]) if body.get("name") is not None else None
+    by_default = body.get("by_default")
+    if by_default is not None and not isinstance(by_default, bool):
+        raise InvalidRequest("invalid_value", "'by_default' is true or false.", "by_default")
+    row = await dictionaries.describe(
+        key.project_id, pronunciation_dictionary_id, name=name, by_default=by_default
     )
-    async def update_dictionary(
-        request: Request, pronunciation_dictionary_id: str, key: ApiKey = speech_key
-    ) -> dict[str, Any]:
-        body = _object(read_json(await request.body()))
-        if body.get("archived"):
-            raise InvalidRequest(
-                "unsupported_feature", "Archiving dictionaries is not supported.", "archived"
-            )
-        name = check_name(body["name"]) if body.get("name") is not None else None
-        by_default = body.get("by_default")
-        if by_default is not None and not isinstance(by_default, bool):
-            raise InvalidRequest("invalid_value", "'by_default' is true or false.", "by_default")
-        row = await dictionaries.describe(
-            key.project_id, pronunciation_dictionary_id, name=name, by_default=by_default
+    return metadata(row, key.project_id)
+
+
+@router.post("/{pronunciation_dictionary_id}/add-rules", summary="Rules added (a new version)")
+async def pronunciation_add_rules(
+    request: Request, pronunciation_dictionary_id: str, key: SpeechKey, dictionaries: Dicts
+) -> dict[str, Any]:
+    rules = parse_rules(_object(read_json(await request.body())).get("rules"))
+    return changed(await dictionaries.add(key.project_id, pronunciation_dictionary_id, rules))
+
+
+@router.post(
+    "/{pronunciation_dictionary_id}/remove-rules",
+    summary="Rules removed by their strings (a new version)",
+)
+async def pronunciation_remove_rules(
+    request: Request, pronunciation_dictionary_id: str, key: SpeechKey, dictionaries: Dicts
+) -> dict[str, Any]:
+    strings = _object(read_json(await request.body())).get("rule_strings")
+    if not isinstance(strings, list) or not all(isinstance(s, str) for s in strings):
+        raise InvalidRequest(
+            "invalid_value", "'rule_strings' is a list of strings.", "rule_strings"
         )
-        return metadata(row, key.project_id)
+    return changed(await dictionaries.remove(key.project_id, pronunciation_dictionary_id, strings))
 
-    def rules_route(suffix: str, summary: str) -> None:
-        async def endpoint(
-            request: Request, pronunciation_dictionary_id: str, key: ApiKey = speech_key
-        ) -> dict[str, Any]:
-            body = _object(read_json(await request.body()))
-            project, dictionary_id = key.project_id, pronunciation_dictionary_id
-            if suffix == "remove-rules":
-                strings = body.get("rule_strings")
-                if not isinstance(strings, list) or not all(isinstance(s, str) for s in strings):
-                    raise InvalidRequest(
-                        "invalid_value", "'rule_strings' is a list of strings.", "rule_strings"
-                    )
-                row = await dictionaries.remove(project, dictionary_id, strings)
-            elif suffix == "add-rules":
-                row = await dictionaries.add(project, dictionary_id, parse_rules(body.get("rules")))
-            else:
-                rules = parse_rules(body.get("rules"))
-                row = await dictionaries.replace(project, dictionary_id, rules)
-            return changed(row)
 
-        app.add_api_route(
-            f"{PREFIX}/{{pronunciation_dictionary_id}}/{suffix}",
-            endpoint,
-            methods=["POST"],
-            name=f"pronunciation_{suffix.replace('-', '_')}",
-            summary=summary,
-            tags=TAGS,
-        )
+@router.post(
+    "/{pronunciation_dictionary_id}/set-rules", summary="All rules replaced (a new version)"
+)
+async def pronunciation_set_rules(
+    request: Request, pronunciation_dictionary_id: str, key: SpeechKey, dictionaries: Dicts
+) -> dict[str, Any]:
+    rules = parse_rules(_object(read_json(await request.body())).get("rules"))
+    return changed(await dictionaries.replace(key.project_id, pronunciation_dictionary_id, rules))
 
-    rules_route("add-rules", "Rules added (a new version)")
-    rules_route("remove-rules", "Rules removed by their strings (a new version)")
-    rules_route("set-rules", "All rules replaced (a new version)")
 
-    @app.get(
-        f"{PREFIX}/{{dictionary_id}}/{{version_id}}/download",
-        tags=TAGS,
-        summary="A version as a PLS file",
-        response_class=Response,
+@router.get(
+    "/{dictionary_id}/{version_id}/download",
+    summary="A version as a PLS file",
+    response_class=Response,
+)
+async def download(
+    dictionary_id: str, version_id: str, key: SpeechKey, dictionaries: Dicts
+) -> Response:
+    version = await dictionaries.version(key.project_id, dictionary_id, version_id)
+    return Response(
+        pls.write(rules_of(version.rules)),
+        media_type="application/pls+xml",
+        headers={"Content-Disposition": f'attachment; filename="{version.id}.pls"'},
     )
-    async def download(dictionary_id: str, version_id: str, key: ApiKey = speech_key) -> Response:
-        version = await dictionaries.version(key.project_id, dictionary_id, version_id)
-        return Response(
-            pls.write(rules_of(version.rules)),
-            media_type="application/pls+xml",
-            headers={"Content-Disposition": f'attachment; filename="{version.id}.pls"'},
-        )

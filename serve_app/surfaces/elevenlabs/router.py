@@ -1,16 +1,17 @@
 """ElevenLabs' text-to-speech endpoints and WebSockets, answered as ElevenLabs answers,
-so that its SDK and the agent frameworks' plugins work by changing the base URL."""
+so that its SDK and the agent frameworks' plugins work by changing the base URL.
+Routes at module level (``router``), given the services (``surfaces/dependencies.py``)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Request, WebSocket
+from fastapi import APIRouter, Depends, Request, WebSocket
 
 from serve_app.accounts import ApiKey
 from serve_app.http.body import read_json
-from serve_app.surfaces.elevenlabs.dictionaries import attach_dictionaries
+from serve_app.surfaces.dependencies import SpeechKey, State
 from serve_app.surfaces.elevenlabs.protocol import LOCATORS, ElevenSpeechRequest
 from serve_app.surfaces.elevenlabs.serving import from_elevenlabs, timestamped
 from serve_app.surfaces.elevenlabs.websocket import ELEVEN, ELEVEN_MULTI
@@ -18,77 +19,116 @@ from serve_app.surfaces.framing import AUDIO_RESPONSES, json_body, raw_audio
 from serve_app.surfaces.services import Services
 from serve_app.surfaces.websocket.session import StreamInputSession
 
-# ElevenLabs' text-to-speech endpoints: (path suffix, streamed, with timings, summary).
-ELEVEN_ROUTES = (
-    ("", False, False, "ElevenLabs' text to speech: the audio"),
-    ("/stream", True, False, "ElevenLabs' streamed text to speech: the audio as it is made"),
-    ("/with-timestamps", False, True, "With character timings: one JSON object"),
-    ("/stream/with-timestamps", True, True, "With character timings: a JSON object a line"),
+router = APIRouter(tags=["ElevenLabs-compatible"])
+PATH = "/v1/text-to-speech/{voice_id}"
+BODY = json_body(ElevenSpeechRequest)
+
+
+@dataclass(frozen=True)
+class Options:
+    """The query of ElevenLabs' text-to-speech request."""
+
+    output_format: str | None = None  # codec_rate_bitrate: mp3_44100_128, pcm_16000, ...
+    enable_ssml_parsing: bool = False
+    phoneme_timestamps: bool = False  # ours: timings of the phonemes too
+
+
+Query = Annotated[Options, Depends()]
+
+
+async def answered(
+    request: Request,
+    voice_id: str,
+    query: Options,
+    key: ApiKey,
+    state: Services,
+    stream: bool,
+    timed: bool,
+) -> Any:
+    """ElevenLabs' text-to-speech request, answered as ElevenLabs answers it: the
+    audio, streamed or whole, or with character timestamps (``timed``)."""
+    eleven = from_elevenlabs(
+        read_json(await request.body()),
+        voice_id,
+        query.output_format,
+        stream,
+        state.compat.elevenlabs,
+        await state.catalog(),
+        state.config.model_id,
+        ssml=query.enable_ssml_parsing,
+        phonemes=query.phoneme_timestamps,
+    )
+    speech = await state.speech.prepare(
+        eleven.request,
+        key,
+        request.state.request_id,
+        request.state.received_at,
+        alignment=timed,
+        bitrate_kbps=eleven.bitrate_kbps,
+        dictionaries_param=LOCATORS,
+    )
+    # ElevenLabs' clients chain requests by this header (previous_request_ids)
+    named = {"request-id": request.state.request_id}
+    if timed:
+        return await timestamped(state.speech, speech, stream, named)
+    return await raw_audio(state.speech, speech, named)
+
+
+@router.post(
+    PATH,
+    summary="ElevenLabs' text to speech: the audio",
+    response_model=None,
+    openapi_extra=BODY,
+    responses=AUDIO_RESPONSES,
 )
+async def elevenlabs(
+    request: Request, voice_id: str, query: Query, key: SpeechKey, state: State
+) -> Any:
+    return await answered(request, voice_id, query, key, state, stream=False, timed=False)
 
 
-def attach_router(app: FastAPI, state: Services) -> None:
-    speech_key = Depends(state.auth.require("speech"))
+@router.post(
+    f"{PATH}/stream",
+    summary="ElevenLabs' streamed text to speech: the audio as it is made",
+    response_model=None,
+    openapi_extra=BODY,
+    responses=AUDIO_RESPONSES,
+)
+async def elevenlabs_stream(
+    request: Request, voice_id: str, query: Query, key: SpeechKey, state: State
+) -> Any:
+    return await answered(request, voice_id, query, key, state, stream=True, timed=False)
 
-    def endpoint_for(stream: bool, timed: bool) -> Callable[..., Awaitable[Any]]:
-        """ElevenLabs' text-to-speech request, answered as ElevenLabs answers it (the
-        audio, streamed or whole, or with character timestamps)."""
 
-        async def endpoint(
-            request: Request,
-            voice_id: str,
-            output_format: str | None = None,
-            enable_ssml_parsing: bool = False,
-            phoneme_timestamps: bool = False,
-            key: ApiKey = speech_key,
-        ) -> Any:
-            eleven = from_elevenlabs(
-                read_json(await request.body()),
-                voice_id,
-                output_format,
-                stream,
-                state.compat.elevenlabs,
-                await state.catalog(),
-                state.config.model_id,
-                ssml=enable_ssml_parsing,
-                phonemes=phoneme_timestamps,
-            )
-            speech = await state.speech.prepare(
-                eleven.request,
-                key,
-                request.state.request_id,
-                request.state.received_at,
-                alignment=timed,
-                bitrate_kbps=eleven.bitrate_kbps,
-                dictionaries_param=LOCATORS,
-            )
-            # ElevenLabs' clients chain requests by this header (previous_request_ids)
-            named = {"request-id": request.state.request_id}
-            if timed:
-                return await timestamped(state.speech, speech, stream, named)
-            return await raw_audio(state.speech, speech, named)
+@router.post(
+    f"{PATH}/with-timestamps",
+    summary="With character timings: one JSON object",
+    response_model=None,
+    openapi_extra=BODY,
+)
+async def elevenlabs_with_timestamps(
+    request: Request, voice_id: str, query: Query, key: SpeechKey, state: State
+) -> Any:
+    return await answered(request, voice_id, query, key, state, stream=False, timed=True)
 
-        return endpoint
 
-    for suffix, stream, timed, summary in ELEVEN_ROUTES:
-        app.add_api_route(
-            f"/v1/text-to-speech/{{voice_id}}{suffix}",
-            endpoint_for(stream, timed),
-            methods=["POST"],
-            name=f"elevenlabs{suffix.replace('/', '_').replace('-', '_')}",
-            summary=summary,
-            response_model=None,
-            openapi_extra=json_body(ElevenSpeechRequest),
-            responses=None if timed else AUDIO_RESPONSES,
-            tags=["ElevenLabs-compatible"],
-        )
+@router.post(
+    f"{PATH}/stream/with-timestamps",
+    summary="With character timings: a JSON object a line",
+    response_model=None,
+    openapi_extra=BODY,
+)
+async def elevenlabs_stream_with_timestamps(
+    request: Request, voice_id: str, query: Query, key: SpeechKey, state: State
+) -> Any:
+    return await answered(request, voice_id, query, key, state, stream=True, timed=True)
 
-    attach_dictionaries(app, state)
 
-    @app.websocket("/v1/text-to-speech/{voice_id}/stream-input")
-    async def eleven_stream_input(websocket: WebSocket, voice_id: str) -> None:
-        await StreamInputSession(websocket, state, voice_id, ELEVEN).run()
+@router.websocket(f"{PATH}/stream-input")
+async def eleven_stream_input(websocket: WebSocket, voice_id: str, state: State) -> None:
+    await StreamInputSession(websocket, state, voice_id, ELEVEN).run()
 
-    @app.websocket("/v1/text-to-speech/{voice_id}/multi-stream-input")
-    async def eleven_multi_stream_input(websocket: WebSocket, voice_id: str) -> None:
-        await StreamInputSession(websocket, state, voice_id, ELEVEN_MULTI).run()
+
+@router.websocket(f"{PATH}/multi-stream-input")
+async def eleven_multi_stream_input(websocket: WebSocket, voice_id: str, state: State) -> None:
+    await StreamInputSession(websocket, state, voice_id, ELEVEN_MULTI).run()

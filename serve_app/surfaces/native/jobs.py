@@ -1,6 +1,6 @@
 """Long-form jobs: a whole document spoken in the background by every replica, its
-progress watched, its audio fetched when made. Routes at module level: each finds the
-service in the app (``app.state.services``), parses and delegates."""
+progress watched, its audio fetched when made. Routes at module level: each parses and
+delegates to the services it is given (``surfaces/dependencies.py``)."""
 
 from __future__ import annotations
 
@@ -12,30 +12,22 @@ from fastapi.responses import StreamingResponse
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 
-from serve_app.accounts import ApiKey
-from serve_app.http.auth import key_with_scope
 from serve_app.http.body import parse_body, read_json, validate
 from serve_app.http.errors import InvalidRequest, NotFound
 from serve_app.http.ranges import byte_range
 from serve_app.speech.longform_jobs import JobAudio, LongFormJobs
 from serve_app.speech.longform_vocabulary import SpeechJob, SpeechJobList, SpeechJobRequest
+from serve_app.surfaces.dependencies import SpeechKey, services
 from serve_app.surfaces.framing import SSE_CONTENT_TYPE
 from serve_app.surfaces.native.protocol import ErrorResponse
-from serve_app.surfaces.services import Services
 
 router = APIRouter(prefix="/v1/speech/jobs", tags=["Long-form jobs"])
-
-
-def services(request: Request) -> Services:
-    services: Services = request.app.state.services
-    return services
 
 
 def long_form(request: Request) -> LongFormJobs:
     return services(request).jobs
 
 
-SpeechKey = Annotated[ApiKey, Depends(key_with_scope("speech", lambda r: services(r).auth))]
 Jobs = Annotated[LongFormJobs, Depends(long_form)]
 JOB_EVENTS: dict[int | str, dict[str, Any]] = {
     200: {

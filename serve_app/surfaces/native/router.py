@@ -1,14 +1,14 @@
-"""Our own API: health, readiness, models, capabilities, voices,
-usage, speech (which also answers OpenAI's speech requests), normalisation and the
-stream-input WebSocket. Routes parse and delegate; the logic lives in the speech room."""
+"""Our own API: health, readiness, models, capabilities, voices, usage, speech (which
+also answers OpenAI's speech requests), normalisation and the stream-input WebSocket.
+Routes at module level (``router``): each parses and delegates to the services it is
+given (``surfaces/dependencies.py``); the logic lives in the speech room."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Depends, FastAPI, Request, WebSocket
+from fastapi import APIRouter, Request, WebSocket
 
-from serve_app.accounts import ApiKey
 from serve_app.accounts.records import UsageResponse
 from serve_app.http.body import parse_body, read_json, validate
 from serve_app.http.errors import Overloaded, ServiceError
@@ -19,6 +19,7 @@ from serve_app.speech.vocabulary import (
     VoiceRecord,
 )
 from serve_app.speech.voice_saving import save_voice
+from serve_app.surfaces.dependencies import ANY_KEY, SpeechKey, State, UsageKey
 from serve_app.surfaces.framing import (
     AUDIO_RESPONSES,
     SseEvents,
@@ -35,7 +36,6 @@ from serve_app.surfaces.native.protocol import HealthStatus, ModelList, Readines
 from serve_app.surfaces.native.websocket import NATIVE
 from serve_app.surfaces.openai.protocol import OpenAISpeechRequest
 from serve_app.surfaces.openai.serving import OpenAIEvents, from_openai, is_openai_request
-from serve_app.surfaces.services import Services
 from serve_app.surfaces.websocket.session import StreamInputSession
 
 # The body is parsed whatever the Content-Type says (curl -d sends a form type);
@@ -59,98 +59,107 @@ SPEECH_BODY = {
 }
 
 
-def attach_router(app: FastAPI, state: Services) -> None:
-    any_key = Depends(state.auth.require(None))
-    speech_key = Depends(state.auth.require("speech"))
-    usage_key = Depends(state.auth.require("usage"))
+router = APIRouter()
 
-    @app.get("/health")
-    async def health() -> HealthStatus:
-        return HealthStatus()
 
-    @app.get("/ready", dependencies=[any_key])
-    async def ready() -> Readiness:
-        try:
-            catalog = await state.refresh_catalog()
-        except ServiceError as e:
-            raise Overloaded("not_ready", "The speech pipeline is not ready.") from e
-        return discovery.readiness(catalog).model_copy(update={"replica": state.replica_status()})
+@router.get("/health")
+async def health() -> HealthStatus:
+    return HealthStatus()
 
-    @app.get("/v1/models", dependencies=[any_key])
-    async def models() -> ModelList:
-        return discovery.models(await state.catalog())
 
-    @app.get("/v1/capabilities", dependencies=[any_key], response_model_exclude_none=True)
-    async def capabilities() -> Capabilities:
-        catalog = await state.catalog()
-        compatibility = state.compat.describe()
-        return discovery.capabilities(catalog).model_copy(update={"compatibility": compatibility})
+@router.get("/ready", dependencies=[ANY_KEY])
+async def ready(state: State) -> Readiness:
+    try:
+        catalog = await state.refresh_catalog()
+    except ServiceError as e:
+        raise Overloaded("not_ready", "The speech pipeline is not ready.") from e
+    return discovery.readiness(catalog).model_copy(update={"replica": state.replica_status()})
 
-    @app.get("/v1/voices", response_model_exclude_none=True)
-    async def voices(request: Request) -> VoiceList:
-        """Public voices; with a key, its project's own voices too."""
-        project_id = await state.auth.project_of(request.headers)
-        return VoiceList(data=await state.voices.listed(await state.catalog(), project_id))
 
-    @app.post(
-        "/v1/voices",
-        status_code=201,
-        openapi_extra=json_body(CustomVoiceRequest),
-        response_model_exclude_none=True,
-    )
-    async def create_voice(request: Request, key: ApiKey = speech_key) -> VoiceRecord:
-        """Save a voice built from a description or a reference as the project's own."""
-        body = parse_body(CustomVoiceRequest, await request.body())
-        return (await save_voice(state.speech, body, key.project_id)).record()
+@router.get("/v1/models", dependencies=[ANY_KEY])
+async def models(state: State) -> ModelList:
+    return discovery.models(await state.catalog())
 
-    @app.get("/v1/voices/{voice_id}", response_model_exclude_none=True)
-    async def voice(voice_id: str, request: Request) -> VoiceRecord:
-        project_id = await state.auth.project_of(request.headers)
-        return await state.voices.record(await state.catalog(), voice_id, project_id)
 
-    @app.delete("/v1/voices/{voice_id}", status_code=204)
-    async def delete_voice(voice_id: str, key: ApiKey = speech_key) -> None:
-        await state.voices.remove(key.project_id, voice_id)
+@router.get("/v1/capabilities", dependencies=[ANY_KEY], response_model_exclude_none=True)
+async def capabilities(state: State) -> Capabilities:
+    catalog = await state.catalog()
+    compatibility = state.compat.describe()
+    return discovery.capabilities(catalog).model_copy(update={"compatibility": compatibility})
 
-    @app.get("/v1/account/usage")
-    async def account_usage(key: ApiKey = usage_key) -> UsageResponse:
-        return UsageResponse.of(await state.store.call(state.store.usage, key.project_id))
 
-    @app.post(
-        "/v1/audio/speech",
-        response_model=None,
-        openapi_extra=SPEECH_BODY,
-        responses=AUDIO_RESPONSES,
-    )
-    async def create_speech(request: Request, key: ApiKey = speech_key) -> Any:
-        """Speech for a text: raw chunked audio, Server-Sent Events or one buffered
-        body. A request whose `model` is an OpenAI model id is read and answered as
-        OpenAI's API would."""
-        document = read_json(await request.body())
-        headers: dict[str, str] = {}
-        events: SseEvents = SpecEvents()
-        if is_openai_request(document, state.compat.openai):
-            openai = from_openai(
-                document, state.compat.openai, await state.catalog(), state.config.model_id
-            )
-            body, headers, events = openai.request, openai.headers(), OpenAIEvents()
-        else:
-            body = validate(SpeechRequest, document)
-        speech = await state.speech.prepare(
-            body, key, request.state.request_id, request.state.received_at
+@router.get("/v1/voices", response_model_exclude_none=True)
+async def voices(request: Request, state: State) -> VoiceList:
+    """Public voices; with a key, its project's own voices too."""
+    project_id = await state.auth.project_of(request.headers)
+    return VoiceList(data=await state.voices.listed(await state.catalog(), project_id))
+
+
+@router.post(
+    "/v1/voices",
+    status_code=201,
+    openapi_extra=json_body(CustomVoiceRequest),
+    response_model_exclude_none=True,
+)
+async def create_voice(request: Request, key: SpeechKey, state: State) -> VoiceRecord:
+    """Save a voice built from a description or a reference as the project's own."""
+    body = parse_body(CustomVoiceRequest, await request.body())
+    return (await save_voice(state.speech, body, key.project_id)).record()
+
+
+@router.get("/v1/voices/{voice_id}", response_model_exclude_none=True)
+async def voice(voice_id: str, request: Request, state: State) -> VoiceRecord:
+    project_id = await state.auth.project_of(request.headers)
+    return await state.voices.record(await state.catalog(), voice_id, project_id)
+
+
+@router.delete("/v1/voices/{voice_id}", status_code=204)
+async def delete_voice(voice_id: str, key: SpeechKey, state: State) -> None:
+    await state.voices.remove(key.project_id, voice_id)
+
+
+@router.get("/v1/account/usage")
+async def account_usage(key: UsageKey, state: State) -> UsageResponse:
+    return UsageResponse.of(await state.store.call(state.store.usage, key.project_id))
+
+
+@router.post(
+    "/v1/audio/speech",
+    response_model=None,
+    openapi_extra=SPEECH_BODY,
+    responses=AUDIO_RESPONSES,
+)
+async def create_speech(request: Request, key: SpeechKey, state: State) -> Any:
+    """Speech for a text: raw chunked audio, Server-Sent Events or one buffered
+    body. A request whose `model` is an OpenAI model id is read and answered as
+    OpenAI's API would."""
+    document = read_json(await request.body())
+    headers: dict[str, str] = {}
+    events: SseEvents = SpecEvents()
+    if is_openai_request(document, state.compat.openai):
+        openai = from_openai(
+            document, state.compat.openai, await state.catalog(), state.config.model_id
         )
-        if not body.stream:
-            return await buffered(state.speech, speech, headers)
-        if body.stream_format == "sse":
-            return await sse(state.speech, speech, events, headers)
-        return await raw_audio(state.speech, speech, headers)
+        body, headers, events = openai.request, openai.headers(), OpenAIEvents()
+    else:
+        body = validate(SpeechRequest, document)
+    speech = await state.speech.prepare(
+        body, key, request.state.request_id, request.state.received_at
+    )
+    if not body.stream:
+        return await buffered(state.speech, speech, headers)
+    if body.stream_format == "sse":
+        return await sse(state.speech, speech, events, headers)
+    return await raw_audio(state.speech, speech, headers)
 
-    @app.post("/v1/text/normalize", openapi_extra=json_body(NormalizeRequest))
-    async def normalize(request: Request, key: ApiKey = speech_key) -> NormalizeResponse:
-        """What a voice will be given for a text: our own addition, free of charge."""
-        body = parse_body(NormalizeRequest, await request.body())
-        return NormalizeResponse.of(await state.speech.preview(body, key.project_id))
 
-    @app.websocket("/v1/audio/speech/stream-input/{voice_id}")
-    async def stream_input(websocket: WebSocket, voice_id: str) -> None:
-        await StreamInputSession(websocket, state, voice_id, NATIVE).run()
+@router.post("/v1/text/normalize", openapi_extra=json_body(NormalizeRequest))
+async def normalize(request: Request, key: SpeechKey, state: State) -> NormalizeResponse:
+    """What a voice will be given for a text: our own addition, free of charge."""
+    body = parse_body(NormalizeRequest, await request.body())
+    return NormalizeResponse.of(await state.speech.preview(body, key.project_id))
+
+
+@router.websocket("/v1/audio/speech/stream-input/{voice_id}")
+async def stream_input(websocket: WebSocket, voice_id: str, state: State) -> None:
+    await StreamInputSession(websocket, state, voice_id, NATIVE).run()

@@ -3,17 +3,14 @@ their signatures with (``serve_app.speech.webhooks``)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from serve_app.accounts import ApiKey
-from serve_app.http.auth import key_with_scope
-from serve_app.surfaces.native.jobs import services
+from serve_app.surfaces.dependencies import State, UsageKey
 
 router = APIRouter(prefix="/v1/account", tags=["Long-form jobs"])
-UsageKey = Annotated[ApiKey, Depends(key_with_scope("usage", lambda r: services(r).auth))]
 
 
 class WebhookSecret(BaseModel):
@@ -25,8 +22,8 @@ class WebhookSecret(BaseModel):
 
 
 @router.get("/webhook_secret")
-async def webhook_secret(key: UsageKey, request: Request) -> WebhookSecret:
+async def webhook_secret(key: UsageKey, state: State) -> WebhookSecret:
     """The project's webhook signing secret, made on first asking; a project key only
     (its `usage` scope), as the usage is."""
-    store = services(request).store
+    store = state.store
     return WebhookSecret(secret=await store.call(store.webhook_secret, key.project_id))

@@ -9,10 +9,12 @@ import socket
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 import uvicorn
 from websockets.asyncio.client import connect
 
+from serve_app.http.middleware import repeated_parameter
 from serve_app.http.sockets import free_port
 from serve_app.ingress.api import create_app
 from tests.conftest import closed_hold, post_and_stop_reading, read_to_end, small_socket
@@ -103,3 +105,17 @@ def test_an_http_1_0_client_gets_the_stream_whole_with_its_length(
     )
     assert head.split(b" ")[1] == b"200" and "transfer-encoding" not in headers, head
     assert int(headers["content-length"]) == len(audio) > 24_000
+
+
+async def test_a_query_that_names_a_parameter_twice_is_400(
+    client: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    """Which of two values a route would use is a guess (Starlette takes the last):
+    refused, naming the parameter, before any route reads it."""
+    twice = await client.get("/v1/pronunciation-dictionaries?cursor=a&cursor=b", headers=auth)
+    assert twice.status_code == 400, twice.text
+    error = twice.json()["error"]
+    assert (error["code"], error["param"]) == ("invalid_value", "cursor")
+    once = await client.get("/v1/pronunciation-dictionaries?cursor=a&page_size=2", headers=auth)
+    assert once.status_code == 200, once.text
+    assert repeated_parameter(b"a=1&b=&a=2") == "a" and repeated_parameter(b"a=1&b=2") is None
