@@ -26,7 +26,8 @@ class PortTaken(RuntimeError):
     """A port asked for by name is held by another process."""
 
 
-def main() -> None:
+def arguments() -> argparse.Namespace:
+    """make run's flags, each defaulting to its environment variable."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
@@ -79,7 +80,11 @@ def main() -> None:
         args.metrics_port = metrics_port(args.metrics_port)
     except PortTaken as e:
         parser.error(str(e))
+    return args
 
+
+def main() -> None:
+    args = arguments()
     local_serve_environment()
     haproxy = use_haproxy() if args.proxy == "haproxy" else None
     if args.proxy == "haproxy" and haproxy is None:
@@ -99,19 +104,8 @@ def main() -> None:
     app_args = {"ingress_replicas": args.replicas, "placement": placement}
     serve.run(from_config(args.config, args=app_args), name="speech", route_prefix="/")
     url = f"http://{args.host}:{args.port}"
-    shape = ", ".join(placement.deployments())
-    print(
-        f"\nSpeech service ready at {url} ({args.replicas} ingress replicas; {shape})", flush=True
-    )
-    print(f"API key: {key}", flush=True)
-    print(f"Playground (paste the key): {url}/", flush=True)
-    print(f"Metrics (Prometheus): http://127.0.0.1:{args.metrics_port}/metrics\n", flush=True)
-    print(
-        f"  curl -sS {url}/v1/audio/speech -H 'Authorization: Bearer {key}' \\\n"
-        "    -H 'Content-Type: application/json' \\\n"
-        '    -d \'{"input": "नमस्ते, आप कैसे हैं?", "response_format": "mp3"}\' -o hello.mp3\n',
-        flush=True,
-    )
+    shape = f"{args.replicas} ingress replicas; {', '.join(placement.deployments())}"
+    welcome(url, key, shape, args.metrics_port)
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -121,6 +115,20 @@ def main() -> None:
     ray.shutdown()
     if haproxy is not None:
         stop_haproxy(haproxy)
+
+
+def welcome(url: str, key: str, shape: str, metrics_port: int) -> None:
+    """What a new user needs once the service is up: where, the key, a first request."""
+    print(f"\nSpeech service ready at {url} ({shape})", flush=True)
+    print(f"API key: {key}", flush=True)
+    print(f"Playground (paste the key): {url}/", flush=True)
+    print(f"Metrics (Prometheus): http://127.0.0.1:{metrics_port}/metrics\n", flush=True)
+    print(
+        f"  curl -sS {url}/v1/audio/speech -H 'Authorization: Bearer {key}' \\\n"
+        "    -H 'Content-Type: application/json' \\\n"
+        '    -d \'{"input": "नमस्ते, आप कैसे हैं?", "response_format": "mp3"}\' -o hello.mp3\n',
+        flush=True,
+    )
 
 
 def add_dev_key(config: IngressConfig, key: str) -> str:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from fastapi import FastAPI
@@ -68,7 +69,10 @@ def described(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
-def create_app(state: IngressState) -> FastAPI:
+def running_beside(state: IngressState) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The app's lifespan: the work of a replica beside its requests (the ledger's
+    upkeep, the jobs' upkeep, their webhooks and chunks) for as long as it serves."""
+
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         ledger = maintain_ledger(state.store, lambda: state.meter.live, state.config.hold_lease_s)
@@ -85,8 +89,12 @@ def create_app(state: IngressState) -> FastAPI:
         # a job's chunk in hand is given back before the replica goes (at most 5 s)
         await asyncio.wait(background, timeout=SHUTDOWN_WAIT_S)
 
+    return lifespan
+
+
+def create_app(state: IngressState) -> FastAPI:
     app = FastAPI(
-        lifespan=lifespan,
+        lifespan=running_beside(state),
         title="Speech synthesis service",
         version="1",
         description=(

@@ -58,45 +58,10 @@ class VoiceChooser:
         Raises :class:`ServiceError` subclasses with the API's codes.
         """
         catalog = await self._catalog()
-        if options.model != self._model_id:
-            raise NotFound("model_not_found", f"No model '{options.model}'.", "model")
-        if options.voice_description is not None and options.reference_audio is not None:
-            raise InvalidRequest(
-                "invalid_value",
-                "Send voice_description or reference_audio, not both.",
-                "reference_audio",
-            )
-        if options.voice_description is not None:
-            check_description(options.voice_description)
+        self._check(options)
         output = output_of(options, stream, bitrate)
-        if not is_voice_id(options.voice):
-            raise InvalidRequest("invalid_value", "That is not a valid voice id.", "voice")
-        voice = catalog.voice(options.voice)
-        custom = None
-        if voice is None and project_id is not None:
-            custom = await self._voices.get(project_id, options.voice)
-            voice = self._custom_base(custom, catalog) if custom is not None else None
-        if voice is None:
-            raise NotFound("voice_not_found", f"No voice '{options.voice}'.", "voice")
-        asked_language = options.language
-        if custom is not None and asked_language is None:
-            asked_language = custom.language
-        if asked_language is None and "voice" in options.model_fields_set:
-            # a voice named without a language speaks its own (the first it speaks)
-            asked_language = next(iter(catalog.voice_languages(voice)), None)
-        language = catalog.policy.canonical(asked_language)
-        if language is not None and "voice" not in options.model_fields_set:
-            # No voice asked for: the default, or the language's own voice.
-            voice = catalog.voice_for_language(language, voice)
-        spoken = [custom.language] if custom else catalog.voice_languages(voice)
-        if language is None or language not in spoken:
-            raise InvalidRequest(
-                "unsupported_language",
-                f"Voice '{custom.id if custom else voice.id}' does not speak "
-                f"'{asked_language}'. "
-                f"It speaks: {', '.join(spoken)}.",
-                "language",
-            )
+        voice, custom = await self._voice(options, catalog, project_id)
+        voice, language = self._language(options, catalog, voice, custom)
         controls = catalog.engine_of(voice).controls
         if options.pitch != 0.0 and "pitch" not in controls:
             raise InvalidRequest(
@@ -122,6 +87,63 @@ class VoiceChooser:
         reads = options.apply_text_normalization != "off"
         reading = ReadingOptions(params.language, params.quality, rules, read=reads)
         return Voicing(voice, params, output, reading, report)
+
+    def _check(self, options: VoiceOptions) -> None:
+        """What ``options`` alone may not ask: another model, two voice modes at once,
+        a description that cannot be read."""
+        if options.model != self._model_id:
+            raise NotFound("model_not_found", f"No model '{options.model}'.", "model")
+        if options.voice_description is not None and options.reference_audio is not None:
+            raise InvalidRequest(
+                "invalid_value",
+                "Send voice_description or reference_audio, not both.",
+                "reference_audio",
+            )
+        if options.voice_description is not None:
+            check_description(options.voice_description)
+
+    async def _voice(
+        self, options: VoiceOptions, catalog: Catalog, project_id: str | None
+    ) -> tuple[VoiceConfig, CustomVoice | None]:
+        """The voice ``options`` name: loaded here, or one of ``project_id``'s own (then
+        the loaded voice it is built on, and the custom voice)."""
+        if not is_voice_id(options.voice):
+            raise InvalidRequest("invalid_value", "That is not a valid voice id.", "voice")
+        voice = catalog.voice(options.voice)
+        custom = None
+        if voice is None and project_id is not None:
+            custom = await self._voices.get(project_id, options.voice)
+            voice = self._custom_base(custom, catalog) if custom is not None else None
+        if voice is None:
+            raise NotFound("voice_not_found", f"No voice '{options.voice}'.", "voice")
+        return voice, custom
+
+    @staticmethod
+    def _language(
+        options: VoiceOptions, catalog: Catalog, voice: VoiceConfig, custom: CustomVoice | None
+    ) -> tuple[VoiceConfig, str]:
+        """The language spoken (canonical), and the voice that speaks it: a voice named
+        without a language speaks its own; a language without a voice gets its own."""
+        asked_language = options.language
+        if custom is not None and asked_language is None:
+            asked_language = custom.language
+        if asked_language is None and "voice" in options.model_fields_set:
+            # a voice named without a language speaks its own (the first it speaks)
+            asked_language = next(iter(catalog.voice_languages(voice)), None)
+        language = catalog.policy.canonical(asked_language)
+        if language is not None and "voice" not in options.model_fields_set:
+            # No voice asked for: the default, or the language's own voice.
+            voice = catalog.voice_for_language(language, voice)
+        spoken = [custom.language] if custom else catalog.voice_languages(voice)
+        if language is None or language not in spoken:
+            raise InvalidRequest(
+                "unsupported_language",
+                f"Voice '{custom.id if custom else voice.id}' does not speak "
+                f"'{asked_language}'. "
+                f"It speaks: {', '.join(spoken)}.",
+                "language",
+            )
+        return voice, language
 
     @staticmethod
     def _custom_base(custom: CustomVoice, catalog: Catalog) -> VoiceConfig:

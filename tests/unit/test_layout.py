@@ -10,6 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("serve_app", "deployments", "loadtest")
 MAX_LINES = 420  # "under ~400 lines": the largest today are a language's number readers
+MAX_FUNCTION_LINES = 60  # serve_app's (the engines' model code has longer ones)
 # serve_app's packages, lowest first: a module imports from its own layer or below,
 # never above (docs/architecture.md). Top-level modules (app.py, run.py) are packages here.
 LAYERS = (
@@ -214,6 +215,20 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 def test_modules_stay_a_readable_size() -> None:
     sizes = {name: len(path.read_text().splitlines()) for name, path in modules().items()}
     assert {name: size for name, size in sizes.items() if size > MAX_LINES} == {}
+
+
+def test_serve_app_s_functions_fit_on_a_screen() -> None:
+    """A route, a service method, a helper of the ingress: each read at one glance."""
+    long = {
+        f"{name}.{node.name}": node.end_lineno - node.lineno + 1
+        for name, path in modules().items()
+        if name.startswith("serve_app")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    }
+    assert long == {}
 
 
 # What waits on the clock: a call of one of these names, or an argument of these.

@@ -88,44 +88,10 @@ def readiness(catalog: Catalog) -> Readiness:
 
 def capabilities(catalog: Catalog) -> Capabilities:
     modes = catalog.modes()
-    controls = {
-        control: ControlRange(
-            min=low,
-            max=high,
-            default=default,
-            # pitch is the control only some engines honour
-            engines=catalog.engines_with(control) if control == "pitch" else None,
-        )
-        for control, (low, high, default) in CONTROLS.items()
-    }
     return Capabilities(
         models=[catalog.config.model_id],
-        streaming=StreamingInfo(
-            transports=["http_chunked", "sse", "websocket"],
-            websocket=WebSocketInfo(
-                path="/v1/audio/speech/stream-input/{voice_id}",
-                protocol="elevenlabs-stream-input",
-                formats=list(STREAMABLE_FORMATS),
-                alignment_engines=sorted(
-                    name for name, info in catalog.engines.items() if info.alignment
-                ),
-            ),
-            stream_formats=list(STREAM_FORMATS),
-            default_stream_format="audio",
-            sse_content_type="text/event-stream",
-            sse_events=["audio.delta", "audio.done", "error"],
-        ),
-        audio_formats=[
-            AudioFormatInfo(
-                format=f.name,
-                content_type=content_type(f.name, "{sample_rate}"),
-                encoding=f.encoding,
-                streamed=f.streamed,
-                sample_rate=f.sample_rate,
-                bitrates_kbps=dict(f.bitrates_kbps) if f.bitrates_kbps else None,
-            )
-            for f in AUDIO_FORMATS.values()
-        ],
+        streaming=streaming(catalog),
+        audio_formats=audio_formats(),
         sample_rates=list(SAMPLE_RATES),
         default_sample_rate=catalog.default_sample_rate(),
         modelling=Modelling(
@@ -134,14 +100,7 @@ def capabilities(catalog: Catalog) -> Capabilities:
             engines=catalog.mode_engines(),
             reference_audio=REFERENCE_LIMITS,
         ),
-        generation_controls=GenerationControls(
-            **controls,
-            quality=ControlChoices(values=list(get_args(Quality)), default="balanced"),
-            sample_rate=ControlChoices(
-                values=list(SAMPLE_RATES),
-                default=f"{PCM_DEFAULT_RATE} for pcm, else the voice's native rate",
-            ),
-        ),
+        generation_controls=generation_controls(catalog),
         languages=catalog.languages(),
         default_language=catalog.policy.default,
         default_voice="default",
@@ -152,15 +111,7 @@ def capabilities(catalog: Catalog) -> Capabilities:
             full_reading_rules=list(FULL_RULES),
             romanised_hindi=True,
         ),
-        phoneme_timestamps=PhonemeTimestampsInfo(
-            engines=sorted(name for name, info in catalog.engines.items() if info.phonemes),
-            voices_without=[
-                v.id
-                for v in catalog.public_voices()
-                if not (info := catalog.engines.get(v.engine)) or not info.phonemes
-            ],
-            visemes=list(VISEMES),
-        ),
+        phoneme_timestamps=phoneme_timestamps(catalog),
         language_policy_version=catalog.policy.version,
         unavailable=[
             UnavailableFeature(feature=feature, reason=reason)
@@ -171,4 +122,71 @@ def capabilities(catalog: Catalog) -> Capabilities:
             max_input_characters=catalog.config.max_input_chars,
             max_body_bytes=catalog.config.max_body_bytes,
         ),
+    )
+
+
+def streaming(catalog: Catalog) -> StreamingInfo:
+    """The transports and what each streams."""
+    return StreamingInfo(
+        transports=["http_chunked", "sse", "websocket"],
+        websocket=WebSocketInfo(
+            path="/v1/audio/speech/stream-input/{voice_id}",
+            protocol="elevenlabs-stream-input",
+            formats=list(STREAMABLE_FORMATS),
+            alignment_engines=sorted(
+                name for name, info in catalog.engines.items() if info.alignment
+            ),
+        ),
+        stream_formats=list(STREAM_FORMATS),
+        default_stream_format="audio",
+        sse_content_type="text/event-stream",
+        sse_events=["audio.delta", "audio.done", "error"],
+    )
+
+
+def audio_formats() -> list[AudioFormatInfo]:
+    return [
+        AudioFormatInfo(
+            format=f.name,
+            content_type=content_type(f.name, "{sample_rate}"),
+            encoding=f.encoding,
+            streamed=f.streamed,
+            sample_rate=f.sample_rate,
+            bitrates_kbps=dict(f.bitrates_kbps) if f.bitrates_kbps else None,
+        )
+        for f in AUDIO_FORMATS.values()
+    ]
+
+
+def generation_controls(catalog: Catalog) -> GenerationControls:
+    """Each control's range and default (pitch: the engines that honour it)."""
+    controls = {
+        control: ControlRange(
+            min=low,
+            max=high,
+            default=default,
+            # pitch is the control only some engines honour
+            engines=catalog.engines_with(control) if control == "pitch" else None,
+        )
+        for control, (low, high, default) in CONTROLS.items()
+    }
+    return GenerationControls(
+        **controls,
+        quality=ControlChoices(values=list(get_args(Quality)), default="balanced"),
+        sample_rate=ControlChoices(
+            values=list(SAMPLE_RATES),
+            default=f"{PCM_DEFAULT_RATE} for pcm, else the voice's native rate",
+        ),
+    )
+
+
+def phoneme_timestamps(catalog: Catalog) -> PhonemeTimestampsInfo:
+    return PhonemeTimestampsInfo(
+        engines=sorted(name for name, info in catalog.engines.items() if info.phonemes),
+        voices_without=[
+            v.id
+            for v in catalog.public_voices()
+            if not (info := catalog.engines.get(v.engine)) or not info.phonemes
+        ],
+        visemes=list(VISEMES),
     )
