@@ -9,14 +9,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, WebSocket
 
-from serve_app.accounts import ApiKey
 from serve_app.http.body import read_json
 from serve_app.surfaces.dependencies import SpeechKey, State
 from serve_app.surfaces.elevenlabs.protocol import LOCATORS, ElevenSpeechRequest
 from serve_app.surfaces.elevenlabs.serving import from_elevenlabs, timestamped
 from serve_app.surfaces.elevenlabs.websocket import ELEVEN, ELEVEN_MULTI
 from serve_app.surfaces.framing import AUDIO_RESPONSES, json_body, raw_audio
-from serve_app.surfaces.services import Services
 from serve_app.surfaces.websocket.session import StreamInputSession
 
 router = APIRouter(tags=["ElevenLabs-compatible"])
@@ -36,17 +34,22 @@ class Options:
 Query = Annotated[Options, Depends()]
 
 
-async def answered(
-    request: Request,
-    voice_id: str,
-    query: Options,
-    key: ApiKey,
-    state: Services,
-    stream: bool,
-    timed: bool,
+# ElevenLabs' text-to-speech endpoints: path -> (streamed, with character timings, summary)
+ROUTES = {
+    PATH: (False, False, "ElevenLabs' text to speech: the audio"),
+    f"{PATH}/stream": (True, False, "ElevenLabs' streamed text to speech: the audio as it is made"),
+    f"{PATH}/with-timestamps": (False, True, "With character timings: one JSON object"),
+    f"{PATH}/stream/with-timestamps": (True, True, "With character timings: a JSON object a line"),
+}
+
+
+# ElevenLabs' text-to-speech request, answered as ElevenLabs answers it at the path it
+# came to (ROUTES): the audio, streamed or whole, or with character timings. (A comment,
+# not a docstring: the OpenAPI document's summaries say it per path.)
+async def text_to_speech(
+    request: Request, voice_id: str, query: Query, key: SpeechKey, state: State
 ) -> Any:
-    """ElevenLabs' text-to-speech request, answered as ElevenLabs answers it: the
-    audio, streamed or whole, or with character timestamps (``timed``)."""
+    stream, timed, _ = ROUTES[request.scope["route"].path]
     eleven = from_elevenlabs(
         read_json(await request.body()),
         voice_id,
@@ -74,54 +77,17 @@ async def answered(
     return await raw_audio(state.speech, speech, named)
 
 
-@router.post(
-    PATH,
-    summary="ElevenLabs' text to speech: the audio",
-    response_model=None,
-    openapi_extra=BODY,
-    responses=AUDIO_RESPONSES,
-)
-async def elevenlabs(
-    request: Request, voice_id: str, query: Query, key: SpeechKey, state: State
-) -> Any:
-    return await answered(request, voice_id, query, key, state, stream=False, timed=False)
-
-
-@router.post(
-    f"{PATH}/stream",
-    summary="ElevenLabs' streamed text to speech: the audio as it is made",
-    response_model=None,
-    openapi_extra=BODY,
-    responses=AUDIO_RESPONSES,
-)
-async def elevenlabs_stream(
-    request: Request, voice_id: str, query: Query, key: SpeechKey, state: State
-) -> Any:
-    return await answered(request, voice_id, query, key, state, stream=True, timed=False)
-
-
-@router.post(
-    f"{PATH}/with-timestamps",
-    summary="With character timings: one JSON object",
-    response_model=None,
-    openapi_extra=BODY,
-)
-async def elevenlabs_with_timestamps(
-    request: Request, voice_id: str, query: Query, key: SpeechKey, state: State
-) -> Any:
-    return await answered(request, voice_id, query, key, state, stream=False, timed=True)
-
-
-@router.post(
-    f"{PATH}/stream/with-timestamps",
-    summary="With character timings: a JSON object a line",
-    response_model=None,
-    openapi_extra=BODY,
-)
-async def elevenlabs_stream_with_timestamps(
-    request: Request, voice_id: str, query: Query, key: SpeechKey, state: State
-) -> Any:
-    return await answered(request, voice_id, query, key, state, stream=True, timed=True)
+for path, (_, timed, summary) in ROUTES.items():
+    router.add_api_route(
+        path,
+        text_to_speech,
+        methods=["POST"],
+        name="elevenlabs" + path.removeprefix(PATH).replace("/", "_").replace("-", "_"),
+        summary=summary,
+        response_model=None,
+        openapi_extra=BODY,
+        responses=None if timed else AUDIO_RESPONSES,
+    )
 
 
 @router.websocket(f"{PATH}/stream-input")
