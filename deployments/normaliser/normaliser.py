@@ -23,9 +23,9 @@ from deployments.normaliser.indic_scripts import SCRIPTS
 from deployments.normaliser.languages import reader_for
 from deployments.normaliser.pronunciation import (
     MARKER,
-    Piece,
     RuleSet,
     Source,
+    Span,
     compiled,
     rewrite,
     with_rules,
@@ -211,18 +211,18 @@ class _Read:
 def _prepared(
     text: str, stretch: Stretch, rules: RuleSet | None
 ) -> tuple[Source, tuple[AppliedRule, ...], dict[str, tuple[PronunciationRule, str]]]:
-    """``text`` cleaned, then rewritten by the stretch's own pieces and ``rules``."""
+    """``text`` cleaned, then rewritten by the stretch's own spans and ``rules``."""
     cleaned = clean(text)
-    if rules is None and not stretch.pieces:
+    if rules is None and not stretch.spans:
         return cleaned, (), {}
-    # the stretch's pieces, from offsets in ``text`` to offsets in the cleaned text
+    # the stretch's spans, from offsets in ``text`` to offsets in the cleaned text
     given = [
-        Piece(
+        Span(
             bisect.bisect_left(cleaned.origin, p.start),
             bisect.bisect_left(cleaned.origin, p.end),
             p.rule,
         )
-        for p in stretch.pieces
+        for p in stretch.spans
     ]
     rewritten = rewrite(cleaned, with_rules(cleaned.text, given, rules))
     marked = {marker: (rule, match) for marker, rule, match in rewritten.marked}

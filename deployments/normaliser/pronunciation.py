@@ -7,7 +7,7 @@ A rule names the text it replaces (``string_to_replace``, any script: ``SBI``,
 whole word; the shape is ElevenLabs' (their SDK sends it unchanged). Rules are
 matched before normalisation changes any word, so a rule for ``Zomato`` still
 matches although the normaliser would write it in Devanagari: :func:`split`
-cuts the text into pieces, each either plain text (normalised as usual), an
+cuts the text into spans, each either plain text (normalised as usual), an
 alias (normalised in its place) or phonemes (given to the engine as they are).
 
 Where several rules match at one place the longest match wins, then the rule
@@ -31,7 +31,7 @@ _WORD_CHAR = r"[\w\u0300-\u036f\u0900-\u0dff\u200c\u200d]"
 
 
 @dataclass(frozen=True)
-class Piece:
+class Span:
     """``text[start:end]`` of the client's text, and the rule that matched it (None
     for plain text)."""
 
@@ -95,10 +95,10 @@ class RuleSet:
                 break
         return best
 
-    def split(self, text: str) -> list[Piece]:
-        """``text`` cut into plain pieces and the pieces rules matched, in order,
+    def split(self, text: str) -> list[Span]:
+        """``text`` cut into plain spans and the spans rules matched, in order,
         covering it whole."""
-        pieces: list[Piece] = []
+        spans: list[Span] = []
         position = start = 0
         if self.rules:
             while start < len(text):
@@ -108,12 +108,12 @@ class RuleSet:
                     continue
                 end, rule = match
                 if start > position:
-                    pieces.append(Piece(position, start, None))
-                pieces.append(Piece(start, end, rule))
+                    spans.append(Span(position, start, None))
+                spans.append(Span(start, end, rule))
                 position = start = end
-        if position < len(text) or not pieces:
-            pieces.append(Piece(position, len(text), None))
-        return pieces
+        if position < len(text) or not spans:
+            spans.append(Span(position, len(text), None))
+        return spans
 
 
 @dataclass(frozen=True)
@@ -154,49 +154,49 @@ MAX_MARKED = 0xFFFD  # plane 15's private-use characters
 MARKER = re.compile(f"([{chr(MARKER_BASE)}-{chr(MARKER_BASE + MAX_MARKED - 1)}])")
 
 
-def with_rules(text: str, given: list[Piece], rules: RuleSet | None) -> list[Piece]:
-    """``text`` cut into pieces: ``given`` ones (in order, not overlapping: an SSML
+def with_rules(text: str, given: list[Span], rules: RuleSet | None) -> list[Span]:
+    """``text`` cut into spans: ``given`` ones (in order, not overlapping: an SSML
     document's elements) where they are, ``rules`` matched in the text between them."""
-    pieces: list[Piece] = []
+    spans: list[Span] = []
     position = 0
-    for piece in [*given, Piece(len(text), len(text), None)]:
-        if piece.start > position:
-            gap = text[position : piece.start]
-            found = rules.split(gap) if rules is not None else [Piece(0, len(gap), None)]
-            pieces += [Piece(p.start + position, p.end + position, p.rule) for p in found]
-        if piece.end > piece.start:
-            pieces.append(piece)
-        position = max(position, piece.end)
-    return pieces
+    for span in [*given, Span(len(text), len(text), None)]:
+        if span.start > position:
+            gap = text[position : span.start]
+            found = rules.split(gap) if rules is not None else [Span(0, len(gap), None)]
+            spans += [Span(p.start + position, p.end + position, p.rule) for p in found]
+        if span.end > span.start:
+            spans.append(span)
+        position = max(position, span.end)
+    return spans
 
 
-def rewrite(source: Source, pieces: list[Piece]) -> Rewritten:
+def rewrite(source: Source, spans: list[Span]) -> Rewritten:
     """``source.text`` with each alias rule's alias where it matched, and a marker
-    (:data:`MARKER`) where a phoneme rule matched; ``pieces`` (of
+    (:data:`MARKER`) where a phoneme rule matched; ``spans`` (of
     :meth:`RuleSet.split` or :func:`with_rules`) cover the text in order."""
     text, starts, ends, applied = [], [], [], []
     marked: list[tuple[str, PronunciationRule, str]] = []
-    for piece in pieces:
-        if piece.start == piece.end:
+    for span in spans:
+        if span.start == span.end:
             continue
-        rule = piece.rule
+        rule = span.rule
         if rule is not None and rule.type == "phoneme" and len(marked) < MAX_MARKED:
             marker = chr(MARKER_BASE + len(marked))
-            marked.append((marker, rule, source.text[piece.start : piece.end]))
-            start, end = source.span_in_input(piece.start, piece.end)
+            marked.append((marker, rule, source.text[span.start : span.end]))
+            start, end = source.span_in_input(span.start, span.end)
             applied.append(AppliedRule(start, end, rule))
             text.append(marker)
             starts.append(start)
             ends.append(end)
             continue
         if rule is None or rule.type != "alias":
-            for i in range(piece.start, piece.end):
+            for i in range(span.start, span.end):
                 text.append(source.text[i])
                 start, end = source.span_in_input(i, i + 1)
                 starts.append(start)
                 ends.append(end)
             continue
-        start, end = source.span_in_input(piece.start, piece.end)
+        start, end = source.span_in_input(span.start, span.end)
         applied.append(AppliedRule(start, end, rule))
         alias = clean_text(rule.alias)
         text.append(alias)

@@ -3,7 +3,7 @@ alike and spoken alike.
 
 A stretch ends wherever the speaking changes: at a pause (``break``, a paragraph's
 end), where a ``prosody`` or ``lang`` element starts or ends. Inside a stretch,
-``sub``, ``phoneme`` and ``say-as`` become :class:`Piece` s with a pronunciation rule
+``sub``, ``phoneme`` and ``say-as`` become :class:`Span` s with a pronunciation rule
 of their own (an alias, phonemes), so they take the same path through the
 normaliser as a dictionary's rules (``pronunciation.rewrite``); ``say-as`` kinds
 the normaliser already reads (cardinal, date, time, currency) stay text.
@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from deployments.messages import Prosody
-from deployments.normaliser.pronunciation import Piece
+from deployments.normaliser.pronunciation import Span
 from deployments.normaliser.ssml import pitch_of, rate_of, volume_of
 from deployments.reading import Mark, PronunciationRule, SsmlText
 
@@ -41,14 +41,14 @@ def within(prosody: Prosody, mark: Mark) -> Prosody:
 @dataclass(frozen=True)
 class Stretch:
     """``text[start:end]`` of the document, read in ``language`` (None: the request's)
-    and spoken with ``prosody``; ``pieces`` are its elements that replace or respell
+    and spoken with ``prosody``; ``spans`` are its elements that replace or respell
     their text, with offsets into the stretch."""
 
     start: int
     end: int
     language: str | None
     prosody: Prosody
-    pieces: tuple[Piece, ...]
+    spans: tuple[Span, ...]
 
 
 def stretches(document: SsmlText, language: str) -> list[Stretch]:
@@ -61,7 +61,7 @@ def stretches(document: SsmlText, language: str) -> list[Stretch]:
     out: list[Stretch] = []
     for start, end in itertools.pairwise(bounds):
         prosody, spoken_in = Prosody(), None
-        pieces: list[Piece] = []
+        spans: list[Span] = []
         for mark in document.marks:  # outer elements first
             if mark.element in ("prosody", "lang"):
                 if mark.start <= start and end <= mark.end:
@@ -72,8 +72,8 @@ def stretches(document: SsmlText, language: str) -> list[Stretch]:
             elif start <= mark.start and mark.end <= end:
                 rule = rule_of(mark, document.text[mark.start : mark.end], spoken_in or language)
                 if rule is not None:
-                    pieces.append(Piece(mark.start - start, mark.end - start, rule))
-        out.append(Stretch(start, end, spoken_in, prosody, tuple(pieces)))
+                    spans.append(Span(mark.start - start, mark.end - start, rule))
+        out.append(Stretch(start, end, spoken_in, prosody, tuple(spans)))
     return out
 
 

@@ -80,13 +80,19 @@ def nearest(text: str, last: bool, limit: int = CONTEXT_SPOKEN_CHARS) -> str:
 
 
 async def in_context(
-    normalised: NormalisedText, before: str, after: str, pipeline: Pipeline, voicing: Voicing
+    normalised: NormalisedText,
+    previous_text: str,
+    next_text: str,
+    pipeline: Pipeline,
+    voicing: Voicing,
 ) -> NormalisedText:
-    """``normalised`` with the text ``before`` and ``after`` it (as written) given, read
-    as ``voicing`` reads the request, to its first and last segment."""
-    before, after = before[-CONTEXT_CHARS:].strip(), after[:CONTEXT_CHARS].strip()
+    """``normalised`` with the text before and after it (``previous_text`` and
+    ``next_text``, as written) read as ``voicing`` reads the request and given to its
+    first and last segment as their context (``Segment.context_before``/``_after``)."""
+    previous_text = previous_text[-CONTEXT_CHARS:].strip()
+    next_text = next_text[:CONTEXT_CHARS].strip()
     segments = list(normalised.segments)
-    if not segments or not (before or after):
+    if not segments or not (previous_text or next_text):
         return normalised
     reading = voicing.reading()
 
@@ -97,7 +103,7 @@ async def in_context(
         return said.text
 
     # both read at once: two calls to the normaliser, not one after the other
-    said_before, said_after = await asyncio.gather(read(before), read(after))
-    segments[0] = replace(segments[0], context_before=nearest(said_before, last=True))
-    segments[-1] = replace(segments[-1], context_after=nearest(said_after, last=False))
+    previous, following = await asyncio.gather(read(previous_text), read(next_text))
+    segments[0] = replace(segments[0], context_before=nearest(previous, last=True))
+    segments[-1] = replace(segments[-1], context_after=nearest(following, last=False))
     return replace(normalised, segments=tuple(segments))

@@ -54,7 +54,7 @@ class Input:
 
 
 @dataclass(frozen=True)
-class Reading:
+class BilledText:
     """A text as its voice will be given it, and the characters it is billed for."""
 
     text: NormalisedText

@@ -173,10 +173,10 @@ class LongFormJobs:
         async def reserve(chunk: Chunk) -> int:
             async with at_once:
                 given = await service.check_input(chunk.text, _input_type(text_type))
-                reading = await service.read(given, voicing)
-            if reading is None:
+                said = await service.read(given, voicing)
+            if said is None:
                 return 0
-            return self._meter.cost(reading.characters, delivered=chunk.index == 0)
+            return self._meter.cost(said.characters, delivered=chunk.index == 0)
 
         return list(await asyncio.gather(*(reserve(c) for c in chunks)))
 

@@ -171,10 +171,10 @@ class ChunkSpeaker:
         settings = JobSettings.model_validate_json(chunk.settings)
         voicing = await self._voicing(chunk, settings)
         given = await service.check_input(chunk.text, "ssml" if settings.markup else "text")
-        reading = await service.read(given, voicing)
-        if reading is None:
+        said = await service.read(given, voicing)
+        if said is None:
             return Rendered(b"", 0, 0)
-        text = await in_context(reading.text, chunk.before, chunk.after, service.pipeline, voicing)
+        text = await in_context(said.text, chunk.before, chunk.after, service.pipeline, voicing)
         # kept as PCM: the job's format is made when its audio is read (job_audio), as
         # one stream (MP3 frames of separate encoders, WAV headers do not concatenate)
         pcm = replace(voicing.output, format="pcm", sample_rate=voicing.sample_rate)
@@ -183,7 +183,7 @@ class ChunkSpeaker:
         async for encoded in service.pipeline.encode(job):
             audio += encoded.data
             samples += encoded.audio_samples
-        return Rendered(bytes(audio), reading.characters, samples * 1000 // voicing.sample_rate)
+        return Rendered(bytes(audio), said.characters, samples * 1000 // voicing.sample_rate)
 
     async def _voicing(self, chunk: ClaimedChunk, settings: JobSettings) -> Voicing:
         """The voice ``chunk``'s job speaks in, chosen for its first chunk spoken here."""

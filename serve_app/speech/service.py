@@ -29,8 +29,8 @@ from serve_app.speech.custom_voices import CustomVoices
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.dictionaries import Dictionaries
 from serve_app.speech.job import (
+    BilledText,
     Input,
-    Reading,
     SpeechJob,
     Voicing,
     elapsed_ms,
@@ -189,21 +189,21 @@ class SpeechService:
             )
             voicing = with_timings(voicing, request, framed=alignment)
             given = await self.check_input(request.input, request.text_type)
-            reading = await self.read(given, voicing)
-            if reading is None:
+            said = await self.read(given, voicing)
+            if said is None:
                 raise InvalidRequest(
                     "empty_input", "input has nothing to speak (no letters or digits).", "input"
                 )
             around = self.recent.around(key.project_id, request)
-            normalised = await in_context(reading.text, *around, self.pipeline, voicing)
-            bill = await self.meter.hold(key, reading.characters)
+            normalised = await in_context(said.text, *around, self.pipeline, voicing)
+            bill = await self.meter.hold(key, said.characters)
         except BaseException:
             ticket.release()
             raise
         self.recent.remember(key.project_id, request_id, request.input)
         return SpeechJob(request_id, voicing, normalised, bill, received_at, ticket)
 
-    async def read(self, given: Input, voicing: Voicing, param: str = "input") -> Reading | None:
+    async def read(self, given: Input, voicing: Voicing, param: str = "input") -> BilledText | None:
         """``given`` as ``voicing`` will speak it, and the characters it is billed for
         (what a listener hears, aliases as heard); None if it says nothing (no letter
         or digit). The one step from checked text to a paid job, for a request's input
@@ -211,13 +211,13 @@ class SpeechService:
         normalised = await self.normalise(given.text, voicing, param, given.markup)
         if not speakable(normalised):
             return None
-        return Reading(normalised, given.billed + normalised.expansion)
+        return BilledText(normalised, given.billed + normalised.expansion)
 
-    def synthesize(self, reading: Reading, voicing: Voicing) -> AsyncIterator[AudioChunk]:
-        """The audio of ``reading`` as ``voicing`` speaks it, not yet encoded (a
+    def synthesize(self, said: BilledText, voicing: Voicing) -> AsyncIterator[AudioChunk]:
+        """The audio of ``said`` as ``voicing`` speaks it, not yet encoded (a
         WebSocket context encodes all its pieces' audio as one stream). Closing the
         stream stops its synthesis."""
-        return self.pipeline.synthesize(SynthesisJob(reading.text.segments, voicing.params))
+        return self.pipeline.synthesize(SynthesisJob(said.text.segments, voicing.params))
 
     async def deliver(self, speech: SpeechJob, transport: str) -> Delivery:
         """The job's audio on its way, its first chunk already in hand; the delivery

@@ -195,15 +195,15 @@ class ContextAudio:
             base = await sink.voicing_for(sample)
             self._output = base.output
             voicing = with_alignment(base, base.output, settings.phonemes)
-            reading = await speech.read(given, voicing, "text")
-            if reading is None:
+            said = await speech.read(given, voicing, "text")
+            if said is None:
                 continue  # punctuation alone: nothing to say, nothing to bill
-            billed = reading.characters
+            billed = said.characters
             await self._hold(max(0, billed - len(piece.text)), checked=True)  # expansions
-            ends = billed_ends(reading.text.segments)
+            ends = billed_ends(said.text.segments)
             began, made, failed = time.monotonic(), False, False
             try:
-                async for chunk in speech.synthesize(reading, voicing):
+                async for chunk in speech.synthesize(said, voicing):
                     made = True
                     if chunk.timings is not None:  # words: offsets in all the context's text
                         chunk = replace(chunk, timings=chunk.timings.moved(0, piece.start))

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from deployments.normaliser.normaliser import TextNormaliser
-from deployments.normaliser.pronunciation import Piece, RuleSet
+from deployments.normaliser.pronunciation import RuleSet, Span
 from deployments.reading import PronunciationRule, ReadingOptions
 
 SBI = PronunciationRule("SBI", "alias", alias="स्टेट बैंक ऑफ़ इंडिया")
@@ -21,11 +21,11 @@ def matched(text: str, *rules: PronunciationRule) -> list[tuple[str, str | None]
             for p in RuleSet(list(rules)).split(text)]  # fmt: skip
 
 
-def test_pieces_cover_the_text_in_order() -> None:
+def test_spans_cover_the_text_in_order() -> None:
     assert matched("SBI और Zomato", SBI, ZOMATO) == [
         ("SBI", "SBI"), (" और ", None), ("Zomato", "Zomato"),
     ]  # fmt: skip
-    assert RuleSet([]).split("") == [Piece(0, 0, None)]
+    assert RuleSet([]).split("") == [Span(0, 0, None)]
     assert matched("कुछ नहीं", SBI) == [("कुछ नहीं", None)]
 
 
@@ -124,7 +124,7 @@ def test_a_phoneme_rule_marks_the_reading_of_its_match() -> None:
     assert (segment.start, segment.end) == (0, len(text))
 
 
-def regex_split(text: str, rules: list[PronunciationRule]) -> list[Piece]:
+def regex_split(text: str, rules: list[PronunciationRule]) -> list[Span]:
     """What rules matched as one regular expression of alternatives (longest string
     first, then listed order): the meaning the trie keeps, at any number of rules."""
     word = r"[\w\u0300-\u036f\u0900-\u0dff\u200c\u200d]"
@@ -136,16 +136,16 @@ def regex_split(text: str, rules: list[PronunciationRule]) -> list[Piece]:
         return f"(?<!{word}){body}(?!{word})" if rule.word_boundaries else body
 
     alternatives = re.compile("|".join(f"({pattern(rules[i])})" for i in order))
-    pieces, position = [], 0
+    spans, position = [], 0
     for m in alternatives.finditer(text):
         if m.start() > position:
-            pieces.append(Piece(position, m.start(), None))
+            spans.append(Span(position, m.start(), None))
         assert m.lastindex is not None
-        pieces.append(Piece(m.start(), m.end(), rules[order[m.lastindex - 1]]))
+        spans.append(Span(m.start(), m.end(), rules[order[m.lastindex - 1]]))
         position = m.end()
-    if position < len(text) or not pieces:
-        pieces.append(Piece(position, len(text), None))
-    return pieces
+    if position < len(text) or not spans:
+        spans.append(Span(position, len(text), None))
+    return spans
 
 
 LETTERS = "abAB राम्ा. -K\u212a"
