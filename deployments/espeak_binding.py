@@ -202,7 +202,7 @@ class EspeakLibrary:
             i += 1
         return 1 if self._should_stop() else 0
 
-    def synthesize(
+    def synthesise(
         self,
         text: str,
         voice: VoiceSettings,

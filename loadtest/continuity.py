@@ -79,7 +79,7 @@ def main() -> None:
     def say(text: str, before: str = "", after: str = "") -> Spoken:
         segment = Segment(0, text, 0, len(text), context_before=before, context_after=after)
         started = time.perf_counter()
-        chunks = list(engine.synthesize(segment, voice, params))
+        chunks = list(engine.synthesise(segment, voice, params))
         took = time.perf_counter() - started
         audio = np.concatenate([c.samples for c in chunks])
         return Spoken(audio, tuple(p for c in chunks for p in c.phonemes), took)

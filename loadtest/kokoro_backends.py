@@ -71,7 +71,7 @@ def main() -> None:
                 for i in range(max(size, len(SENTENCES)))
             ]
             calls = [items[i : i + size] for i in range(0, len(items), size)]
-            speak = getattr(engine, "synthesize_batch", None)
+            speak = getattr(engine, "synthesise_batch", None)
             wall = audio = 0.0
             for _ in range(args.rounds):
                 for call in calls:
@@ -79,7 +79,7 @@ def main() -> None:
                     if speak is not None:
                         chunks = speak([(s, p, VOICE) for s, p in call])
                     else:
-                        chunks = [c for s, p in call for c in engine.synthesize(s, VOICE, p)]
+                        chunks = [c for s, p in call for c in engine.synthesise(s, VOICE, p)]
                     wall += time.perf_counter() - started
                     audio += sum(c.samples.size for c in chunks) / 24_000
             per_call = wall / (len(calls) * args.rounds) * 1000

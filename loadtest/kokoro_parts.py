@@ -79,7 +79,7 @@ class Ways:
         self.clause = clause + ","
 
     def said(self, text: str) -> np.ndarray:
-        chunks = self.engine.synthesize(Segment(0, text, 0, len(text)), VOICE, PARAMS)
+        chunks = self.engine.synthesise(Segment(0, text, 0, len(text)), VOICE, PARAMS)
         return np.concatenate([c.samples for c in chunks])
 
     def whole(self) -> np.ndarray:
@@ -87,7 +87,7 @@ class Ways:
 
     def parts(self, first_only: bool = False) -> list[np.ndarray]:
         segment = Segment(0, self.text, 0, len(self.text))
-        chunks = self.engine.synthesize_parts(segment, len(self.clause) + 1, VOICE, PARAMS)
+        chunks = self.engine.synthesise_parts(segment, len(self.clause) + 1, VOICE, PARAMS)
         if chunks is None:
             return []
         return [next(chunks).samples] if first_only else [c.samples for c in chunks]

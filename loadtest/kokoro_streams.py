@@ -70,7 +70,7 @@ async def one_stream(runner: SynthesisRunner, n: int, until: float, run: Run) ->
         asked = time.perf_counter()
         playing_until: float | None = None
         try:
-            async for chunk in runner.synthesize(job):
+            async for chunk in runner.synthesise(job):
                 now = time.perf_counter()
                 if playing_until is None:
                     run.first_audio_ms.append((now - asked) * 1000)

@@ -57,7 +57,7 @@ def main() -> None:
             ]
             segments, audio_s, started = 0, 0.0, time.perf_counter()
             while time.perf_counter() - started < args.seconds:
-                chunks = engine.synthesize_batch(items, voice)  # type: ignore[attr-defined]
+                chunks = engine.synthesise_batch(items, voice)  # type: ignore[attr-defined]
                 segments += len(chunks)
                 audio_s += sum(c.samples.size for c in chunks) / rate
             wall = time.perf_counter() - started

@@ -38,7 +38,7 @@ class AudioEncoderReplica:
         ``BackPressureError`` when it is full). When the caller stops reading, the
         Synthesiser's stream is cancelled: synthesis stops within a segment.
         """
-        audio = self._synthesiser.synthesize.remote(job.synthesis)
+        audio = self._synthesiser.synthesise.remote(job.synthesis)
         encoded = never_empty(encode_stream(without_nothing(audio), job))
         try:
             async with contextlib.aclosing(encoded):

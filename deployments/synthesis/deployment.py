@@ -31,12 +31,12 @@ class SynthesiserReplica(SynthesisRunner):
         warn_without_flow_control()
         super().__init__(*args, **kwargs)
 
-    async def synthesize(  # type: ignore[override]  # NOTHING is the wire's, not the runner's
+    async def synthesise(  # type: ignore[override]  # NOTHING is the wire's, not the runner's
         self, job: SynthesisJob
     ) -> AsyncGenerator[AudioChunk | Nothing, None]:
         """The runner's stream, ``NOTHING`` alone where it makes no sound
         (``deployments.replica_streams``)."""
-        audio = never_empty(super().synthesize(job))
+        audio = never_empty(super().synthesise(job))
         async with contextlib.aclosing(audio):
             async for chunk in audio:
                 yield chunk

@@ -63,7 +63,7 @@ class Engine(Protocol):
 
     ``add_voice`` prepares a registered voice (loads its model) and returns its
     native sample rate; it raises :class:`EngineUnavailable` when the model is not
-    installed and :class:`EngineError` when the voice is wrong. ``synthesize`` is
+    installed and :class:`EngineError` when the voice is wrong. ``synthesise`` is
     blocking and may be called from any thread; it yields float32 mono chunks at
     the voice's rate in order and stops early once ``cancel`` is set. It raises
     :class:`EngineError` when the segment cannot be spoken.
@@ -73,7 +73,7 @@ class Engine(Protocol):
 
     def info(self) -> EngineInfo: ...
 
-    def synthesize(
+    def synthesise(
         self,
         segment: Segment,
         voice: VoiceConfig,
@@ -88,7 +88,7 @@ class PartedEngine(Protocol):
     first part's audio comes before the rest is rendered, for about the compute of
     the whole (where two calls would each render their own silences)."""
 
-    def synthesize_parts(
+    def synthesise_parts(
         self,
         segment: Segment,
         split_at: int,
@@ -108,7 +108,7 @@ class BatchEngine(Protocol):
     """An engine that speaks several segments in one pass (of its voices, each item
     with its own: how many passes that takes is the engine's business)."""
 
-    def synthesize_batch(
+    def synthesise_batch(
         self, items: list[tuple[Segment, SynthesisParams, VoiceConfig]]
     ) -> list[AudioChunk]: ...
 
@@ -122,5 +122,5 @@ class LaunchingEngine(Protocol):
         self, items: list[tuple[Segment, SynthesisParams, VoiceConfig]]
     ) -> Callable[[], list[AudioChunk]]:
         """``items``' pass queued on the device; the call it returns blocks until their
-        audio is made and gives :meth:`BatchEngine.synthesize_batch`'s result."""
+        audio is made and gives :meth:`BatchEngine.synthesise_batch`'s result."""
         ...

@@ -157,7 +157,7 @@ class EspeakEngine:
             pitch_range=_clamp(pitch_range, 0, 100),
         )
 
-    def synthesize(
+    def synthesise(
         self,
         segment: Segment,
         voice: VoiceConfig,
@@ -168,7 +168,7 @@ class EspeakEngine:
         should_stop = (lambda: cancel.cancelled) if cancel is not None else (lambda: False)
         said = PhonemeText.of(segment)
         try:
-            utterance = self._library.synthesize(
+            utterance = self._library.synthesise(
                 said.text, settings, should_stop, phoneme_input=said.has_phonemes
             )
         except EspeakError as e:

@@ -89,7 +89,7 @@ class PiperEngine:
             controls=("speed",),
         )
 
-    def synthesize(
+    def synthesise(
         self,
         segment: Segment,
         voice: VoiceConfig,

@@ -32,7 +32,7 @@ def measure_profile(
 
     def speak(text: str, language: str, pitch: float) -> np.ndarray:
         params = SynthesisParams(voice.id, language, pitch=pitch)
-        chunks = engine.synthesize(Segment(0, text, 0, len(text)), voice, params)
+        chunks = engine.synthesise(Segment(0, text, 0, len(text)), voice, params)
         return np.concatenate([c.samples for c in chunks])
 
     language = voice.languages[0]

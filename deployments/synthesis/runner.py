@@ -71,7 +71,7 @@ class SynthesisRunner:
             for info in engines
         }
 
-    async def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
+    async def synthesise(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
         """Yield each segment's audio of ``job`` in order, as one :class:`AudioChunk`
         (several for a segment longer than ``MAX_CHUNK_SECONDS``).
 

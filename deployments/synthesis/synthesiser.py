@@ -244,7 +244,7 @@ class Synthesiser:
             if isinstance(engine, LaunchingEngine):
                 launched.append((chosen, engine.launch_batch(batch)))
             elif isinstance(engine, BatchEngine):
-                launched.append((chosen, functools.partial(list, engine.synthesize_batch(batch))))
+                launched.append((chosen, functools.partial(list, engine.synthesise_batch(batch))))
             else:
                 raise EngineError(f"engine {name!r} does not batch")
 
@@ -278,7 +278,7 @@ class Synthesiser:
         if voice is None:
             raise EngineError(f"voice {params.voice!r} is not loaded")
         engine = self._engines[voice.engine]
-        chunks = engine.synthesize(segment, voice, spoken_params(segment, params), cancel)
+        chunks = engine.synthesise(segment, voice, spoken_params(segment, params), cancel)
         return iter(chunks), functools.partial(
             finished, segment=segment, params=params, voice=voice
         )
@@ -301,7 +301,7 @@ class Synthesiser:
             return None
         split_at = len(first.text) + 1
         spoken = spoken_params(together, params)
-        parts = engine.synthesize_parts(together, split_at, voice, spoken, cancel)
+        parts = engine.synthesise_parts(together, split_at, voice, spoken, cancel)
         if parts is None:
             return None
         head = finished([next(parts)], first, params, voice)

@@ -4,7 +4,7 @@ Checkpoints load from a local directory (``save_pretrained`` output: config,
 weights, tokenizer files); nothing is downloaded. Runs on CUDA when present,
 else CPU, in ``torch.inference_mode``; fp16/bf16 on GPU as an option. Segments of
 concurrent requests are synthesised together in one padded forward pass
-(:meth:`VitsEngine.synthesize_batch`); the Synthesiser's runner forms the
+(:meth:`VitsEngine.synthesise_batch`); the Synthesiser's runner forms the
 batches (``deployments.synthesis.batcher``).
 
 Voice ``params``: ``model`` (the checkpoint directory, absolute or from the
@@ -90,16 +90,16 @@ class VitsEngine:
             },
         )
 
-    def synthesize(
+    def synthesise(
         self,
         segment: Segment,
         voice: VoiceConfig,
         params: SynthesisParams,
         cancel: CancelToken | None = None,
     ) -> Iterator[AudioChunk]:
-        yield from self.synthesize_batch([(segment, params, voice)])
+        yield from self.synthesise_batch([(segment, params, voice)])
 
-    def synthesize_batch(
+    def synthesise_batch(
         self, items: list[tuple[Segment, SynthesisParams, VoiceConfig]]
     ) -> list[AudioChunk]:
         """Every item's audio from padded forward passes (one per voice and speed)."""

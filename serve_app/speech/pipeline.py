@@ -82,9 +82,9 @@ class RemoteNormalisation:
 
 
 class Synthesis(Protocol):
-    """Where segments become audio. Closing a ``synthesize`` stream stops its synthesis."""
+    """Where segments become audio. Closing a ``synthesise`` stream stops its synthesis."""
 
-    def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]: ...
+    def synthesise(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]: ...
 
     async def info(self) -> SynthesiserInfo: ...
 
@@ -98,8 +98,8 @@ class LocalSynthesis:
     def speaks(self, voice_id: str) -> bool:
         return self._synthesiser.speaks(voice_id)
 
-    def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
-        return self._synthesiser.synthesize(job)
+    def synthesise(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
+        return self._synthesiser.synthesise(job)
 
     async def info(self) -> SynthesiserInfo:
         return self._synthesiser.info()
@@ -112,9 +112,9 @@ class RemoteSynthesis:
         self._handle = handle
         self._stream = handle.options(stream=True)
 
-    def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
+    def synthesise(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
         # cancelled on close: the replica stops speaking segments nobody will read
-        return _cancelled_on_close(self._stream.synthesize.remote(job))
+        return _cancelled_on_close(self._stream.synthesise.remote(job))
 
     async def info(self) -> SynthesiserInfo:
         result: SynthesiserInfo = await self._handle.info.remote()
@@ -134,7 +134,7 @@ class LocalEncoding:
         self._synthesis = synthesis
 
     async def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:
-        async with contextlib.aclosing(self._synthesis.synthesize(job.synthesis)) as audio:
+        async with contextlib.aclosing(self._synthesis.synthesise(job.synthesis)) as audio:
             async for chunk in encode_stream(audio, job):
                 yield chunk
 
@@ -251,7 +251,7 @@ class Pipeline:
         async for chunk in _as_service_errors(_begun_within(encoding.encode(job), wait_s)):
             yield chunk
 
-    async def synthesize(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]:
+    async def synthesise(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]:
         """The raw audio of ``job`` as it is synthesised, for a caller that keeps one
         encoder across several jobs (a WebSocket context's pieces: one stream).
         Closing the stream stops synthesis."""
@@ -259,7 +259,7 @@ class Pipeline:
         synthesis = here or self._remote
         assert synthesis is not None  # a pipeline has somewhere to synthesise
         wait_s = None if here is not None else self._wait_s
-        async for chunk in _as_service_errors(_begun_within(synthesis.synthesize(job), wait_s)):
+        async for chunk in _as_service_errors(_begun_within(synthesis.synthesise(job), wait_s)):
             yield chunk
 
 

@@ -213,11 +213,11 @@ class SpeechService:
             return None
         return BilledText(normalised, given.billed + normalised.expansion)
 
-    def synthesize(self, said: BilledText, voicing: Voicing) -> AsyncIterator[AudioChunk]:
+    def synthesise(self, said: BilledText, voicing: Voicing) -> AsyncIterator[AudioChunk]:
         """The audio of ``said`` as ``voicing`` speaks it, not yet encoded (a
         WebSocket context encodes all its pieces' audio as one stream). Closing the
         stream stops its synthesis."""
-        return self.pipeline.synthesize(SynthesisJob(said.text.segments, voicing.params))
+        return self.pipeline.synthesise(SynthesisJob(said.text.segments, voicing.params))
 
     async def deliver(self, speech: SpeechJob, transport: str) -> Delivery:
         """The job's audio on its way, its first chunk already in hand; the delivery

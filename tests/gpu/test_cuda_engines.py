@@ -36,14 +36,14 @@ def test_vits_batches_on_the_device(tmp_path: Path, device: str) -> None:
     assert engine.info().device == device
     text = "नमस्ते दुनिया " * 3
     items = [(Segment(i, text, 0, 10), SynthesisParams("v", "hi"), voice) for i in range(16)]
-    chunks = engine.synthesize_batch(items)
+    chunks = engine.synthesise_batch(items)
     assert len(chunks) == 16 and all(c.samples.size > 0 for c in chunks)
     started = time.perf_counter()
-    engine.synthesize_batch(items)
+    engine.synthesise_batch(items)
     batched = time.perf_counter() - started
     started = time.perf_counter()
     for item in items:
-        engine.synthesize_batch([item])
+        engine.synthesise_batch([item])
     single = time.perf_counter() - started
     print(f"16 segments on {device}: batched {batched:.3f} s, one by one {single:.3f} s")
 
@@ -71,7 +71,7 @@ def test_piper_on_cuda_when_onnxruntime_has_it(device: str) -> None:
     engine.add_voice(voice)
     text = "Hello from the GPU."
     chunks = list(
-        engine.synthesize(Segment(0, text, 0, len(text)), voice, SynthesisParams("joe", "en"))
+        engine.synthesise(Segment(0, text, 0, len(text)), voice, SynthesisParams("joe", "en"))
     )
     assert chunks and chunks[0].samples.size > 0
 
@@ -97,7 +97,7 @@ def test_kokoro_on_the_cuda_provider_serves_parallel_calls(device: str) -> None:
     segment = Segment(0, text, 0, len(text))
 
     def speak(_: int) -> float:
-        chunks = list(engine.synthesize(segment, voice, SynthesisParams("default", "hi")))
+        chunks = list(engine.synthesise(segment, voice, SynthesisParams("default", "hi")))
         return sum(c.samples.size for c in chunks) / 24000
 
     speak(0)

@@ -36,7 +36,7 @@ def test_a_stream_of_no_audio_reaches_the_caller_as_one_nothing(service: Service
         return results
 
     for deployment, method, argument in (
-        ("Synthesiser", "synthesize", job.synthesis),
+        ("Synthesiser", "synthesise", job.synthesis),
         ("AudioEncoder", "encode", job),
     ):
         results = asyncio.run(calls(deployment, method, argument))

@@ -23,7 +23,7 @@ class BatchingKokoroEngine(KokoroEngine):
 
     _model: TorchKokoro
 
-    def synthesize_batch(
+    def synthesise_batch(
         self, items: list[tuple[Segment, SynthesisParams, VoiceConfig]]
     ) -> list[AudioChunk]:
         """Every item's audio, all of their pieces spoken in one forward pass (a
@@ -33,7 +33,7 @@ class BatchingKokoroEngine(KokoroEngine):
     def launch_batch(
         self, items: list[tuple[Segment, SynthesisParams, VoiceConfig]]
     ) -> Callable[[], list[AudioChunk]]:
-        """:meth:`synthesize_batch` in two steps: the text made into the model's input
+        """:meth:`synthesise_batch` in two steps: the text made into the model's input
         and the pass queued on the device, here; the call it returns waits for the
         audio and trims, limits and times each piece (off the thread that launches)."""
         calls = [self._items(segment, voice, params) for segment, params, voice in items]

@@ -8,7 +8,7 @@ between pieces. Each piece's audio is trimmed and limited, and its words timed
 from the frames the model gave their phonemes (:mod:`.pieces`). On the ONNX
 backend a sentence whose first clause was cut for a sooner first audio is read
 once and rendered in two parts cut in the pause its reading makes after the
-clause (:meth:`KokoroEngine.synthesize_parts`, :mod:`.parts`).
+clause (:meth:`KokoroEngine.synthesise_parts`, :mod:`.parts`).
 
 Two backends (:mod:`.backends`): the int8 ONNX export, one text per call,
 where concurrency is several calls at once: on CPU a call that runs alone takes
@@ -221,7 +221,7 @@ class KokoroEngine:
             phonemes, self.max_tokens, lambda text: len(self._phonemizer.tokens(text))
         )
 
-    def synthesize(
+    def synthesise(
         self,
         segment: Segment,
         voice: VoiceConfig,
@@ -250,7 +250,7 @@ class KokoroEngine:
                     through=i / len(pieces),
                 )
 
-    def synthesize_parts(
+    def synthesise_parts(
         self,
         segment: Segment,
         split_at: int,

@@ -203,7 +203,7 @@ class ContextAudio:
             ends = billed_ends(said.text.segments)
             began, made, failed = time.monotonic(), False, False
             try:
-                async for chunk in speech.synthesize(said, voicing):
+                async for chunk in speech.synthesise(said, voicing):
                     made = True
                     if chunk.timings is not None:  # words: offsets in all the context's text
                         chunk = replace(chunk, timings=chunk.timings.moved(0, piece.start))

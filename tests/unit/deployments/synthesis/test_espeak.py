@@ -22,7 +22,7 @@ VOICE = VoiceConfig(
 def speak(text: str, **params: float | str) -> np.ndarray:
     engine = load_engine("espeak")
     chunks = list(
-        engine.synthesize(Segment(0, text, 0, len(text)), VOICE, SynthesisParams("t", **params))
+        engine.synthesise(Segment(0, text, 0, len(text)), VOICE, SynthesisParams("t", **params))
     )
     assert all(c.sample_rate == 22050 and c.samples.dtype == np.float32 for c in chunks)
     return np.concatenate([c.samples for c in chunks])
@@ -30,7 +30,7 @@ def speak(text: str, **params: float | str) -> np.ndarray:
 
 def test_library_speaks_hindi_in_blocks_with_word_events() -> None:
     lib = espeak_library()
-    utterance = lib.synthesize("नमस्ते दुनिया, आप कैसे हैं?", VoiceSettings("hi"))
+    utterance = lib.synthesise("नमस्ते दुनिया, आप कैसे हैं?", VoiceSettings("hi"))
     samples = np.concatenate(utterance.blocks)
     assert lib.sample_rate == 22050
     assert 0.8 < samples.size / 22050 < 5.0
@@ -58,19 +58,19 @@ def test_word_events_survive_phoneme_translation() -> None:
     for word in words.split():
         for voice in ("en-us", "en"):
             lib.text_to_phonemes(word, voice)
-    utterance = lib.synthesize("नमस्ते दुनिया, आप कैसे हैं?", VoiceSettings("hi"))
+    utterance = lib.synthesise("नमस्ते दुनिया, आप कैसे हैं?", VoiceSettings("hi"))
     assert [w.text_position for w in utterance.words][:2] == [0, 7]
 
 
 def test_library_rejects_unknown_voice() -> None:
     with pytest.raises(EspeakError):
-        espeak_library().synthesize("hello", VoiceSettings("no-such-language"))
+        espeak_library().synthesise("hello", VoiceSettings("no-such-language"))
 
 
 def test_should_stop_aborts_synthesis() -> None:
     text = "यह एक लंबा वाक्य है। " * 40
-    full = espeak_library().synthesize(text, VoiceSettings("hi"))
-    stopped = espeak_library().synthesize(text, VoiceSettings("hi"), should_stop=lambda: True)
+    full = espeak_library().synthesise(text, VoiceSettings("hi"))
+    stopped = espeak_library().synthesise(text, VoiceSettings("hi"), should_stop=lambda: True)
     assert len(stopped.blocks) == 1 < len(full.blocks)
 
 
@@ -109,7 +109,7 @@ def test_cancel_token_stops_engine() -> None:
     engine = load_engine("espeak")
     text = "यह एक लंबा वाक्य है। " * 40
     chunks = list(
-        engine.synthesize(Segment(0, text, 0, len(text)), VOICE, SynthesisParams("t", "hi"), cancel)
+        engine.synthesise(Segment(0, text, 0, len(text)), VOICE, SynthesisParams("t", "hi"), cancel)
     )
     assert len(chunks) <= 1
 
@@ -130,7 +130,7 @@ def test_text_is_never_read_as_markup(markup: str, tag: str) -> None:
     """eSpeak runs without its SSML and phoneme-input flags: a client's text is text,
     its tags are read out (word events inside them), never obeyed."""
     lib = espeak_library()
-    utterance = lib.synthesize(markup, VoiceSettings("en"))
+    utterance = lib.synthesise(markup, VoiceSettings("en"))
     samples = np.concatenate(utterance.blocks)
     assert samples.size / lib.sample_rate < 6.0  # no 8 s break
     start = markup.index(tag)
@@ -149,7 +149,7 @@ def test_a_rule_s_espeak_phonemes_are_said_and_timed_as_its_words() -> None:
 
     def said(*spans: PhonemeSpan) -> tuple[np.ndarray, list[str]]:
         segment = Segment(0, text, 0, len(text), spans)
-        chunks = list(engine.synthesize(segment, VOICE, params))
+        chunks = list(engine.synthesise(segment, VOICE, params))
         words = [text[w.start : w.end] for c in chunks for w in c.words]
         return np.concatenate([c.samples for c in chunks]), words
 

@@ -33,7 +33,7 @@ async def test_finished_and_abandoned_requests_leave_nothing_behind() -> None:
     async def requests(count: int) -> None:
         for i in range(count):  # each text its own, as a service's are: audio of new lengths
             job = job_of((*SENTENCES[:2], f"आपका नंबर {next(numbers)} है।"))
-            audio = runner.synthesize(job)
+            audio = runner.synthesise(job)
             if i % 3 == 0:  # a reader that goes away after the first segment
                 await anext(audio)
                 await audio.aclose()

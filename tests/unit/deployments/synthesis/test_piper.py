@@ -36,7 +36,7 @@ def engine():
 
 def speak(engine, text: str, speed: float = 1.0) -> np.ndarray:
     chunks = list(
-        engine.synthesize(Segment(0, text, 0, len(text)), JOE, SynthesisParams("joe", "en", speed))
+        engine.synthesise(Segment(0, text, 0, len(text)), JOE, SynthesisParams("joe", "en", speed))
     )
     assert chunks and all(c.sample_rate == 22050 for c in chunks)
     return np.concatenate([c.samples for c in chunks])
@@ -113,7 +113,7 @@ def test_a_hang_up_stops_the_segment_after_the_sentence_in_progress(
     monkeypatch.setattr(model, "synthesize", counted)
     text = "One. Two. Three. Four. Five. Six."
     segment = Segment(0, text, 0, len(text))
-    list(engine.synthesize(segment, JOE, SynthesisParams("joe", "en"), cancel))
+    list(engine.synthesise(segment, JOE, SynthesisParams("joe", "en"), cancel))
     assert len(spoken) == 1
 
 
@@ -134,6 +134,6 @@ def test_a_rule_s_ipa_is_spoken_in_place_of_eSpeak_s(engine) -> None:
     espeak = Segment(0, text, 0, len(text), (PhonemeSpan(at, at + 4, "'aIj@r", "espeak"),))
     assert given_phonemes(model, espeak) is None
     params = SynthesisParams("joe", "en")
-    chunks = list(engine.synthesize(ruled, JOE, params))  # Piper's sampling is random:
+    chunks = list(engine.synthesise(ruled, JOE, params))  # Piper's sampling is random:
     said = np.concatenate([c.samples for c in chunks])  # what it says is in the phonemes
     assert len(chunks) == 2 and 1.5 < said.size / 22050 < 6 and np.abs(said).max() > 0.05

@@ -28,7 +28,7 @@ JOB = SynthesisJob((Segment(0, TEXT, 0, len(TEXT)),), SynthesisParams("hi-espeak
 
 
 async def speak(runner: SynthesisRunner) -> int:
-    return sum([chunk.samples.size async for chunk in runner.synthesize(JOB)])
+    return sum([chunk.samples.size async for chunk in runner.synthesise(JOB)])
 
 
 async def test_an_engine_that_keeps_failing_fails_the_health_check(
@@ -43,7 +43,7 @@ async def test_an_engine_that_keeps_failing_fails_the_health_check(
         raise RuntimeError("the device is gone")
 
     with monkeypatch.context() as patched:
-        patched.setattr(engine, "synthesize", broken)
+        patched.setattr(engine, "synthesise", broken)
         for failed in range(1, BROKEN_AFTER + 1):
             with pytest.raises(RuntimeError):
                 await speak(runner)
@@ -62,7 +62,7 @@ async def test_a_segment_longer_than_a_message_leaves_in_pieces() -> None:
     text = " ".join(["नमस्ते दुनिया आज मौसम बहुत अच्छा है"] * 12)
     params = SynthesisParams("hi-espeak-aditi", "hi", speed=0.5)
     job = SynthesisJob((Segment(0, text, 0, len(text)),), params)
-    chunks = [chunk async for chunk in runner.synthesize(job)]
+    chunks = [chunk async for chunk in runner.synthesise(job)]
     longest = MAX_CHUNK_SECONDS * chunks[0].sample_rate
     assert len(chunks) >= 2 and all(c.samples.size <= longest for c in chunks)
     assert {c.segment for c in chunks} == {0}
@@ -102,7 +102,7 @@ async def test_concurrent_streams_share_forward_passes_in_order() -> None:
         return SynthesisJob(segments, SynthesisParams(voice, "hi", with_alignment=True))
 
     async def stream(voice: str) -> list[int]:
-        chunks = [chunk async for chunk in runner.synthesize(job(voice))]
+        chunks = [chunk async for chunk in runner.synthesise(job(voice))]
         assert all(c.alignment is not None and c.samples.size for c in chunks)
         return [c.segment for c in chunks]
 
@@ -147,7 +147,7 @@ async def test_batches_are_launched_on_the_engine_thread_and_collected_beside_it
     segments = tuple(Segment(i, t, 0, len(t)) for i, t in enumerate(texts))
 
     async def stream(voice: str, leave: bool) -> list[int]:
-        chunks = runner.synthesize(SynthesisJob(segments, SynthesisParams(voice, "hi")))
+        chunks = runner.synthesise(SynthesisJob(segments, SynthesisParams(voice, "hi")))
         heard = []
         async for chunk in chunks:
             assert chunk.samples.size
@@ -176,8 +176,8 @@ async def test_a_segment_s_pauses_and_prosody_are_heard() -> None:
         plain, pause_before_ms=500, pause_after_ms=1000, prosody=Prosody(volume=0.5, speed=0.5)
     )
     params = SynthesisParams("hi-espeak-aditi", "hi", with_alignment=True)
-    (said,) = [c async for c in runner.synthesize(SynthesisJob((plain,), params))]
-    (slow,) = [c async for c in runner.synthesize(SynthesisJob((shaped,), params))]
+    (said,) = [c async for c in runner.synthesise(SynthesisJob((plain,), params))]
+    (slow,) = [c async for c in runner.synthesise(SynthesisJob((shaped,), params))]
     rate = said.sample_rate
     head, tail = rate // 2, rate
     assert not slow.samples[:head].any() and not slow.samples[-tail:].any()

@@ -72,7 +72,7 @@ async def test_a_first_clause_is_spoken_alone_only_while_no_stream_waits() -> No
     runner = SynthesisRunner({"voice_engines": ["espeak"]})
 
     async def segments_heard() -> list[tuple[int, str]]:
-        chunks = [chunk async for chunk in runner.synthesize(clause_job())]
+        chunks = [chunk async for chunk in runner.synthesise(clause_job())]
         return [(c.segment, "".join(c.alignment.chars) if c.alignment else "") for c in chunks]
 
     assert await segments_heard() == [(0, CLAUSE), (1, REST)]
@@ -97,13 +97,13 @@ async def test_background_work_waits_behind_a_stream_s_first_segment() -> None:
     scheduler = runner._schedulers["espeak"]
     engine = runner._synthesiser._engines["espeak"]
     spoken: list[str] = []
-    speak = engine.synthesize
+    speak = engine.synthesise
 
     def traced(segment: Segment, *args: object, **kwargs: object) -> object:
         spoken.append(segment.text)
         return speak(segment, *args, **kwargs)
 
-    engine.synthesize = traced
+    engine.synthesise = traced
     gate = threading.Event()
 
     async def queued(jobs: int) -> None:
@@ -119,7 +119,7 @@ async def test_background_work_waits_behind_a_stream_s_first_segment() -> None:
     async def heard(text: str, background: bool) -> None:
         params = SynthesisParams("hi-espeak-aditi", "hi", background=background)
         job = SynthesisJob((Segment(0, text, 0, len(text)),), params)
-        assert [chunk async for chunk in runner.synthesize(job)]
+        assert [chunk async for chunk in runner.synthesise(job)]
 
     # the chunk the shorter: in one lane, a tenant's smaller job goes first
     chunk = asyncio.create_task(heard("हाँ।", background=True))
@@ -156,7 +156,7 @@ async def test_a_first_clause_read_with_its_sentence_is_heard_first_then_the_res
     audio under its own index, aligned over its own text, then the rest's, which
     waits behind other streams' first segments like any later segment."""
     asked = recorded_urgencies(kokoro_runner, monkeypatch)
-    chunks = [chunk async for chunk in kokoro_runner.synthesize(clause_job("default"))]
+    chunks = [chunk async for chunk in kokoro_runner.synthesise(clause_job("default"))]
     heard = [(c.segment, "".join(c.alignment.chars) if c.alignment else "") for c in chunks]
     assert heard == [(0, CLAUSE), (1, REST)]
     assert asked == [FIRST, LATER]
@@ -172,7 +172,7 @@ async def test_a_long_form_chunk_is_background_work_from_its_first_segment(
     asked = recorded_urgencies(kokoro_runner, monkeypatch)
     job = clause_job("default")
     job = replace(job, params=replace(job.params, background=True))
-    chunks = [chunk async for chunk in kokoro_runner.synthesize(job)]
+    chunks = [chunk async for chunk in kokoro_runner.synthesise(job)]
     assert {c.segment for c in chunks} == {0, 1} and asked
     assert set(asked) == {BACKGROUND}
 
@@ -189,7 +189,7 @@ async def test_a_clause_its_reading_does_not_pause_after_is_planned_as_before(
     job = SynthesisJob(segments, SynthesisParams("default", "hi"))
     stats = next(e for e in kokoro_runner.info().engines if e.name == "kokoro").extra
     alone = stats["first_clauses_alone"]
-    assert [chunk.segment async for chunk in kokoro_runner.synthesize(job)] == [0, 1]
+    assert [chunk.segment async for chunk in kokoro_runner.synthesise(job)] == [0, 1]
     stats = next(e for e in kokoro_runner.info().engines if e.name == "kokoro").extra
     assert stats["first_clauses_alone"] == alone + 1
 
@@ -221,7 +221,7 @@ async def test_a_long_segment_gives_the_engine_to_another_project_between_its_ca
     async def speak(text: str, tenant: str) -> tuple[np.ndarray, list[int]]:
         params = SynthesisParams("default", "hi", tenant=tenant)
         job = SynthesisJob((Segment(0, text, 0, len(text)),), params)
-        chunks = [c async for c in runner.synthesize(job)]
+        chunks = [c async for c in runner.synthesise(job)]
         ended.append(tenant)
         return np.concatenate([c.samples for c in chunks]), [
             w.start for c in chunks for w in c.words

@@ -60,7 +60,7 @@ def test_espeak_pitch_settings_move_the_measured_f0_in_order() -> None:
     medians = []
     for pitch in (-0.5, 0.0, 0.5):
         settings = engine.settings_for(voice, SynthesisParams("v", "hi", pitch=pitch))
-        utterance = engine._library.synthesize("नमस्ते, आज मौसम बहुत अच्छा है।", settings)
+        utterance = engine._library.synthesise("नमस्ते, आज मौसम बहुत अच्छा है।", settings)
         samples = np.concatenate(utterance.blocks).astype(np.float32) / 32768
         medians.append(measure(samples, engine._library.sample_rate).median_f0)
     assert medians == sorted(medians) and medians[2] / medians[0] > 1.3

@@ -68,10 +68,10 @@ class StartingReplica(LocalSynthesis):
         self.asked += 1
         return await super().info()
 
-    async def synthesize(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
+    async def synthesise(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
         try:
             await asyncio.sleep(self.start_s)
-            async for chunk in super().synthesize(job):
+            async for chunk in super().synthesise(job):
                 yield chunk
         finally:
             self.closed.set()
@@ -121,7 +121,7 @@ async def test_past_its_bound_a_request_is_told_to_retry_and_stops_waiting(
     await asyncio.wait_for(replica.closed.wait(), 1)  # the remote call was cancelled
     # the raw stream (a WebSocket context's) has the same bound
     with pytest.raises(Overloaded):
-        async for _ in pipeline.synthesize(_job(text).synthesis):
+        async for _ in pipeline.synthesise(_job(text).synthesis):
             pass
 
 

@@ -34,7 +34,7 @@ def said(kokoro: tuple[KokoroEngine, VoiceConfig], before: str = "", after: str 
     engine, voice = kokoro
     segment = Segment(0, TEXT, 0, len(TEXT), context_before=before, context_after=after)
     params = SynthesisParams(voice.id, "hi", with_phonemes=True)
-    chunks = list(engine.synthesize(segment, voice, params))
+    chunks = list(engine.synthesise(segment, voice, params))
     return AudioChunk(
         np.concatenate([c.samples for c in chunks]),
         chunks[0].sample_rate,

@@ -57,7 +57,7 @@ def engine():
 def speak(engine, voice_id: str, text: str, language: str, speed: float = 1.0) -> np.ndarray:
     voice = VOICES[voice_id]
     params = SynthesisParams(voice_id, language, speed)
-    chunks = list(engine.synthesize(Segment(0, text, 0, len(text)), voice, params))
+    chunks = list(engine.synthesise(Segment(0, text, 0, len(text)), voice, params))
     assert chunks and all(
         c.sample_rate == SAMPLE_RATE and c.samples.dtype == np.float32 for c in chunks
     )
@@ -104,7 +104,7 @@ def rms(audio: np.ndarray) -> float:
 
 def timed(engine, voice_id: str, text: str, language: str) -> tuple[np.ndarray, list[WordTiming]]:
     segment = Segment(0, text, 0, len(text))
-    chunks = list(engine.synthesize(segment, VOICES[voice_id], SynthesisParams(voice_id, language)))
+    chunks = list(engine.synthesise(segment, VOICES[voice_id], SynthesisParams(voice_id, language)))
     return np.concatenate([c.samples for c in chunks]), [w for c in chunks for w in c.words]
 
 
@@ -161,7 +161,7 @@ def test_a_long_text_is_spoken_in_pieces_within_the_token_budget(engine) -> None
     assert " ".join(pieces).replace(" ", "") == phonemes.replace(" ", "")  # nothing lost
     calls = engine.info().extra["model_calls"]
     chunks = list(
-        engine.synthesize(
+        engine.synthesise(
             Segment(0, text, 0, len(text)), VOICES["hf_alpha"], SynthesisParams("hf_alpha", "hi")
         )
     )
@@ -171,7 +171,7 @@ def test_a_long_text_is_spoken_in_pieces_within_the_token_budget(engine) -> None
 def test_a_cancelled_segment_stops_between_pieces(engine) -> None:
     text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(6))
     cancel = CancelToken()
-    stream = engine.synthesize(
+    stream = engine.synthesise(
         Segment(0, text, 0, len(text)),
         VOICES["hf_alpha"],
         SynthesisParams("hf_alpha", "hi"),
@@ -226,7 +226,7 @@ def test_the_torch_backend_batches_segments_of_several_streams(torch_engine) -> 
         (Segment(3, ENGLISH, 0, len(ENGLISH)), SynthesisParams("af_heart", "en", 1.3), other),
     ]
     calls = engine.info().extra["model_calls"]
-    chunks = engine.synthesize_batch(items)  # two voices, one forward pass
+    chunks = engine.synthesise_batch(items)  # two voices, one forward pass
     info = engine.info()
     assert info.extra["backend"] == "torch" and info.extra["model_calls"] == calls + 1
     assert [c.segment for c in chunks] == [0, 3]
@@ -269,7 +269,7 @@ def test_a_rule_s_ipa_reaches_the_model_for_its_words(engine) -> None:
         plain  # eSpeak's notation cannot reach Kokoro: the name is read
     )
     params = SynthesisParams("hf_alpha", "hi")
-    chunks = list(engine.synthesize(Segment(0, text, 0, len(text), (rule,)), voice, params))
+    chunks = list(engine.synthesise(Segment(0, text, 0, len(text), (rule,)), voice, params))
     alone = speak(engine, "hf_alpha", text, "hi")
     assert not np.array_equal(np.concatenate([c.samples for c in chunks]), alone)
     assert [text[w.start : w.end] for c in chunks for w in c.words] == text[:-1].split()

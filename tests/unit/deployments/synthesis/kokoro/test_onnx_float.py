@@ -40,7 +40,7 @@ def test_the_float_graph_speaks_as_the_torch_model() -> None:
         engine = load_engine("kokoro", {"backend": backend})
         engine.add_voice(VOICES["hf_alpha"])
         assert engine.info().extra["backend"] == backend
-        chunks = list(engine.synthesize(segment, VOICES["hf_alpha"], params))
+        chunks = list(engine.synthesise(segment, VOICES["hf_alpha"], params))
         heard[backend] = (
             np.concatenate([c.samples for c in chunks]),
             [w.start_ms for c in chunks for w in c.words],

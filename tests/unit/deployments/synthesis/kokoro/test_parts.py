@@ -88,9 +88,9 @@ def test_a_sentence_is_heard_in_two_parts_that_meet_in_its_pause(
         0, SENTENCE, 0, len(SENTENCE), context_before=before_text, context_after=after_text
     )
     before = rendered_s(engine)
-    (whole,) = list(engine.synthesize(segment, VOICE, PARAMS))
+    (whole,) = list(engine.synthesise(segment, VOICE, PARAMS))
     whole_s = rendered_s(engine) - before
-    parts = engine.synthesize_parts(segment, SPLIT_AT, VOICE, PARAMS)
+    parts = engine.synthesise_parts(segment, SPLIT_AT, VOICE, PARAMS)
     assert parts is not None
     head, rest = list(parts)
     parted_s = rendered_s(engine) - before - whole_s
@@ -120,13 +120,13 @@ def test_a_reading_that_runs_on_through_the_mark_is_not_cut(engine) -> None:
     ``पहला;`` straight into the next word), there is nothing to cut in: None."""
     text = "पहला; दूसरा और तीसरा विकल्प भी है।"
     segment = Segment(0, text, 0, len(text))
-    assert engine.synthesize_parts(segment, len("पहला;") + 1, VOICE, PARAMS) is None
+    assert engine.synthesise_parts(segment, len("पहला;") + 1, VOICE, PARAMS) is None
 
 
 def test_a_stream_gone_after_the_first_part_renders_no_more(engine) -> None:
     segment = Segment(0, SENTENCE, 0, len(SENTENCE))
     cancel = CancelToken()
-    parts = engine.synthesize_parts(segment, SPLIT_AT, VOICE, PARAMS, cancel)
+    parts = engine.synthesise_parts(segment, SPLIT_AT, VOICE, PARAMS, cancel)
     assert parts is not None
     next(parts)
     cancel.cancel()
@@ -137,5 +137,5 @@ def test_a_stream_gone_after_the_first_part_renders_no_more(engine) -> None:
 
 def test_a_split_inside_the_first_word_or_past_the_last_is_not_cut(engine) -> None:
     segment = Segment(0, SENTENCE, 0, len(SENTENCE))
-    assert engine.synthesize_parts(segment, 0, VOICE, PARAMS) is None
-    assert engine.synthesize_parts(segment, len(SENTENCE), VOICE, PARAMS) is None
+    assert engine.synthesise_parts(segment, 0, VOICE, PARAMS) is None
+    assert engine.synthesise_parts(segment, len(SENTENCE), VOICE, PARAMS) is None
