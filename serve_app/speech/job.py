@@ -20,7 +20,7 @@ from deployments.messages import (
     SynthesisJob,
     SynthesisParams,
 )
-from deployments.reading import ReadingOptions, SsmlText
+from deployments.reading import PronunciationRule, ReadingOptions, SsmlText
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.description import Report
 from serve_app.http.errors import InvalidRequest
@@ -68,20 +68,22 @@ class Voicing:
     voice: VoiceConfig
     params: SynthesisParams
     output: OutputParams
-    # how its text is read: language, quality, the request's dictionaries' rules,
-    # numbers and symbols in words or as written (each input adds its SSML)
-    reading_options: ReadingOptions
     design_report: Report | None = None  # for a built voice
+    rules: tuple[PronunciationRule, ...] = ()  # of the request's dictionaries
+    reads_text: bool = True  # numbers and symbols read in words (else as written)
 
     def in_background(self) -> Voicing:
         """This voicing for work no listener waits for (a long-form job's chunks): its
         text read, and its audio spoken, below live requests'."""
-        reading = replace(self.reading_options, background=True)
-        return replace(self, params=replace(self.params, background=True), reading_options=reading)
+        return replace(self, params=replace(self.params, background=True))
 
     def reading(self, ssml: bool | SsmlText = False) -> ReadingOptions:
-        """How this voicing reads a text (``ssml``: the text's SSML document)."""
-        return replace(self.reading_options, ssml=ssml) if ssml else self.reading_options
+        """How this voicing reads a text (``ssml``: the text's SSML document): in its
+        language and quality, with its rules, in the background where it speaks there."""
+        params = self.params
+        return ReadingOptions(
+            params.language, params.quality, self.rules, ssml, self.reads_text, params.background
+        )
 
     @property
     def sample_rate(self) -> int:

@@ -9,7 +9,6 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from deployments.messages import SynthesisParams
-from deployments.reading import ReadingOptions
 from deployments.synthesis.voices import VoiceConfig, is_voice_id
 from serve_app.http.errors import InvalidRequest, NotFound
 from serve_app.speech.catalog import Catalog
@@ -85,8 +84,7 @@ class VoiceChooser:
         if built is not None:
             voice, params, report = built.voice, built.params, built.report
         reads = options.apply_text_normalization != "off"
-        reading = ReadingOptions(params.language, params.quality, rules, read=reads)
-        return Voicing(voice, params, output, reading, report)
+        return Voicing(voice, params, output, report, rules, reads)
 
     def _check(self, options: VoiceOptions) -> None:
         """What ``options`` alone may not ask: another model, two voice modes at once,
