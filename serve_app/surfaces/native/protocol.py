@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from serve_app.settings import DEFAULT_MODEL_ID
+from serve_app.speech.text_buffer import DEFAULT_SCHEDULE
 from serve_app.speech.vocabulary import (
     CONTROLS,
     DICTIONARIES_FIELD,
@@ -24,7 +25,6 @@ from serve_app.speech.vocabulary import (
     VoiceRecord,
     Volume,
 )
-from serve_app.surfaces.websocket.text_buffer import DEFAULT_SCHEDULE
 
 
 class HealthStatus(BaseModel):

@@ -10,9 +10,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from serve_app.http.errors import RateLimited
+from serve_app.speech.text_buffer import DEFAULT_SCHEDULE
+from serve_app.speech.text_stream import TextStream, TextStreamSettings, TextStreamSink
 from serve_app.surfaces.services import Services
-from serve_app.surfaces.websocket.context import ContextAudio, ContextSettings, ContextSink
-from serve_app.surfaces.websocket.text_buffer import DEFAULT_SCHEDULE
 from serve_app.surfaces.websocket.wire import ClientMessage
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -28,7 +28,7 @@ class Contexts:
 
     def __init__(
         self,
-        sink: ContextSink,
+        sink: TextStreamSink,
         state: Services,
         send: Send,
         send_lock: asyncio.Lock,
@@ -36,23 +36,23 @@ class Contexts:
         auto_mode: bool = False,
     ) -> None:
         self._sink = sink
-        self.settings = ContextSettings()  # the session's, once its first message is read
+        self.settings = TextStreamSettings()  # the session's, once its first message is read
         self._state = state
         self._send = send
         self._send_lock = send_lock
         self._multi = multi
         self.auto_mode = auto_mode
-        self._open: dict[str, ContextAudio] = {}
+        self._open: dict[str, TextStream] = {}
         # closed (close_context) but still speaking what they held: their ids are free
         # for a new context, as ElevenLabs has it
-        self._closing: set[ContextAudio] = set()
+        self._closing: set[TextStream] = set()
         self._streams = itertools.count()  # each context's own count of characters
         self.failures: asyncio.Queue[BaseException | None] = asyncio.Queue()
 
-    def get(self, context_id: str) -> ContextAudio | None:
+    def get(self, context_id: str) -> TextStream | None:
         return self._open.get(context_id)
 
-    def open(self, context_id: str, message: ClientMessage) -> ContextAudio:
+    def open(self, context_id: str, message: ClientMessage) -> TextStream:
         """The open context ``context_id``, or a new one that ``message`` opens (429
         ``rate_limited`` past the session's limit; 503 past the replica's capacity). A
         context closed with ``close_context`` keeps speaking what it held, its id free
@@ -74,7 +74,7 @@ class Contexts:
             self._closing.add(context)
         config = message.generation_config
         schedule = tuple(config.chunk_length_schedule) if config else DEFAULT_SCHEDULE
-        context = ContextAudio(
+        context = TextStream(
             self._state.speech,
             self.settings,
             self._sink,
@@ -87,7 +87,7 @@ class Contexts:
         context.task = asyncio.create_task(self._run(context))
         return context
 
-    async def _run(self, context: ContextAudio) -> None:
+    async def _run(self, context: TextStream) -> None:
         try:
             await context.run()
             if self._multi:

@@ -11,10 +11,12 @@
 
 What differs between them (the query, the frames, the names) is each surface's
 :class:`~serve_app.surfaces.websocket.wire.WireProtocol`; the session is the same.
-Each context (context.py) has a receiver's buffer that cuts its text into pieces, a
-producer that synthesises pieces in order (the next while the last is sent), and a
-sender that encodes them as one stream and sends in input order; the session's
-contexts are opened, cleared (barge-in) and ended in contexts.py. Turns: a named
+Each context is a :class:`~serve_app.speech.text_stream.TextStream` of the speech
+layer: a buffer that cuts its text into pieces, a producer that checks, voices,
+reads, pays for and synthesises pieces in order (the next while the last is sent),
+and a sender that encodes them as one stream and hands them here to send in input
+order; the session's contexts are opened, cleared (barge-in) and ended in
+contexts.py. The session reads messages and writes frames. Turns: a named
 flush (``flush_id``) is answered ``flushDone`` after its last audio, ``clear``
 ``cleared`` once its context has stopped. One bill per session, one :class:`Delivery`.
 """
@@ -48,10 +50,10 @@ from serve_app.http.origins import origin_allowed
 from serve_app.speech.admission import Ticket, client_address
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.job import Voicing, elapsed_ms
+from serve_app.speech.text_stream import TextStream, TextStreamSettings, all_or_none
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.surfaces.native.protocol import WsFinalMessage
 from serve_app.surfaces.services import Services
-from serve_app.surfaces.websocket.context import ContextAudio, ContextSettings, all_or_none
 from serve_app.surfaces.websocket.contexts import Contexts
 from serve_app.surfaces.websocket.message_rate import MessageRate
 from serve_app.surfaces.websocket.wire import ClientMessage, WireProtocol
@@ -96,7 +98,7 @@ class StreamInputSession:
         self._inactivity_s = 20.0
 
     # -- where its contexts' text is voiced and paid for, and their audio goes
-    # (context.ContextSink) --
+    # (text_stream.TextStreamSink) --
 
     async def extend_bill(self, characters: int) -> None:
         assert self._delivery is not None
@@ -106,10 +108,10 @@ class StreamInputSession:
         if self._delivery is not None:
             self._delivery.spent_without_audio(seconds)
 
-    async def release_unsent(self, context: ContextAudio) -> None:
+    async def release_unsent(self, context: TextStream) -> None:
         if self._delivery is None:
             return
-        unsent = context.held - self._delivery.spoken(context.stream)
+        unsent = context.held - self._delivery.spoken(context.bill_stream)
         if unsent > 0:
             context.held -= unsent
             await self._delivery.shrink(unsent)
@@ -211,7 +213,7 @@ class StreamInputSession:
         rules = await self._state.dictionaries.rules_for(
             key.project_id, self._options.pronunciation_dictionaries, self._wire.dictionaries_param
         )
-        self._contexts.settings = ContextSettings(
+        self._contexts.settings = TextStreamSettings(
             self._ssml, self._phonemes, rules, self._state.config.ws_max_buffered_chars
         )
         if self._wire.voice_known(self._options):
@@ -289,7 +291,7 @@ class StreamInputSession:
             )
         await self._contexts.end_all()
 
-    async def send_audio(self, context: ContextAudio, index: int, chunk: EncodedChunk) -> None:
+    async def send_audio(self, context: TextStream, index: int, chunk: EncodedChunk) -> None:
         """Send ``chunk`` and count it delivered, both under the send lock: a context
         cleared meanwhile (:meth:`Contexts.clear`) stops between chunks, never between
         a chunk's sending and its counting."""
@@ -307,9 +309,9 @@ class StreamInputSession:
         async with self._send_lock:
             if message is not None:
                 await self._ws.send_text(json.dumps(message, separators=(",", ":")))
-            await asyncio.shield(self._delivery.delivered(chunk, context.stream))
+            await asyncio.shield(self._delivery.delivered(chunk, context.bill_stream))
 
-    async def send_flush_done(self, context: ContextAudio, flush_id: str) -> None:
+    async def send_flush_done(self, context: TextStream, flush_id: str) -> None:
         done = {"flushDone": True, "flushId": flush_id}
         await self._send_json(self._contexts.acknowledgement(done, context.id))
 

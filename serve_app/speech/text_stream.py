@@ -1,5 +1,7 @@
-"""One context of a WebSocket session: its text buffer, its pieces synthesised in
-order, and its audio encoded as one stream and handed to the session to send."""
+"""A text stream: text that arrives in pieces (a WebSocket context's messages),
+buffered, cut where sentences end, each piece checked, voiced, read, paid for and
+spoken in order, and its audio encoded as one stream and handed to its sink (the
+session that owns it) to send. The surface only reads messages and writes frames."""
 
 from __future__ import annotations
 
@@ -23,11 +25,11 @@ from serve_app.http.errors import InsufficientBalance, InvalidRequest
 from serve_app.speech.admission import Ticket
 from serve_app.speech.job import Voicing, with_alignment
 from serve_app.speech.service import SpeechService
-from serve_app.surfaces.websocket.text_buffer import Piece, TextBuffer
+from serve_app.speech.text_buffer import Piece, TextBuffer
 
 _DONE = None
 # Pieces (each at most a schedule's length, ~290 characters, or a sentence) that may
-# wait to be spoken: past it, a context's add waits for room, so a client that sends
+# wait to be spoken: past it, a text stream's add waits for room, so a client that sends
 # text faster than it is spoken is read as fast as it is spoken (nothing is dropped,
 # nothing piles up).
 MAX_QUEUED_PIECES = 32
@@ -38,15 +40,15 @@ HOLD_BLOCK_CHARS = 256
 
 @dataclass(frozen=True)
 class FlushMark:
-    """Where a named flush falls among a context's pieces: acknowledged once the audio
+    """Where a named flush falls among a text stream's pieces: acknowledged once the audio
     of everything before it has been sent."""
 
     flush_id: str
 
 
 @dataclass(frozen=True)
-class ContextSettings:
-    """What a session's query and first message settle for all its contexts: SSML
+class TextStreamSettings:
+    """What a session's query and first message settle for all its text streams: SSML
     texts, phoneme timings, the dictionaries' rules, the longest text that may wait
     for a sentence end."""
 
@@ -56,8 +58,8 @@ class ContextSettings:
     max_buffered_chars: int = 8192
 
 
-class ContextSink(Protocol):
-    """Where a context's text is voiced and paid for, and its audio goes: its session."""
+class TextStreamSink(Protocol):
+    """Where a text stream's text is voiced and paid for, and its audio goes: its session."""
 
     async def voicing_for(self, text: str) -> Voicing:
         """The voicing for ``text`` (the first text settles the session's)."""
@@ -67,55 +69,56 @@ class ContextSink(Protocol):
         """Grow the session's hold by ``characters`` more; 402 if the balance is short."""
         ...
 
-    async def release_unsent(self, context: ContextAudio) -> None:
-        """Release the hold of what ``context`` was held for and has not sent (it was
+    async def release_unsent(self, text: TextStream) -> None:
+        """Release the hold of what ``text`` was held for and has not sent (it was
         cleared: what it dropped will not be said)."""
         ...
 
-    async def send_audio(self, context: ContextAudio, index: int, chunk: EncodedChunk) -> None:
-        """Send ``chunk``, the ``index``-th message of ``context``, and count it delivered."""
+    async def send_audio(self, text: TextStream, index: int, chunk: EncodedChunk) -> None:
+        """Send ``chunk``, the ``index``-th message of ``text``, and count it delivered."""
         ...
 
-    async def send_flush_done(self, context: ContextAudio, flush_id: str) -> None:
+    async def send_flush_done(self, text: TextStream, flush_id: str) -> None:
         """Tell the client the audio of the flush ``flush_id`` has all been sent."""
         ...
 
     def spent_without_audio(self, seconds: float) -> None:
         """A piece's synthesis ran ``seconds`` and made no audio (it was silent, or its
-        context was cleared or closed first): the key's unproductive time."""
+        stream was cleared or closed first): the key's unproductive time."""
         ...
 
 
-class ContextAudio:
-    """One context's text to audio: its buffer, its pieces synthesised in order, one
-    encoder (one MP3 stream however many pieces) and its message index. ``stream``
-    numbers it among the session's contexts, each billed for its own text."""
+class TextStream:
+    """One stream's text to audio: its buffer, its pieces synthesised in order, one
+    encoder (one MP3 stream however many pieces) and its message index. ``id`` is its
+    WebSocket context's; ``bill_stream`` numbers it among the session's streams, each
+    billed for its own text."""
 
     def __init__(
         self,
         speech: SpeechService,
-        settings: ContextSettings,
-        sink: ContextSink,
+        settings: TextStreamSettings,
+        sink: TextStreamSink,
         context_id: str,
         schedule: tuple[int, ...] | None,
-        stream: int = 0,
+        bill_stream: int = 0,
     ) -> None:
         self.id = context_id
-        self.stream = stream
+        self.bill_stream = bill_stream
         self.buffer = TextBuffer(schedule, markup=settings.ssml, rules=settings.rules)
         self._speech = speech
         self._settings = settings
         self._sink = sink
         self._output: OutputParams | None = None  # the session's, once its voicing is known
         self._pieces: asyncio.Queue[Piece | FlushMark | None] = asyncio.Queue(MAX_QUEUED_PIECES)
-        # (characters of the context's text spoken by the chunk's end, the chunk)
+        # (characters of the stream's text spoken by the chunk's end, the chunk)
         self._audio: asyncio.Queue[tuple[int, AudioChunk] | FlushMark | None] = asyncio.Queue(
             maxsize=8
         )
         self.task: asyncio.Task[None] | None = None
         self.ticket: Ticket | None = None  # its own admission place, if it has one
         self.ended = False
-        self.held = 0  # characters the session's hold was grown by for this context
+        self.held = 0  # characters the session's hold was grown by for this stream
         self._owed = 0  # characters of it that text has taken (the rest held ahead)
 
     async def add(self, text: str, flush: bool, trigger: bool, flush_id: str | None = None) -> None:
@@ -146,7 +149,7 @@ class ContextAudio:
             )
 
     async def _hold(self, characters: int, checked: bool = False) -> None:
-        """The session's hold grown to cover ``characters`` more of this context, a
+        """The session's hold grown to cover ``characters`` more of this stream, a
         block ahead at a time (402 ``insufficient_balance`` if the balance cannot);
         ``checked``: grown by nothing if need be, so that the key is checked again (a
         revoked key ends the session at the next text it speaks)."""
@@ -166,7 +169,7 @@ class ContextAudio:
         self._owed += characters
 
     async def end(self) -> None:
-        """No more text: what is buffered is spoken, then the context ends."""
+        """No more text: what is buffered is spoken, then the stream ends."""
         if self.ended:
             return
         self.ended = True
@@ -180,9 +183,9 @@ class ContextAudio:
 
     async def _produce(self) -> None:
         """Synthesise pieces in order; each piece's audio goes to the sender as it comes,
-        with the characters of this context's text it has spoken by its end."""
+        with the characters of this stream's text it has spoken by its end."""
         speech, settings, sink = self._speech, self._settings, self._sink
-        spoken = 0  # characters of this context's cleaned text before the piece
+        spoken = 0  # characters of this stream's cleaned text before the piece
         while (piece := await self._pieces.get()) is not None:
             if isinstance(piece, FlushMark):
                 await self._audio.put(piece)
@@ -205,7 +208,7 @@ class ContextAudio:
             try:
                 async for chunk in speech.synthesise(said, voicing):
                     made = True
-                    if chunk.timings is not None:  # words: offsets in all the context's text
+                    if chunk.timings is not None:  # words: offsets in all the stream's text
                         chunk = replace(chunk, timings=chunk.timings.moved(0, piece.start))
                     await self._audio.put((spoken + billed_through(chunk, ends), chunk))
             except Exception:
