@@ -169,10 +169,11 @@ class Segment:
     # (start, end) in the input; words a reading made (``₹5`` -> "five rupees") share
     # the span of what they read
     sources: tuple[tuple[int, int, int, int], ...] = ()
-    # text around the request, read by engines that can as context and not spoken
-    # (ElevenLabs' previous_text / next_text: the first segment's and the last's)
-    context_before: str = ""
-    context_after: str = ""
+    # the text around the request (the API's previous_text / next_text, read as the
+    # request is: the first segment's and the last's), read with the segment by
+    # engines that can, never spoken or billed
+    previous_text: str = ""
+    next_text: str = ""
 
     def source_of(self, start: int, end: int) -> tuple[int, int]:
         """The input's span of the word at ``text[start:end]``; (-1, -1) if unknown."""

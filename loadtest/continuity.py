@@ -77,7 +77,7 @@ def main() -> None:
     params = SynthesisParams(VOICE, "hi", with_phonemes=True)
 
     def say(text: str, before: str = "", after: str = "") -> Spoken:
-        segment = Segment(0, text, 0, len(text), context_before=before, context_after=after)
+        segment = Segment(0, text, 0, len(text), previous_text=before, next_text=after)
         started = time.perf_counter()
         chunks = list(engine.synthesise(segment, voice, params))
         took = time.perf_counter() - started

@@ -281,7 +281,7 @@ def joined(first: Segment, second: Segment) -> Segment | None:
         phonemes=first.phonemes
         + tuple(replace(p, start=p.start + shift, end=p.end + shift) for p in second.phonemes),
         pause_before_ms=first.pause_before_ms,
-        context_before=first.context_before,
+        previous_text=first.previous_text,
         sources=first.sources
         + tuple((a + shift, b + shift, c, d) for a, b, c, d in second.sources),
     )

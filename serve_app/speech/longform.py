@@ -1,6 +1,6 @@
 """A long text cut for a long-form job: chapters, each cut into chunks of whole
 sentences that the Synthesiser replicas speak side by side, each with the text around
-it to read as context (so that prosody flows across a join).
+it read with it, not spoken (so that prosody flows across a join).
 
 Markdown is read as a reader hears it: its headings start chapters (at the highest
 level the document uses) and are spoken as their chapter's first line; paragraphs,
@@ -23,11 +23,11 @@ from deployments.normaliser.segmenter import SegmentationProfile, segment
 TextFormat = Literal["text", "markdown"]
 
 # A chunk: about a minute of speech (Hindi at ~15 characters a second), long enough
-# that its context is a small part of the work, short enough that a job of a few
+# that its surrounding text is a small part of the work, short enough that a job of a few
 # thousand characters is still spread over every replica.
 CHUNK_CHARS = 1_000
-# Text read around a chunk as context, not spoken: about a sentence each side.
-CONTEXT_CHARS = 200
+# Text read around a chunk, not spoken: about a sentence each side.
+SURROUNDING_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Chapter:
 @dataclass(frozen=True)
 class Chunk:
     """One piece of a job's speech: ``text`` is spoken, ``before`` and ``after`` are
-    read as context (the chapter's text on either side, never another chapter's)."""
+    read with it, not spoken (the chapter's text on either side, never another chapter's)."""
 
     index: int  # in the job, from 0
     chapter: int
@@ -63,8 +63,8 @@ def chunks_of(chapters: Iterable[Chapter], chunk_chars: int = CHUNK_CHARS) -> li
     for number, chapter in enumerate(chapters):
         texts = list(_packed(chapter.paragraphs, chunk_chars))
         for k, spoken in enumerate(texts):
-            before = " ".join(texts[:k])[-CONTEXT_CHARS:]
-            after = " ".join(texts[k + 1 :])[:CONTEXT_CHARS]
+            before = " ".join(texts[:k])[-SURROUNDING_CHARS:]
+            after = " ".join(texts[k + 1 :])[:SURROUNDING_CHARS]
             chunks.append(Chunk(len(chunks), number, spoken, before.lstrip(), after.rstrip()))
     return chunks
 

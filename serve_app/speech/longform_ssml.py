@@ -21,7 +21,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
 from serve_app.http.errors import InvalidRequest
-from serve_app.speech.longform import CHUNK_CHARS, CONTEXT_CHARS, Chapter, Chunk
+from serve_app.speech.longform import CHUNK_CHARS, SURROUNDING_CHARS, Chapter, Chunk
 
 BLOCKS = frozenset({"p", "s", "paragraph", "sentence"})
 _XML = "{http://www.w3.org/XML/1998/namespace}"
@@ -34,7 +34,7 @@ Wrapper = tuple[str, tuple[tuple[str, str], ...]]
 class _Unit:
     wrappers: tuple[Wrapper, ...]  # the elements between <speak> and it, outermost first
     markup: str
-    spoken: str  # its text without the tags, for sizes and for context
+    spoken: str  # its text without the tags, for sizes and for the text read around a chunk
 
 
 def ssml_chunks(
@@ -55,8 +55,8 @@ def ssml_chunks(
         groups = list(_packed(units, chunk_chars))
         spoken = [" ".join(u.spoken for u in group if u.spoken) for group in groups]
         for k, group in enumerate(groups):
-            before = " ".join(filter(None, spoken[:k]))[-CONTEXT_CHARS:].lstrip()
-            after = " ".join(filter(None, spoken[k + 1 :]))[:CONTEXT_CHARS].rstrip()
+            before = " ".join(filter(None, spoken[:k]))[-SURROUNDING_CHARS:].lstrip()
+            after = " ".join(filter(None, spoken[k + 1 :]))[:SURROUNDING_CHARS].rstrip()
             chunks.append(Chunk(len(chunks), number, _document(root, group), before, after))
     return chapters, chunks
 

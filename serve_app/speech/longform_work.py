@@ -1,6 +1,6 @@
 """The work of long-form jobs: a process claims a chunk (the accounts database hands
 each to one process at a time), speaks it whole as a buffered request of the job's
-settings would be spoken, with its chapter's text around it read as context, stores
+settings would be spoken, with its chapter's text around it read with it, stores
 its audio, and marks it done, charged, in one transaction.
 
 A chunk is background work: no listener waits for any of its audio, so every one of
@@ -31,7 +31,7 @@ from serve_app.http.errors import ServiceError
 from serve_app.speech import idle_waits
 from serve_app.speech.audio_store import AudioStore, job_key
 from serve_app.speech.billing import Meter
-from serve_app.speech.continuity import in_context
+from serve_app.speech.continuity import with_surrounding_text
 from serve_app.speech.idle_waits import IdleWait, Wakeup
 from serve_app.speech.job import Voicing
 from serve_app.speech.service import SpeechService
@@ -174,7 +174,9 @@ class ChunkSpeaker:
         said = await service.read(given, voicing)
         if said is None:
             return Rendered(b"", 0, 0)
-        text = await in_context(said.text, chunk.before, chunk.after, service.pipeline, voicing)
+        text = await with_surrounding_text(
+            said.text, chunk.before, chunk.after, service.pipeline, voicing
+        )
         # kept as PCM: the job's format is made when its audio is read (job_audio), as
         # one stream (MP3 frames of separate encoders, WAV headers do not concatenate)
         pcm = replace(voicing.output, format="pcm", sample_rate=voicing.sample_rate)

@@ -24,7 +24,7 @@ from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission
 from serve_app.speech.billing import Meter
 from serve_app.speech.catalog import Catalog
-from serve_app.speech.continuity import RecentTexts, in_context
+from serve_app.speech.continuity import RecentTexts, with_surrounding_text
 from serve_app.speech.custom_voices import CustomVoices
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.dictionaries import Dictionaries
@@ -194,8 +194,10 @@ class SpeechService:
                 raise InvalidRequest(
                     "empty_input", "input has nothing to speak (no letters or digits).", "input"
                 )
-            around = self.recent.around(key.project_id, request)
-            normalised = await in_context(said.text, *around, self.pipeline, voicing)
+            previous_text, next_text = self.recent.around(key.project_id, request)
+            normalised = await with_surrounding_text(
+                said.text, previous_text, next_text, self.pipeline, voicing
+            )
             bill = await self.meter.hold(key, said.characters)
         except BaseException:
             ticket.release()
@@ -215,7 +217,7 @@ class SpeechService:
 
     def synthesise(self, said: BilledText, voicing: Voicing) -> AsyncIterator[AudioChunk]:
         """The audio of ``said`` as ``voicing`` speaks it, not yet encoded (a
-        WebSocket context encodes all its pieces' audio as one stream). Closing the
+        text stream encodes all its pieces' audio as one stream). Closing the
         stream stops its synthesis."""
         return self.pipeline.synthesise(SynthesisJob(said.text.segments, voicing.params))
 

@@ -21,7 +21,7 @@ Replace = Callable[[re.Match[str]], str]
 
 
 class SaysCodes(Protocol):
-    """What reading a code asks of a language's reader (``context.ContextReader`` is one)."""
+    """What reading a code asks of a language's reader (``in_full.InFullReader`` is one)."""
 
     def spelled(self, letters: str) -> str: ...
 

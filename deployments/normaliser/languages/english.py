@@ -8,7 +8,7 @@ import re
 from num2words import num2words
 
 from deployments.normaliser.languages.base import Rule
-from deployments.normaliser.languages.context import ContextReader
+from deployments.normaliser.languages.in_full import InFullReader
 from deployments.normaliser.languages.currencies import Currency
 from deployments.normaliser.languages.units import Unit
 
@@ -55,7 +55,7 @@ def _words(text: str) -> str:
     return text.replace(",", "").replace("-", " ")
 
 
-class EnglishReader(ContextReader):
+class EnglishReader(InFullReader):
     states = (
         "Andhra Pradesh", "Arunachal Pradesh", "Assam", "Bihar", "Chhattisgarh", "Goa",
         "Gujarat", "Haryana", "Himachal Pradesh", "Jharkhand", "Karnataka", "Kerala",

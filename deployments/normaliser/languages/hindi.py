@@ -14,7 +14,7 @@ from num2words import num2words
 
 from deployments.normaliser.english_words import native_spelling
 from deployments.normaliser.languages.base import NUMBER, Rule, alternatives, parse_number
-from deployments.normaliser.languages.context import ContextReader
+from deployments.normaliser.languages.in_full import InFullReader
 from deployments.normaliser.languages.currencies import CURRENCIES, Currency, currency_of
 from deployments.normaliser.languages.hindi_words import (
     ABBREVIATIONS,
@@ -40,7 +40,7 @@ from deployments.normaliser.languages.hindi_words import (
 from deployments.normaliser.languages.units import Unit
 
 
-class HindiReader(ContextReader):
+class HindiReader(InFullReader):
     decimal_word = "दशमलव"
     minus_word = "माइनस"
     percent_word = "प्रतिशत"
@@ -55,13 +55,13 @@ class HindiReader(ContextReader):
     by_word = "बाई"  # 12x10: बारह बाई दस
     states = STATES
     version_point = "पॉइंट"
-    ratio_names = ContextReader.ratio_names + "|अनुपात"
+    ratio_names = InFullReader.ratio_names + "|अनुपात"
     code_names = (
-        ContextReader.code_names + r"|ओटीपी|पिन|खाता|खाते|अकाउंट|कार्ड|रेफ़रेंस|रेफरेंस|संदर्भ|"
+        InFullReader.code_names + r"|ओटीपी|पिन|खाता|खाते|अकाउंट|कार्ड|रेफ़रेंस|रेफरेंस|संदर्भ|"
         r"मोबाइल|फ़ोन|फोन|आईडी|नंबर|नं\.|हेल्पलाइन|व्हाट्सऐप|ऑर्डर|ट्रेन|गाड़ी|अंक|अंकों|"
         r"कॉल करो|कॉल करें|कॉल कीजिए|कॉल करिए|डायल करें|डायल करो"
     )
-    code_glue = ContextReader.code_glue + r"|है|हैं|नंबर|नं\.?|संख्या|कोड"
+    code_glue = InFullReader.code_glue + r"|है|हैं|नंबर|नं\.?|संख्या|कोड"
     amount_after = r"रुपये|रुपए|/-"
     letter_names = LETTERS
     word_acronyms = WORD_ACRONYMS

@@ -25,7 +25,7 @@ AM_PM = r"(?=\s?[AaPp]\.?\s?[Mm]\.?(?![A-Za-z]))"
 NOT_AFTER_A_LETTER = r"(?<![\w\u0900-\u0963\u0971-\u097F])"
 
 
-class ContextReader(AddressReader):
+class InFullReader(AddressReader):
     """Rules shared by languages read in full: phone numbers, e-mail and web
     addresses (:class:`AddressReader`), dates, times, money, ranges, percentages,
     fractions, units, ordinals, abbreviations.

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from num2words import num2words
 
 from deployments.normaliser.english_words import counted_spelling, native_spelling
-from deployments.normaliser.languages.context import ContextReader
+from deployments.normaliser.languages.in_full import InFullReader
 from deployments.normaliser.languages.currencies import Currency
 from deployments.normaliser.languages.indic_words import WORDS, IndicWords
 from deployments.normaliser.languages.units import Unit
@@ -201,7 +201,7 @@ def kannada(n: int) -> str:
     return " ".join(parts)
 
 
-class IndicReader(ContextReader):
+class IndicReader(InFullReader):
     """The shared rules (dates, money, ranges, the clock, units, telephone numbers)
     in a language that supplies its cardinals and the words of :mod:`indic_words`.
     A number before what it counts takes the language's form for it (:meth:`quantity`)."""

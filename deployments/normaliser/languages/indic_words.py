@@ -1,5 +1,5 @@
 """What the other Indian languages with a number reader say for the written forms
-the shared rules read (:class:`context.ContextReader`): month names, the rupee, a
+the shared rules read (:class:`in_full.InFullReader`): month names, the rupee, a
 range, the clock, fractions, titles. Written by hand; where a language joins a
 word to the number before it (Kannada's ರಿಂದ for a range, Tamil's ஒன்றரை), a small
 function here does the joining.

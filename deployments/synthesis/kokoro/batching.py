@@ -13,7 +13,7 @@ from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.engine import EngineError
 from deployments.synthesis.kokoro.backends import Voiced
 from deployments.synthesis.kokoro.engine import KokoroEngine
-from deployments.synthesis.kokoro.pieces import SAMPLE_RATE, in_context, spoken
+from deployments.synthesis.kokoro.passages import SAMPLE_RATE, own_audio, spoken
 from deployments.synthesis.kokoro.torch_backend import Launch, TorchKokoro
 from deployments.synthesis.voices import VoiceConfig
 
@@ -26,7 +26,7 @@ class BatchingKokoroEngine(KokoroEngine):
     def synthesise_batch(
         self, items: list[tuple[Segment, SynthesisParams, VoiceConfig]]
     ) -> list[AudioChunk]:
-        """Every item's audio, all of their pieces spoken in one forward pass (a
+        """Every item's audio, all of their passages spoken in one forward pass (a
         voice is only a style row: items of any voices share it)."""
         return self.launch_batch(items)()
 
@@ -35,9 +35,9 @@ class BatchingKokoroEngine(KokoroEngine):
     ) -> Callable[[], list[AudioChunk]]:
         """:meth:`synthesise_batch` in two steps: the text made into the model's input
         and the pass queued on the device, here; the call it returns waits for the
-        audio and trims, limits and times each piece (off the thread that launches)."""
+        audio and trims, limits and times each passage (off the thread that launches)."""
         calls = [self._items(segment, voice, params) for segment, params, voice in items]
-        flat = [piece.item for _, pieces in calls for piece in pieces]
+        flat = [passage.item for _, passages in calls for passage in passages]
         started = time.perf_counter()
         try:
             launch = self._model.launch(flat) if flat else None
@@ -47,8 +47,8 @@ class BatchingKokoroEngine(KokoroEngine):
         def collect() -> list[AudioChunk]:
             voiced = iter(self._collected(launch, len(flat), started))
             chunks = []
-            for (segment, params, _), (said, pieces) in zip(items, calls, strict=True):
-                heard = list(spoken(said, pieces, [in_context(next(voiced), p) for p in pieces]))
+            for (segment, params, _), (said, passages) in zip(items, calls, strict=True):
+                heard = list(spoken(said, passages, [own_audio(next(voiced), p) for p in passages]))
                 parts = [h.audio for h in heard]
                 samples = np.concatenate(parts) if parts else np.zeros(0, np.float32)
                 words = tuple(word for h in heard for word in h.words)

@@ -1,11 +1,11 @@
 """The ``kokoro`` engine: Kokoro-82M, through ONNX Runtime or torch.
 
 A neural voice at 24 kHz: text becomes phonemes through eSpeak NG
-(:mod:`.phonemes`), phonemes become audio in one model call per piece of
+(:mod:`.phonemes`), phonemes become audio in one model call per passage of
 at most ``max_tokens`` symbols (cut at sentence, then clause, then word ends),
 so a long text never holds the engine in one call and a cancelled stream stops
-between pieces. Each piece's audio is trimmed and limited, and its words timed
-from the frames the model gave their phonemes (:mod:`.pieces`). On the ONNX
+between passages. Each passage's audio is trimmed and limited, and its words timed
+from the frames the model gave their phonemes (:mod:`.passages`). On the ONNX
 backend a sentence whose first clause was cut for a sooner first audio is read
 once and rendered in two parts cut in the pause its reading makes after the
 clause (:meth:`KokoroEngine.synthesise_parts`, :mod:`.parts`).
@@ -60,7 +60,7 @@ from deployments.synthesis.kokoro.backends import (
 )
 from deployments.synthesis.kokoro.parts import cut_frame, heard_parts, split_point
 from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer, Phonemes
-from deployments.synthesis.kokoro.pieces import SAMPLE_RATE, Piece, cut_pieces, in_context, spoken
+from deployments.synthesis.kokoro.passages import SAMPLE_RATE, Passage, cut_passages, own_audio, spoken
 from deployments.synthesis.kokoro.styles import StyleTables
 from deployments.synthesis.kokoro.torch_backend import load_torch
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
@@ -75,7 +75,7 @@ PHONEME_VOICES = {"hi": "hi", "en": "en-us"}
 # Tokens of the text around a segment (previous_text / next_text) read with it, at
 # most, on each side: the words nearest the segment, enough for its prosody to
 # continue theirs (a clause or so), few enough not to double the call.
-CONTEXT_TOKENS = 32
+SURROUNDING_TOKENS = 32
 
 
 def _cores() -> int:
@@ -214,10 +214,10 @@ class KokoroEngine:
         except EspeakError as e:
             raise EngineError(str(e)) from e
 
-    def pieces(self, phonemes: str) -> list[str]:
-        """``phonemes`` cut into pieces of at most ``max_tokens`` symbols, at sentence
+    def passages(self, phonemes: str) -> list[str]:
+        """``phonemes`` cut into passages of at most ``max_tokens`` symbols, at sentence
         ends first, then clause ends, then word ends."""
-        return cut_pieces(
+        return cut_passages(
             phonemes, self.max_tokens, lambda text: len(self._phonemizer.tokens(text))
         )
 
@@ -228,17 +228,17 @@ class KokoroEngine:
         params: SynthesisParams,
         cancel: CancelToken | None = None,
     ) -> Iterator[AudioChunk]:
-        said, pieces = self._items(segment, voice, params)
+        said, passages = self._items(segment, voice, params)
 
         def voiced() -> Iterator[Voiced]:
-            for piece in pieces:
+            for passage in passages:
                 if cancel is not None and cancel.cancelled:
                     return
-                yield in_context(self._run([piece.item])[0], piece)
+                yield own_audio(self._run([passage.item])[0], passage)
 
-        # each piece's chunk says how much of the segment has been spoken by its end,
-        # so that the runner may give the engine to another stream between pieces
-        for i, heard in enumerate(spoken(said, pieces, voiced()), start=1):
+        # each passage's chunk says how much of the segment has been spoken by its end,
+        # so that the runner may give the engine to another stream between passages
+        for i, heard in enumerate(spoken(said, passages, voiced()), start=1):
             if heard.audio.size:
                 phonemes = heard.phonemes if params.with_phonemes else ()
                 yield AudioChunk(
@@ -247,7 +247,7 @@ class KokoroEngine:
                     segment.index,
                     heard.words,
                     phonemes=phonemes,
-                    through=i / len(pieces),
+                    through=i / len(passages),
                 )
 
     def synthesise_parts(
@@ -268,13 +268,13 @@ class KokoroEngine:
         model = self._model
         if not isinstance(model, ReadingBackend):
             return None
-        said, pieces = self._items(segment, voice, params)
+        said, passages = self._items(segment, voice, params)
         split = split_point(said, split_at)
-        if len(pieces) != 1 or split is None:
+        if len(passages) != 1 or split is None:
             return None
-        (piece,) = pieces
-        reading = self._counted(lambda: model.read(piece.item))
-        cut = cut_frame(reading, said, piece, split)
+        (passage,) = passages
+        reading = self._counted(lambda: model.read(passage.item))
+        cut = cut_frame(reading, said, passage, split)
         if cut is None:
             return None
 
@@ -282,7 +282,7 @@ class KokoroEngine:
             return self._counted(lambda: model.render(reading, start, end), samples=len)
 
         def chunks() -> Iterator[AudioChunk]:
-            parts = heard_parts(said, reading, piece, split, cut, render)
+            parts = heard_parts(said, reading, passage, split, cut, render)
             for chars in (0, -split_at):  # the second's words in the text after split_at
                 if chars and cancel is not None and cancel.cancelled:
                     return
@@ -296,41 +296,41 @@ class KokoroEngine:
 
     def _items(
         self, segment: Segment, voice: VoiceConfig, params: SynthesisParams
-    ) -> tuple[Phonemes, list[Piece]]:
-        """``segment``'s phonemes and the model calls they need: each piece of at
+    ) -> tuple[Phonemes, list[Passage]]:
+        """``segment``'s phonemes and the model calls they need: each passage of at
         most ``max_tokens`` as the model's input (tokens with their boundaries, the
         style row for their count, the speed)."""
         style, pace = self._styles.of(voice.id, params.design)
         speed = params.speed * pace
         said = self.phonemize(segment.text, voice, params.language, segment.phonemes)
-        pieces = []
+        passages = []
         cursor = 0
-        for text in self.pieces(said.text):
+        for text in self.passages(said.text):
             start = said.text.find(text, cursor)
             cursor = start + len(text) if start >= 0 else cursor
             tokens = self._phonemizer.tokens(text)
             if tokens:
                 row = style[min(len(tokens), MODEL_MAX_TOKENS) - 1]
-                pieces.append(Piece(text, start, ([0, *tokens, 0], row, speed)))
-        context = segment.context_before or segment.context_after
-        if context and len(pieces) == 1 and self._model.timed:
-            pieces = [self._in_context(pieces[0], segment, voice, params, style, speed)]
-        return said, pieces
+                passages.append(Passage(text, start, ([0, *tokens, 0], row, speed)))
+        surrounded = segment.previous_text or segment.next_text
+        if surrounded and len(passages) == 1 and self._model.timed:
+            passages = [self._with_surrounding_text(passages[0], segment, voice, params, style, speed)]
+        return said, passages
 
-    def _in_context(
+    def _with_surrounding_text(
         self,
-        piece: Piece,
+        passage: Passage,
         segment: Segment,
         voice: VoiceConfig,
         params: SynthesisParams,
         style: np.ndarray,
         speed: float,
-    ) -> Piece:
-        """``piece`` (all of ``segment``) read with the words nearest it of the text
-        before and after it: up to :data:`CONTEXT_TOKENS` of each, as room allows."""
-        own = piece.item[0][1:-1]
-        sides = bool(segment.context_before) + bool(segment.context_after)
-        share = min(CONTEXT_TOKENS, (self.max_tokens - len(own)) // sides)
+    ) -> Passage:
+        """``passage`` (all of ``segment``) read with the words nearest it of the text
+        before and after it: up to :data:`SURROUNDING_TOKENS` of each, as room allows."""
+        own = passage.item[0][1:-1]
+        sides = bool(segment.previous_text) + bool(segment.next_text)
+        share = min(SURROUNDING_TOKENS, (self.max_tokens - len(own)) // sides)
 
         def nearest(text: str, last: bool) -> list[int]:
             if not text.strip() or share <= 1:
@@ -346,12 +346,12 @@ class KokoroEngine:
             joined = " ".join(reversed(kept) if last else kept)
             return self._phonemizer.tokens(f"{joined} " if last else f" {joined}")
 
-        before = nearest(segment.context_before, last=True)
-        after = nearest(segment.context_after, last=False)
+        before = nearest(segment.previous_text, last=True)
+        after = nearest(segment.next_text, last=False)
         tokens = [*before, *own, *after]
         row = style[min(len(tokens), MODEL_MAX_TOKENS) - 1]
         item = ([0, *tokens, 0], row, speed)
-        return Piece(piece.text, piece.start, item, len(before), len(after))
+        return Passage(passage.text, passage.start, item, len(before), len(after))
 
     def _run(self, items: list[Item]) -> list[Voiced]:
         """One model call for ``items`` (the ONNX backend runs them one by one)."""

@@ -10,10 +10,10 @@ frames are rendered in two runs, cut where the reading pauses between the clause
 and the rest: the frame of least predicted energy from just before the clause's
 mark to the next word's first frame, if it is a pause (energy at most
 :data:`QUIET_ENERGY`; a reading that runs on through the mark is not cut). Each run
-renders :data:`CONTEXT_FRAMES` past the cut (the decoder convolves across it), which
+renders :data:`OVERLAP_FRAMES` past the cut (the decoder convolves across it), which
 are dropped, and the two meet in the pause (each faded over :data:`FADE_S`), so the
 sentence keeps its own prosody and timing and every frame is rendered once, plus
-the context. The decoder normalises each run over its own frames, as it does any
+the overlap. The decoder normalises each run over its own frames, as it does any
 call's: each part sounds as a call of its own would (its spectral balance moves as
 a clause spoken alone does, up to ~20% in centroid against the whole reading).
 
@@ -35,19 +35,19 @@ import numpy as np
 
 from deployments.synthesis.kokoro.backends import SAMPLES_PER_FRAME, Reading, Voiced
 from deployments.synthesis.kokoro.phonemes import Phonemes
-from deployments.synthesis.kokoro.pieces import (
+from deployments.synthesis.kokoro.passages import (
     HEARD_EARLY_FRAMES,
     Heard,
-    Piece,
+    Passage,
     faded,
-    in_context,
+    own_audio,
     spoken,
 )
 
 # The predicted energy (the reader's, per frame) at or under which the reading pauses.
 QUIET_ENERGY = 1.0
 # Frames rendered past the cut on either side, then dropped.
-CONTEXT_FRAMES = 4
+OVERLAP_FRAMES = 4
 FADE_S = 0.005
 
 
@@ -75,55 +75,55 @@ def split_point(said: Phonemes, split_at: int) -> tuple[int, int] | None:
     return (at, last + 1) if last >= 0 else None
 
 
-def cut_frame(reading: Reading, said: Phonemes, piece: Piece, split: tuple[int, int]) -> int | None:
-    """The frame of ``reading`` (of ``piece``, all of ``said`` and the context tokens
-    around it) at which to cut it for ``split`` (:func:`split_point`), or None where
-    the reading does not pause there."""
+def cut_frame(reading: Reading, said: Phonemes, passage: Passage, split: tuple[int, int]) -> int | None:
+    """The frame of ``reading`` (of ``passage``, all of ``said`` and the tokens of
+    surrounding text around it) at which to cut it for ``split``
+    (:func:`split_point`), or None where the reading does not pause there."""
     at, word_end = split
     starts = np.concatenate([[0], np.cumsum(reading.durations)])  # token k from starts[k]
-    mark = int(starts[1 + piece.before + len(said.token_symbols(0, word_end))])
-    next_word = int(starts[1 + piece.before + len(said.token_symbols(0, at))])
+    mark = int(starts[1 + passage.before + len(said.token_symbols(0, word_end))])
+    next_word = int(starts[1 + passage.before + len(said.token_symbols(0, at))])
     return pause_frame(reading, mark, next_word)
 
 
 def heard_parts(
     said: Phonemes,
     reading: Reading,
-    piece: Piece,
+    passage: Passage,
     split: tuple[int, int],
     cut: int,
     render: Callable[[int, int], np.ndarray],
 ) -> Iterator[Heard]:
-    """The two parts of ``reading`` (of ``piece``: all of ``said``, with any context
-    read around it) cut at frame ``cut``, each as :func:`~.pieces.spoken` hears a
-    piece: trimmed where it holds the model's silence (or the context), not where it
+    """The two parts of ``reading`` (of ``passage``: all of ``said``, with any surrounding
+    text read around it) cut at frame ``cut``, each as :func:`~.passages.spoken` hears a
+    passage: trimmed where it holds the model's silence (or the surrounding text), not where it
     was cut, its words and phonemes timed from its own start. ``render(start, end)``
     renders a run of the reading's frames."""
     at = split[0]
-    tokens = piece.before + len(said.token_symbols(0, at))  # up to the cut, past token 0
+    tokens = passage.before + len(said.token_symbols(0, at))  # up to the cut, past token 0
     durations = reading.durations
     runs = render_parts(render, reading, cut)
     # each part's durations as the model would give a call of its own: the first
     # closes on an empty boundary, the second opens with the frames from the cut to
     # its first token
-    first = Piece(said.text[:at], 0, piece.item, before=piece.before, closes=False)
+    first = Passage(said.text[:at], 0, passage.item, before=passage.before, closes=False)
     voiced = Voiced(next(runs), np.concatenate([durations[: tokens + 1], [0]]))
-    yield from spoken(said, [first], [in_context(voiced, first)])
-    second = Piece(said.text[at:], at, piece.item, after=piece.after, opens=False)
+    yield from spoken(said, [first], [own_audio(voiced, first)])
+    second = Passage(said.text[at:], at, passage.item, after=passage.after, opens=False)
     opening = int(durations[: tokens + 1].sum()) - cut
     voiced = Voiced(next(runs), np.concatenate([[opening], durations[tokens + 1 :]]))
-    yield from spoken(said, [second], [in_context(voiced, second)])
+    yield from spoken(said, [second], [own_audio(voiced, second)])
 
 
 def render_parts(
     render: Callable[[int, int], np.ndarray], reading: Reading, cut: int
 ) -> Iterator[np.ndarray]:
     """The audio of ``reading``'s frames before ``cut``, then (when asked for the next)
-    from ``cut`` to the end: each rendered with :data:`CONTEXT_FRAMES` beyond the cut,
+    from ``cut`` to the end: each rendered with :data:`OVERLAP_FRAMES` beyond the cut,
     faded where it was cut."""
-    end = min(reading.frames, cut + CONTEXT_FRAMES)
+    end = min(reading.frames, cut + OVERLAP_FRAMES)
     head = render(0, end)[: cut * SAMPLES_PER_FRAME]
     yield faded(head, FADE_S, start=False, end=True)
-    start = max(0, cut - CONTEXT_FRAMES)
+    start = max(0, cut - OVERLAP_FRAMES)
     tail = render(start, reading.frames)[(cut - start) * SAMPLES_PER_FRAME :]
     yield faded(tail, FADE_S, start=True, end=False)

@@ -1,6 +1,6 @@
 """A segment's share of Kokoro's model calls and what becomes of their audio.
 
-Phonemes longer than one call may take are cut into pieces; each piece's audio
+Phonemes longer than one call may take are cut into passages; each passage's audio
 opens with ~0.45 s of near-silence and closes with ~0.4 s: the opening is trimmed
 and the close cut to a pause that suits the punctuation, a soft limiter keeps
 peaks below full scale (two voices clip), and the frames the model gave each
@@ -23,14 +23,14 @@ SAMPLE_RATE = 24_000
 # Trimming: samples above this are speech; keep a little before the first one.
 SILENCE_THRESHOLD = 0.01
 LEAD_S = 0.02
-# Pause left after a piece, by how its text ends.
+# Pause left after a passage, by how its text ends.
 PAUSE_S = {"sentence": 0.30, "clause": 0.15, "word": 0.05}
 SENTENCE_MARKS = frozenset(".!?…")
 CLAUSE_MARKS = frozenset(",;:—")
 # Soft limiter: transparent below the knee, approaching (never reaching) 1.0 above it.
 LIMITER_KNEE = 0.9
 # The voice is heard about this many frames before its tokens' frames say (at the
-# start and inside a piece; Kokoro's own pipeline shifts its timestamps by as much):
+# start and inside a passage; Kokoro's own pipeline shifts its timestamps by as much):
 # word and phoneme times move this much earlier.
 HEARD_EARLY_FRAMES = 3
 # Symbols that mark the phoneme after them (stress) or before them (length, aspiration,
@@ -41,7 +41,7 @@ MODIFIERS = frozenset("ːʰʲ\u0303ᵝ")
 
 @dataclass(frozen=True)
 class Heard:
-    """A piece's audio, trimmed and limited, the words it starts (when each begins)
+    """A passage's audio, trimmed and limited, the words it starts (when each begins)
     and its phonemes (segment-relative times, words as offsets in the segment's text)."""
 
     audio: np.ndarray
@@ -56,15 +56,16 @@ class Heard:
         return Heard(self.audio, words, tuple(p.shifted(0, chars) for p in self.phonemes))
 
 
-# A cut into context's audio fades over this long (no click where it falls mid-sound).
-CONTEXT_FADE_S = 0.01
+# A cut into the surrounding text's audio fades over this long (no click where it
+# falls mid-sound).
+SURROUNDING_FADE_S = 0.01
 
 
 @dataclass(frozen=True)
-class Piece:
+class Passage:
     """One model call's share of a segment: its phonemes, where they start in the
     segment's phonemes, and the model's input for them. ``before``/``after``: tokens
-    of context the input holds around the piece's own (read, then cut away).
+    of surrounding text the input holds around the passage's own (read, then cut away).
     ``opens``/``closes``: whether its audio opens with the model's opening silence
     (trimmed) and closes with its closing one (cut to a pause); a part of a reading
     cut in a pause has neither on the side of the cut (its audio is kept as is)."""
@@ -85,14 +86,14 @@ _BREAKS = (
 )
 
 
-def cut_pieces(phonemes: str, limit: int, count: Callable[[str], int], level: int = 0) -> list[str]:
-    """``phonemes`` cut into pieces of at most ``limit`` tokens (``count`` counts a
+def cut_passages(phonemes: str, limit: int, count: Callable[[str], int], level: int = 0) -> list[str]:
+    """``phonemes`` cut into passages of at most ``limit`` tokens (``count`` counts a
     text's), at sentence ends first, then clause ends, then word ends."""
     if count(phonemes) <= limit:
         return [phonemes] if phonemes.strip() else []
     if level == len(_BREAKS):
         return [phonemes[i : i + limit] for i in range(0, len(phonemes), limit)]
-    pieces: list[str] = []
+    passages: list[str] = []
     current = ""
     for part in _BREAKS[level].split(phonemes):
         joined = f"{current} {part}".strip()
@@ -100,33 +101,33 @@ def cut_pieces(phonemes: str, limit: int, count: Callable[[str], int], level: in
             current = joined
             continue
         if current:
-            pieces.append(current)
+            passages.append(current)
         current = ""
         if count(part) <= limit:
             current = part
         else:
-            pieces.extend(cut_pieces(part, limit, count, level + 1))
+            passages.extend(cut_passages(part, limit, count, level + 1))
     if current:
-        pieces.append(current)
-    return pieces
+        passages.append(current)
+    return passages
 
 
-def in_context(voiced: Voiced, piece: Piece) -> Voiced:
-    """The audio of ``piece``'s own tokens out of a call that read context around them:
+def own_audio(voiced: Voiced, passage: Passage) -> Voiced:
+    """The audio of ``passage``'s own tokens out of a call that read surrounding text too:
     cut where the durations say its first token begins and its last ends (each moved
     by the frames the voice is heard early, a frame of lead before), faded over
-    :data:`CONTEXT_FADE_S` where a cut falls; durations as a call of the piece alone
+    :data:`SURROUNDING_FADE_S` where a cut falls; durations as a call of the passage alone
     would give them (what came before and after is the boundary tokens')."""
     durations = voiced.durations
-    if durations is None or not (piece.before or piece.after):
+    if durations is None or not (passage.before or passage.after):
         return voiced
-    own = durations[1 + piece.before : durations.size - 1 - piece.after]
+    own = durations[1 + passage.before : durations.size - 1 - passage.after]
     frames = np.concatenate([[0], np.cumsum(durations)])
-    first, end = int(frames[1 + piece.before]), int(frames[durations.size - 1 - piece.after])
-    start_frame = max(0, first - HEARD_EARLY_FRAMES - 1) if piece.before else 0
-    end_frame = max(start_frame, end - HEARD_EARLY_FRAMES) if piece.after else int(frames[-1])
+    first, end = int(frames[1 + passage.before]), int(frames[durations.size - 1 - passage.after])
+    start_frame = max(0, first - HEARD_EARLY_FRAMES - 1) if passage.before else 0
+    end_frame = max(start_frame, end - HEARD_EARLY_FRAMES) if passage.after else int(frames[-1])
     audio = voiced.audio[start_frame * SAMPLES_PER_FRAME : end_frame * SAMPLES_PER_FRAME]
-    audio = faded(audio, CONTEXT_FADE_S, start=bool(piece.before), end=bool(piece.after))
+    audio = faded(audio, SURROUNDING_FADE_S, start=bool(passage.before), end=bool(passage.after))
     around = [first - start_frame, *own.tolist(), max(0, end_frame - end)]
     return Voiced(audio, np.asarray(around, dtype=np.int64))
 
@@ -190,34 +191,34 @@ def pause_after(phonemes: str) -> float:
     return PAUSE_S["word"]
 
 
-def spoken(said: Phonemes, pieces: list[Piece], voiced: Iterable[Voiced]) -> Iterator[Heard]:
-    """Each piece's audio, trimmed and limited, with the words it starts and its
+def spoken(said: Phonemes, passages: list[Passage], voiced: Iterable[Voiced]) -> Iterator[Heard]:
+    """Each passage's audio, trimmed and limited, with the words it starts and its
     phonemes, timed from the frames the model gave each token."""
     at = 0  # samples of the segment so far
     timed: set[int] = set()
-    for piece, result in zip(pieces, voiced, strict=False):
-        start, end = speech_span(result.audio, pause_after(piece.text))
-        start = start if piece.opens else 0
-        end = end if piece.closes else result.audio.size
+    for passage, result in zip(passages, voiced, strict=False):
+        start, end = speech_span(result.audio, pause_after(passage.text))
+        start = start if passage.opens else 0
+        end = end if passage.closes else result.audio.size
         audio = soft_limit(result.audio[start:end])
         words: list[WordTiming] = []
         phonemes: tuple[PhonemeTiming, ...] = ()
-        symbols = said.token_symbols(piece.start, piece.start + len(piece.text))
+        symbols = said.token_symbols(passage.start, passage.start + len(passage.text))
         durations = result.durations
-        if piece.start >= 0 and durations is not None and durations.size == len(symbols) + 2:
+        if passage.start >= 0 and durations is not None and durations.size == len(symbols) + 2:
             frames = np.concatenate([[0], np.cumsum(durations)]) - HEARD_EARLY_FRAMES
             before = np.maximum(frames, 0) * SAMPLES_PER_FRAME
             for k, (_, owner) in enumerate(symbols, start=1):  # token 0 is the boundary
                 if owner < 0 or owner in timed:
                     continue
                 # The voice is heard a few frames before its first phoneme's own:
-                # a piece's first word starts where the trim found its speech.
-                trimmed = not words and piece.opens
+                # a passage's first word starts where the trim found its speech.
+                trimmed = not words and passage.opens
                 offset = 0 if trimmed else min(max(0, int(before[k]) - start), audio.size)
                 timed.add(owner)
                 first, last = said.words[owner]
                 words.append(WordTiming(first, last, (at + offset) * 1000 // SAMPLE_RATE))
-            # a phoneme sounds while the voice does: the durations of a piece's last
+            # a phoneme sounds while the voice does: the durations of a passage's last
             # vowel run on past where its audio falls silent
             first, last = loud_span(result.audio)
             edges = np.clip(before, first, last) - start + at
@@ -237,7 +238,7 @@ class _Sound:
 def _phonemes(
     said: Phonemes, symbols: list[tuple[str, int]], edges: np.ndarray
 ) -> tuple[PhonemeTiming, ...]:
-    """The phonemes of a piece's tokens (``edges[k]``: where token k starts, in samples
+    """The phonemes of a passage's tokens (``edges[k]``: where token k starts, in samples
     of the segment; token 0 is the boundary): a stress mark's frames open the phoneme
     after it, a modifier's close the one before, spaces and punctuation are pauses."""
     sounds: list[_Sound] = []

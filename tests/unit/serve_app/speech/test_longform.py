@@ -1,12 +1,12 @@
 """A long text cut for a long-form job: chapters at Markdown headings, chunks of whole
-paragraphs or sentences, each with its chapter's text around it as context."""
+paragraphs or sentences, each with its chapter's text around it, read, not spoken."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serve_app.speech.longform import CONTEXT_CHARS, Chapter, chapters_of, chunks_of
+from serve_app.speech.longform import SURROUNDING_CHARS, Chapter, chapters_of, chunks_of
 
 BOOK = """\
 Some words before the first chapter.
@@ -66,8 +66,8 @@ def test_chunks_hold_whole_paragraphs_or_sentences_and_their_chapter_s_context()
     assert [c.text.count("।") for c in chunks if c.chapter == 1] == [6, 2]
     first, second = (c for c in chunks if c.chapter == 1)
     assert first.before == "" and second.after == ""  # never another chapter's text
-    assert second.before == first.text[-CONTEXT_CHARS:].lstrip()
-    assert first.after == second.text[:CONTEXT_CHARS]
+    assert second.before == first.text[-SURROUNDING_CHARS:].lstrip()
+    assert first.after == second.text[:SURROUNDING_CHARS]
 
 
 words = st.text(alphabet="कखग अआ।.,", min_size=1, max_size=120)

@@ -1,5 +1,5 @@
 """A long-form job's chunks spoken by the service in process: each claimed, spoken with
-its context, its audio stored whole, charged once; a cancelled job's chunk is not."""
+its surrounding text, its audio stored whole, charged once; a cancelled job's chunk is not."""
 
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ async def test_a_job_s_text_is_read_below_live_requests(
     claimed = store.claim_chunk(lease_s=60, owner_lease_s=30)
     assert claimed is not None and await speaker.speak(claimed)
     lowered = min(niceness() + BACKGROUND_NICENESS, 19)
-    assert len(read) >= 2 and set(read) == {(True, lowered)}  # the chunk and its context
+    assert len(read) >= 2 and set(read) == {(True, lowered)}  # the chunk and the text around it
     read.clear()
     live = await state.speech.choose(VoiceOptions(voice=ESPEAK), False, project)
     await state.speech.normalise(TEXT, live)

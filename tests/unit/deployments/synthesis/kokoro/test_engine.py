@@ -13,7 +13,7 @@ from deployments.messages import PhonemeSpan, Segment, SynthesisParams, WordTimi
 from deployments.synthesis.engine import CancelToken, EngineUnavailable
 from deployments.synthesis.kokoro.assets import MODEL_PACKAGES, load_model_bytes
 from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer, vocabulary
-from deployments.synthesis.kokoro.pieces import SAMPLE_RATE
+from deployments.synthesis.kokoro.passages import SAMPLE_RATE
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig
 
@@ -151,24 +151,24 @@ def test_speed_is_the_model_input(engine) -> None:
     assert slow.size > 1.6 * fast.size
 
 
-def test_a_long_text_is_spoken_in_pieces_within_the_token_budget(engine) -> None:
+def test_a_long_text_is_spoken_in_passages_within_the_token_budget(engine) -> None:
     text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(3))
     phonemes = engine.phonemes(text, VOICES["hf_alpha"], "hi")
-    pieces = engine.pieces(phonemes)
+    passages = engine.passages(phonemes)
     tokens = KokoroPhonemizer.tokens
     phonemizer = engine._phonemizer
-    assert len(pieces) > 1 and all(0 < len(tokens(phonemizer, p)) <= 120 for p in pieces)
-    assert " ".join(pieces).replace(" ", "") == phonemes.replace(" ", "")  # nothing lost
+    assert len(passages) > 1 and all(0 < len(tokens(phonemizer, p)) <= 120 for p in passages)
+    assert " ".join(passages).replace(" ", "") == phonemes.replace(" ", "")  # nothing lost
     calls = engine.info().extra["model_calls"]
     chunks = list(
         engine.synthesise(
             Segment(0, text, 0, len(text)), VOICES["hf_alpha"], SynthesisParams("hf_alpha", "hi")
         )
     )
-    assert len(chunks) == len(pieces) == engine.info().extra["model_calls"] - calls
+    assert len(chunks) == len(passages) == engine.info().extra["model_calls"] - calls
 
 
-def test_a_cancelled_segment_stops_between_pieces(engine) -> None:
+def test_a_cancelled_segment_stops_between_passages(engine) -> None:
     text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(6))
     cancel = CancelToken()
     stream = engine.synthesise(

@@ -16,9 +16,9 @@ from deployments.synthesis.kokoro.backends import (
     SessionPair,
     split_graph,
 )
-from deployments.synthesis.kokoro.parts import CONTEXT_FRAMES
+from deployments.synthesis.kokoro.parts import OVERLAP_FRAMES
 from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer
-from deployments.synthesis.kokoro.pieces import SAMPLE_RATE
+from deployments.synthesis.kokoro.passages import SAMPLE_RATE
 from deployments.synthesis.registry import load_engine
 
 from .test_engine import VOICES
@@ -72,20 +72,20 @@ def test_the_graph_cut_in_two_speaks_as_the_whole_graph() -> None:
 
 
 @pytest.mark.parametrize(
-    "context",
+    "surrounding",
     [("", ""), ("मैं आपको बताना चाहती हूँ।", "चलिए अब आगे बढ़ते हैं।")],
-    ids=["alone", "in context"],
+    ids=["alone", "surrounded"],
 )
 def test_a_sentence_is_heard_in_two_parts_that_meet_in_its_pause(
-    engine, context: tuple[str, str]
+    engine, surrounding: tuple[str, str]
 ) -> None:
     """The clause's audio, then the rest's, each timed from its own start: together
     the sentence as one reading has it (its pause, its words' times, each part's
-    level), the cut in near-silence, for the frames of the whole and the context.
+    level), the cut in near-silence, for the frames of the whole and the overlap.
     Text read around the sentence (previous_text / next_text) is read, not heard."""
-    before_text, after_text = context
+    before_text, after_text = surrounding
     segment = Segment(
-        0, SENTENCE, 0, len(SENTENCE), context_before=before_text, context_after=after_text
+        0, SENTENCE, 0, len(SENTENCE), previous_text=before_text, next_text=after_text
     )
     before = rendered_s(engine)
     (whole,) = list(engine.synthesise(segment, VOICE, PARAMS))
@@ -94,8 +94,8 @@ def test_a_sentence_is_heard_in_two_parts_that_meet_in_its_pause(
     assert parts is not None
     head, rest = list(parts)
     parted_s = rendered_s(engine) - before - whole_s
-    # each frame rendered once, and the context on each side of the cut
-    assert parted_s <= whole_s + (2 * CONTEXT_FRAMES + 1) * SAMPLES_PER_FRAME / SAMPLE_RATE
+    # each frame rendered once, and the overlap on each side of the cut
+    assert parted_s <= whole_s + (2 * OVERLAP_FRAMES + 1) * SAMPLES_PER_FRAME / SAMPLE_RATE
 
     assert [SENTENCE[w.start : w.end] for w in head.words] == ["नमस्ते"]
     assert [REST[w.start : w.end] for w in rest.words] == REST[:-1].split()

@@ -1,11 +1,11 @@
-"""What becomes of a Kokoro piece's audio: trimmed, limited, paused by its punctuation."""
+"""What becomes of a Kokoro passage's audio: trimmed, limited, paused by its punctuation."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from deployments.synthesis.kokoro.pieces import SAMPLE_RATE, pause_after, soft_limit, trim
+from deployments.synthesis.kokoro.passages import SAMPLE_RATE, pause_after, soft_limit, trim
 
 
 def test_trim_limit_and_pauses() -> None:

@@ -32,7 +32,7 @@ def kokoro() -> tuple[KokoroEngine, VoiceConfig]:
 
 def said(kokoro: tuple[KokoroEngine, VoiceConfig], before: str = "", after: str = "") -> AudioChunk:
     engine, voice = kokoro
-    segment = Segment(0, TEXT, 0, len(TEXT), context_before=before, context_after=after)
+    segment = Segment(0, TEXT, 0, len(TEXT), previous_text=before, next_text=after)
     params = SynthesisParams(voice.id, "hi", with_phonemes=True)
     chunks = list(engine.synthesise(segment, voice, params))
     return AudioChunk(
@@ -53,14 +53,14 @@ def test_only_the_segment_is_spoken(
     assert [p.phoneme for p in read.phonemes] == [p.phoneme for p in alone.phonemes]
     assert {(w.start, w.end) for w in read.words} == {(w.start, w.end) for w in alone.words}
     assert 0.75 < read.samples.size / alone.samples.size < 1.25
-    # the phonemes still span the speech: nothing of the context is left at either end
+    # the phonemes still span the speech: nothing of the surrounding text is left at either end
     speech_starts, speech_ends = speech_span_ms(read)
     first = read.phonemes[0].start_ms
     last = read.phonemes[-1].start_ms + read.phonemes[-1].duration_ms
     assert abs(speech_starts - first) <= TOLERANCE_MS and abs(speech_ends - last) <= TOLERANCE_MS
 
 
-def test_a_cut_into_context_does_not_click(kokoro: tuple[KokoroEngine, VoiceConfig]) -> None:
+def test_a_cut_into_the_surrounding_text_does_not_click(kokoro: tuple[KokoroEngine, VoiceConfig]) -> None:
     """Where the audio was cut (its first and last samples), it rises from and falls
     to silence: no step a listener hears as a click."""
     read = said(kokoro, BEFORE, AFTER)
@@ -71,6 +71,6 @@ def test_a_cut_into_context_does_not_click(kokoro: tuple[KokoroEngine, VoiceConf
     assert float(steps.max()) < 0.25 * peak
 
 
-def test_context_changes_the_reading(kokoro: tuple[KokoroEngine, VoiceConfig]) -> None:
+def test_surrounding_text_changes_the_reading(kokoro: tuple[KokoroEngine, VoiceConfig]) -> None:
     alone, read = said(kokoro), said(kokoro, BEFORE, AFTER)
     assert alone.samples.size != read.samples.size or not np.allclose(alone.samples, read.samples)

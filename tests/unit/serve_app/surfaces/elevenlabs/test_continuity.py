@@ -10,7 +10,7 @@ from elevenlabs.client import AsyncElevenLabs
 
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
-from serve_app.speech.continuity import CONTEXT_SPOKEN_CHARS, RecentTexts, nearest
+from serve_app.speech.continuity import SURROUNDING_READ_CHARS, RecentTexts, nearest
 from tests.conftest import pcm_seconds
 from tests.unit.serve_app.conftest import DEV_KEY
 
@@ -42,7 +42,7 @@ async def usage(http: httpx.AsyncClient) -> dict[str, int]:
     return totals
 
 
-async def test_context_changes_the_reading_not_the_words_or_the_bill(
+async def test_surrounding_text_changes_the_reading_not_the_words_or_the_bill(
     http: httpx.AsyncClient,
 ) -> None:
     alone = await spoken(http)
@@ -85,7 +85,7 @@ def test_recent_texts_are_bounded_per_project_and_in_projects() -> None:
 
 
 def test_a_long_text_is_remembered_by_its_ends() -> None:
-    """Context reads the end of the text before and the start of the text after: a
+    """What is read around a request is the end of the text before and the start of the text after: a
     long request is kept as those, not whole."""
     recent = RecentTexts()
     recent.remember("p", "r", "आरंभ " + "बीच " * 2000 + "अंत")
@@ -108,14 +108,14 @@ async def test_more_request_ids_than_allowed_is_a_400_naming_the_field(
     assert error["code"] == "invalid_value" and error["param"] == "next_request_ids"
 
 
-def test_context_read_out_long_is_cut_to_the_words_nearest_the_request() -> None:
+def test_surrounding_text_read_out_long_is_cut_to_the_words_nearest_the_request() -> None:
     """500 digits of previous_text read out are thousands of characters; the engine
     reads the few words nearest the request, so only those are kept (it cost 3.7x
     the request's own Synthesiser time, unbilled)."""
     words = " ".join(f"शब्द{i}" for i in range(400))
     before, after = nearest(words, last=True), nearest(words, last=False)
-    assert len(before) <= CONTEXT_SPOKEN_CHARS and words.endswith(before)
-    assert len(after) <= CONTEXT_SPOKEN_CHARS and words.startswith(after)
+    assert len(before) <= SURROUNDING_READ_CHARS and words.endswith(before)
+    assert len(after) <= SURROUNDING_READ_CHARS and words.startswith(after)
     assert before.split(" ")[0] in words.split(" ")  # whole words, not a cut one
     assert after.split(" ")[-1] in words.split(" ")
     assert nearest("छोटा", last=True) == "छोटा"
