@@ -99,10 +99,11 @@ browser:
 #   priority there is (SCHED_IDLE and idle I/O, util-linux's chrt and ionice; nice 19
 #   where they are missing): they take what the rest leave idle and never delay it.
 # Each tier prints its slowest tests: where the time goes, in every CI log.
-# -O keeps each one's output in one piece.
+# -O keeps each one's output in one piece; -k runs the rest when one fails (lint
+# fails fast), so a run shows every failure.
 BESIDE := $(if $(word 2,$(shell command -v chrt; command -v ionice)),chrt --idle 0 ionice -c 3,nice -n 19)
 test: install
-	$(MAKE) --no-print-directory -j3 -Otarget cluster-tier beside
+	$(MAKE) --no-print-directory -k -j3 -Otarget cluster-tier beside
 
 serve-tier: install browser
 	$(PY) -m pytest --durations=20 tests/serve

@@ -8,8 +8,8 @@ import re
 from num2words import num2words
 
 from deployments.normaliser.languages.base import Rule
-from deployments.normaliser.languages.in_full import InFullReader
 from deployments.normaliser.languages.currencies import Currency
+from deployments.normaliser.languages.in_full import InFullReader
 from deployments.normaliser.languages.units import Unit
 
 MONTHS = tuple(

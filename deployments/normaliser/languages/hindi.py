@@ -14,7 +14,6 @@ from num2words import num2words
 
 from deployments.normaliser.english_words import native_spelling
 from deployments.normaliser.languages.base import NUMBER, Rule, alternatives, parse_number
-from deployments.normaliser.languages.in_full import InFullReader
 from deployments.normaliser.languages.currencies import CURRENCIES, Currency, currency_of
 from deployments.normaliser.languages.hindi_words import (
     ABBREVIATIONS,
@@ -37,6 +36,7 @@ from deployments.normaliser.languages.hindi_words import (
     UNITS,
     WORD_ACRONYMS,
 )
+from deployments.normaliser.languages.in_full import InFullReader
 from deployments.normaliser.languages.units import Unit
 
 

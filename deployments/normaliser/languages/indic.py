@@ -13,8 +13,8 @@ from collections.abc import Callable
 from num2words import num2words
 
 from deployments.normaliser.english_words import counted_spelling, native_spelling
-from deployments.normaliser.languages.in_full import InFullReader
 from deployments.normaliser.languages.currencies import Currency
+from deployments.normaliser.languages.in_full import InFullReader
 from deployments.normaliser.languages.indic_words import WORDS, IndicWords
 from deployments.normaliser.languages.units import Unit
 

@@ -59,8 +59,14 @@ from deployments.synthesis.kokoro.backends import (
     load_onnx,
 )
 from deployments.synthesis.kokoro.parts import cut_frame, heard_parts, split_point
+from deployments.synthesis.kokoro.passages import (
+    SAMPLE_RATE,
+    Passage,
+    cut_passages,
+    own_audio,
+    spoken,
+)
 from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer, Phonemes
-from deployments.synthesis.kokoro.passages import SAMPLE_RATE, Passage, cut_passages, own_audio, spoken
 from deployments.synthesis.kokoro.styles import StyleTables
 from deployments.synthesis.kokoro.torch_backend import load_torch
 from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
@@ -314,7 +320,9 @@ class KokoroEngine:
                 passages.append(Passage(text, start, ([0, *tokens, 0], row, speed)))
         surrounded = segment.previous_text or segment.next_text
         if surrounded and len(passages) == 1 and self._model.timed:
-            passages = [self._with_surrounding_text(passages[0], segment, voice, params, style, speed)]
+            passages = [
+                self._with_surrounding_text(passages[0], segment, voice, params, style, speed)
+            ]
         return said, passages
 
     def _with_surrounding_text(

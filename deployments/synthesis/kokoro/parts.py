@@ -34,7 +34,6 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from deployments.synthesis.kokoro.backends import SAMPLES_PER_FRAME, Reading, Voiced
-from deployments.synthesis.kokoro.phonemes import Phonemes
 from deployments.synthesis.kokoro.passages import (
     HEARD_EARLY_FRAMES,
     Heard,
@@ -43,6 +42,7 @@ from deployments.synthesis.kokoro.passages import (
     own_audio,
     spoken,
 )
+from deployments.synthesis.kokoro.phonemes import Phonemes
 
 # The predicted energy (the reader's, per frame) at or under which the reading pauses.
 QUIET_ENERGY = 1.0
@@ -75,7 +75,9 @@ def split_point(said: Phonemes, split_at: int) -> tuple[int, int] | None:
     return (at, last + 1) if last >= 0 else None
 
 
-def cut_frame(reading: Reading, said: Phonemes, passage: Passage, split: tuple[int, int]) -> int | None:
+def cut_frame(
+    reading: Reading, said: Phonemes, passage: Passage, split: tuple[int, int]
+) -> int | None:
     """The frame of ``reading`` (of ``passage``, all of ``said`` and the tokens of
     surrounding text around it) at which to cut it for ``split``
     (:func:`split_point`), or None where the reading does not pause there."""

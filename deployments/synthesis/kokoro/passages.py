@@ -86,7 +86,9 @@ _BREAKS = (
 )
 
 
-def cut_passages(phonemes: str, limit: int, count: Callable[[str], int], level: int = 0) -> list[str]:
+def cut_passages(
+    phonemes: str, limit: int, count: Callable[[str], int], level: int = 0
+) -> list[str]:
     """``phonemes`` cut into passages of at most ``limit`` tokens (``count`` counts a
     text's), at sentence ends first, then clause ends, then word ends."""
     if count(phonemes) <= limit:

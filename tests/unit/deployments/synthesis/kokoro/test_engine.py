@@ -12,8 +12,8 @@ import pytest
 from deployments.messages import PhonemeSpan, Segment, SynthesisParams, WordTiming
 from deployments.synthesis.engine import CancelToken, EngineUnavailable
 from deployments.synthesis.kokoro.assets import MODEL_PACKAGES, load_model_bytes
-from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer, vocabulary
 from deployments.synthesis.kokoro.passages import SAMPLE_RATE
+from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer, vocabulary
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig
 

@@ -17,8 +17,8 @@ from deployments.synthesis.kokoro.backends import (
     split_graph,
 )
 from deployments.synthesis.kokoro.parts import OVERLAP_FRAMES
-from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer
 from deployments.synthesis.kokoro.passages import SAMPLE_RATE
+from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer
 from deployments.synthesis.registry import load_engine
 
 from .test_engine import VOICES

@@ -60,7 +60,9 @@ def test_only_the_segment_is_spoken(
     assert abs(speech_starts - first) <= TOLERANCE_MS and abs(speech_ends - last) <= TOLERANCE_MS
 
 
-def test_a_cut_into_the_surrounding_text_does_not_click(kokoro: tuple[KokoroEngine, VoiceConfig]) -> None:
+def test_a_cut_into_the_surrounding_text_does_not_click(
+    kokoro: tuple[KokoroEngine, VoiceConfig],
+) -> None:
     """Where the audio was cut (its first and last samples), it rises from and falls
     to silence: no step a listener hears as a click."""
     read = said(kokoro, BEFORE, AFTER)

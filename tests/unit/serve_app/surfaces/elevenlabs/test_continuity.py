@@ -85,8 +85,8 @@ def test_recent_texts_are_bounded_per_project_and_in_projects() -> None:
 
 
 def test_a_long_text_is_remembered_by_its_ends() -> None:
-    """What is read around a request is the end of the text before and the start of the text after: a
-    long request is kept as those, not whole."""
+    """What is read around a request is the end of the text before it and the start of
+    the text after it: a long request is kept as those, not whole."""
     recent = RecentTexts()
     recent.remember("p", "r", "आरंभ " + "बीच " * 2000 + "अंत")
     kept = recent.joined("p", ["r"])
