@@ -116,9 +116,11 @@ cluster-tier: serve-tier unit-tier
 
 # Starved of CPU while the service tiers are busy, a compute test may take minutes:
 # the per-test timeout (a hang's guard) is longer here. Only the compute tests'
-# files are collected (tests/tiers.py names them).
+# files are collected (tests/tiers.py names them). One after another (-j1, which
+# make reports as "resetting jobserver mode"): the make that runs this one has a
+# place for each of its three jobs and no more to share.
 beside:
-	$(BESIDE) $(MAKE) --no-print-directory -Otarget lint docs-build compute-tests
+	$(BESIDE) $(MAKE) --no-print-directory -j1 -Otarget lint docs-build compute-tests
 
 compute-tests: install
 	$(PY) -m pytest -n $(JOBS) -m compute --timeout 1800 --durations=10 $$($(PY) -m tests.tiers compute)
