@@ -99,16 +99,18 @@ browser:
 #   priority there is (SCHED_IDLE and idle I/O, util-linux's chrt and ionice; nice 19
 #   where they are missing): they take what the rest leave idle and never delay it.
 # Each tier prints its slowest tests: where the time goes, in every CI log.
+# The tiers name the installed file, not `install`: GNU make 4.3 left the serve tier
+# waiting for the unit tier when both named that phony target without a recipe.
 # -O keeps each one's output in one piece; -k runs the rest when one fails (lint
 # fails fast), so a run shows every failure.
 BESIDE := $(if $(word 2,$(shell command -v chrt; command -v ionice)),chrt --idle 0 ionice -c 3,nice -n 19)
 test: install
 	$(MAKE) --no-print-directory -k -j3 -Otarget cluster-tier beside
 
-serve-tier: install browser
+serve-tier: $(VENV)/.installed browser
 	$(PY) -m pytest --durations=20 tests/serve
 
-unit-tier: install
+unit-tier: $(VENV)/.installed
 	nice -n 19 $(PY) -m pytest -n $(JOBS) -m "not compute" --durations=20 tests/unit tests/gpu
 
 cluster-tier: serve-tier unit-tier
