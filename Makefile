@@ -18,7 +18,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Ray worker would compile what it imports of torch and ray afresh each time it starts.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install browser beside unit-tier serve-tier cluster-tier compute-tests run docs docs-build docs-openapi test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity bench-jobs clean \
+.PHONY: install browser beside unit-tier service-tiers compute-tests run docs docs-build docs-openapi test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity bench-jobs clean \
 	cluster-up cluster-down cluster-status cluster-load gpu-kit gpu-rehearsal
 
 # uv resolves and installs the whole project in seconds where pip takes minutes.
@@ -82,48 +82,37 @@ browser:
 	  apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || \
 	  echo "could not install chromium: the browser test will skip"
 
-# Three things at once (make -j3), each tier a pytest run of its own (a process holds
-# one Ray at a time):
-# - the serve tier: one Ray and one Serve application that its tests share, after
-#   Chromium's packages are installed (its browser test); with the unit and GPU tiers
-#   (no Ray) beside it at nice 19, on every core (pytest-xdist, each worker kept to
-#   its own core). The serve tier leaves half of the two cores idle while its tests
-#   wait (for a replica to restart, a send deadline, the next sentence); nice 19 gives
-#   the unit tier that and, where both want a core, the smaller share (Ray's workers
-#   run at nice 15), so neither waits for the other to finish;
-# - then the cluster tier (its own Ray cluster of four nodes and PostgreSQL, taken
-#   down by its fixture however the tier ends), once both are done: it has the
-#   cores to itself;
-# - beside all of it, lint, the docs build and the compute tests (the unit tier's
-#   models on the CPU, which wait on no clock: tests/conftest.py) at the lowest
-#   priority there is (SCHED_IDLE and idle I/O, util-linux's chrt and ionice; nice 19
-#   where they are missing): they take what the rest leave idle and never delay it.
+# The unit and GPU tiers (no Ray) on every core at once (pytest-xdist, each worker
+# kept to its own core), with Chromium's packages installed beside them for the serve
+# tier's browser test; then the cluster tier, its own Ray cluster of four nodes and
+# PostgreSQL (a process holds one Ray at a time: a pytest run of its own), taken down
+# by its fixture however the tier ends; then the serve tier: one Ray and one Serve
+# application that its tests share, so it runs alone.
+# The cluster and serve tiers leave a third of the two cores idle (they wait for
+# replicas to scale or restart, a node to stop, a send deadline), so lint, the docs
+# build and the compute tests (the unit tier's models on the CPU, which wait on no
+# clock: tests/conftest.py) run beside them at the lowest priority there is
+# (SCHED_IDLE and idle I/O, util-linux's chrt and ionice; nice 19 where they are
+# missing): they take what the service tiers leave idle and never delay them.
 # Each tier prints its slowest tests: where the time goes, in every CI log.
-# Chromium is installed first, with the project (not as a prerequisite of the serve
-# tier: GNU make 4.3 did not come back to start the serve tier when it ended first).
-# -O keeps each one's output in one piece; -k runs the rest when one fails (lint
-# fails fast), so a run shows every failure.
+# -O keeps each one's output in one piece.
 BESIDE := $(if $(word 2,$(shell command -v chrt; command -v ionice)),chrt --idle 0 ionice -c 3,nice -n 19)
-test:
-	$(MAKE) --no-print-directory -j2 -Otarget install browser
-	$(MAKE) --no-print-directory -k -j3 -Otarget cluster-tier beside
+test: install
+	$(MAKE) --no-print-directory -j2 -Otarget unit-tier browser
+	$(MAKE) --no-print-directory -j2 -Otarget service-tiers beside
 
-serve-tier: $(VENV)/.installed
-	$(PY) -m pytest --durations=20 tests/serve
+unit-tier: install
+	$(PY) -m pytest -n $(JOBS) -m "not compute" --durations=20 tests/unit tests/gpu
 
-unit-tier: $(VENV)/.installed
-	nice -n 19 $(PY) -m pytest -n $(JOBS) -m "not compute" --durations=20 tests/unit tests/gpu
-
-cluster-tier: serve-tier unit-tier
+service-tiers: install
 	$(PY) -m pytest --durations=10 tests/cluster
+	$(PY) -m pytest --durations=20 tests/serve
 
 # Starved of CPU while the service tiers are busy, a compute test may take minutes:
 # the per-test timeout (a hang's guard) is longer here. Only the compute tests'
-# files are collected (tests/tiers.py names them). One after another (-j1, which
-# make reports as "resetting jobserver mode"): the make that runs this one has a
-# place for each of its three jobs and no more to share.
+# files are collected (tests/tiers.py names them).
 beside:
-	$(BESIDE) $(MAKE) --no-print-directory -j1 -Otarget lint docs-build compute-tests
+	$(BESIDE) $(MAKE) --no-print-directory -Otarget lint docs-build compute-tests
 
 compute-tests: install
 	$(PY) -m pytest -n $(JOBS) -m compute --timeout 1800 --durations=10 $$($(PY) -m tests.tiers compute)
