@@ -154,7 +154,7 @@ class SynthesisRunner:
     ) -> AudioChunk:
         """``segment``'s chunk, its model calls run on the engine's workers one job at a
         time while others wait: an engine that makes a segment in several calls (Kokoro:
-        a piece of at most max_tokens each) gives its worker back between them when
+        a passage of at most max_tokens each) gives its worker back between them when
         another job waits, so another stream's first segment waits for one call, not a
         long segment's all (20 s of first audio beside another project's long texts)."""
         made: list[tuple[Iterator[AudioChunk], Callable[[list[AudioChunk]], AudioChunk]]] = []

@@ -12,7 +12,7 @@ per segment.
 
 An engine whose calls may run at once (Kokoro on a CPU: a call per core) has a lane
 per class, each of as many workers: first segments take workers of their own, so a
-new stream never waits for a later segment's call to end (a long piece on two cores
+new stream never waits for a later segment's call to end (a long passage on two cores
 runs for seconds); later segments run on workers below the process's other threads
 in the OS's scheduling (:mod:`.priority`), so that while both run the first segment
 has the cores and the later ones the time it leaves; background work (a long-form
