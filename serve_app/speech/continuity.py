@@ -21,16 +21,16 @@ from serve_app.speech.job import Voicing
 from serve_app.speech.pipeline import Pipeline
 from serve_app.speech.vocabulary import SpeechRequest
 
-# Characters of surrounding text kept (the engine reads the words nearest the request only),
-# as written and once read out (500 digits read out are thousands of characters,
-# which the engine would turn into phonemes before it keeps its few nearest words:
-# unbilled work past what the request itself costs).
+# Characters of surrounding text kept (the engine reads the words nearest the
+# request only), as written and once read out (500 digits read out are thousands of
+# characters, which the engine would turn into phonemes before it keeps its few
+# nearest words: unbilled work past what the request itself costs).
 SURROUNDING_CHARS = 500
 SURROUNDING_READ_CHARS = 200
 # Requests remembered, per project, and projects, for previous_request_ids: each
 # request's text as far as it is read around another (its first and last
-# SURROUNDING_CHARS), so
-# at most ~16 MB however large the texts (16 x 256 x 1,000 characters of 4 bytes).
+# SURROUNDING_CHARS), so at most ~16 MB however large the texts (16 x 256 x 1,000
+# characters of 4 bytes).
 REQUESTS_KEPT = 16
 PROJECTS_KEPT = 256
 
