@@ -236,7 +236,7 @@ class SynthesisParams:
 
 
 @dataclass(frozen=True)
-class SynthesisJob:
+class SynthesisWork:
     """Everything a Synthesiser needs to speak one request."""
 
     segments: tuple[Segment, ...]
@@ -248,9 +248,9 @@ class AudioChunk:
     """Float32 mono samples in [-1, 1] at ``sample_rate``, all from segment ``segment``.
 
     ``words`` are the engine's word timings (segment-relative), where it gives them;
-    ``alignment`` is the segment's character alignment when the job asked for it;
+    ``alignment`` is the segment's character alignment when the work asked for it;
     ``phonemes`` the engine's phoneme timings (segment-relative), where it gives them;
-    ``timings`` the phonemes (words in the input) and visemes when the job asked;
+    ``timings`` the phonemes (words in the input) and visemes when the work asked;
     ``through`` the share of its segment's audio heard by this chunk's end (1.0: the
     whole segment; less for a piece of a long one), by which its text is billed.
     """
@@ -295,10 +295,10 @@ class OutputParams:
 
 
 @dataclass(frozen=True)
-class EncodeJob:
+class EncodeWork:
     """One request's audio: what to synthesise and how to encode it."""
 
-    synthesis: SynthesisJob
+    synthesis: SynthesisWork
     output: OutputParams
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from deployments.messages import SynthesisJob, SynthesisParams
+from deployments.messages import SynthesisParams, SynthesisWork
 from deployments.normaliser.segmenter import PROFILES, segment
 from deployments.synthesis.runner import SynthesisRunner
 from loadtest.profile import record, top
@@ -66,11 +66,11 @@ async def one_stream(runner: SynthesisRunner, n: int, until: float, run: Run) ->
     await asyncio.sleep(rng.random())  # streams do not all start at once
     while time.perf_counter() < until:
         text = rng.choice(TEXTS)
-        job = SynthesisJob(segment(text, PROFILES["balanced"]), SynthesisParams("default", "hi"))
+        work = SynthesisWork(segment(text, PROFILES["balanced"]), SynthesisParams("default", "hi"))
         asked = time.perf_counter()
         playing_until: float | None = None
         try:
-            async for chunk in runner.synthesise(job):
+            async for chunk in runner.synthesise(work):
                 now = time.perf_counter()
                 if playing_until is None:
                     run.first_audio_ms.append((now - asked) * 1000)

@@ -16,7 +16,7 @@ from ray import serve
 from deployments.encoding.encoder import encode_stream
 from deployments.flow_control import warn_without_flow_control
 from deployments.loopback import keep_replica_server_on_loopback
-from deployments.messages import EncodedChunk, EncodeJob
+from deployments.messages import EncodedChunk, EncodeWork
 from deployments.replica_logs import log_to_replica_file
 from deployments.replica_streams import Nothing, never_empty, without_nothing
 
@@ -30,16 +30,16 @@ class AudioEncoderReplica:
         warn_without_flow_control()
         self._synthesiser = synthesiser.options(stream=True)
 
-    async def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk | Nothing, None]:
-        """Yield ``job``'s audio encoded as ``job.output`` asks, as it is synthesised
+    async def encode(self, work: EncodeWork) -> AsyncGenerator[EncodedChunk | Nothing, None]:
+        """Yield ``work``'s audio encoded as ``work.output`` asks, as it is synthesised
         (``NOTHING`` alone where it makes no sound: ``deployments.replica_streams``).
 
         Raises what the Synthesiser raises (``EngineError``, Serve's
         ``BackPressureError`` when it is full). When the caller stops reading, the
         Synthesiser's stream is cancelled: synthesis stops within a segment.
         """
-        audio = self._synthesiser.synthesise.remote(job.synthesis)
-        encoded = never_empty(encode_stream(without_nothing(audio), job))
+        audio = self._synthesiser.synthesise.remote(work.synthesis)
+        encoded = never_empty(encode_stream(without_nothing(audio), work))
         try:
             async with contextlib.aclosing(encoded):
                 async for chunk in encoded:

@@ -13,7 +13,7 @@ from deployments.messages import (
     Alignment,
     AudioChunk,
     EncodedChunk,
-    EncodeJob,
+    EncodeWork,
     OutputParams,
     Timings,
     billed_ends,
@@ -29,7 +29,7 @@ class StreamEncoder:
 
     Samples and text whose bytes are still inside the encoder (an MP3 frame being
     filled, a WAV file being written) are reported with the chunk that carries
-    them. Used by every transport: an HTTP response's whole job
+    them. Used by every transport: an HTTP response's whole audio
     (:func:`encode_stream`), or a WebSocket session's pieces one after another.
     """
 
@@ -96,17 +96,17 @@ class StreamEncoder:
 
 
 async def encode_stream(
-    chunks: AsyncIterable[AudioChunk], job: EncodeJob
+    chunks: AsyncIterable[AudioChunk], work: EncodeWork
 ) -> AsyncGenerator[EncodedChunk, None]:
-    """Encode ``chunks`` as ``job.output`` asks, yielding only non-empty byte chunks;
+    """Encode ``chunks`` as ``work.output`` asks, yielding only non-empty byte chunks;
     nothing at all (not even a container's header) where they hold no sample."""
-    ends = billed_ends(job.synthesis.segments)
+    ends = billed_ends(work.synthesis.segments)
     encoder: StreamEncoder | None = None
     async for chunk in chunks:
         if encoder is None and not chunk.samples.size:
             continue  # no sound yet: a stream that never makes one is no audio file
         if encoder is None:
-            encoder = StreamEncoder(job.output, chunk.sample_rate)
+            encoder = StreamEncoder(work.output, chunk.sample_rate)
         end_char = billed_through(chunk, ends)
         encoded = await encoder.add(chunk.samples, end_char, chunk.alignment, chunk.timings)
         if encoded is not None:

@@ -14,7 +14,7 @@ from ray import serve
 
 from deployments.flow_control import warn_without_flow_control
 from deployments.loopback import keep_replica_server_on_loopback
-from deployments.messages import AudioChunk, SynthesisJob
+from deployments.messages import AudioChunk, SynthesisWork
 from deployments.replica_logs import log_to_replica_file
 from deployments.replica_streams import Nothing, never_empty
 from deployments.synthesis.runner import SynthesisRunner
@@ -32,11 +32,11 @@ class SynthesiserReplica(SynthesisRunner):
         super().__init__(*args, **kwargs)
 
     async def synthesise(  # type: ignore[override]  # NOTHING is the wire's, not the runner's
-        self, job: SynthesisJob
+        self, work: SynthesisWork
     ) -> AsyncGenerator[AudioChunk | Nothing, None]:
         """The runner's stream, ``NOTHING`` alone where it makes no sound
         (``deployments.replica_streams``)."""
-        audio = never_empty(super().synthesise(job))
+        audio = never_empty(super().synthesise(work))
         async with contextlib.aclosing(audio):
             async for chunk in audio:
                 yield chunk

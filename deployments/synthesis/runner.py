@@ -18,7 +18,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from deployments.messages import AudioChunk, Segment, SynthesisJob, SynthesisParams
+from deployments.messages import AudioChunk, Segment, SynthesisParams, SynthesisWork
 from deployments.synthesis.batcher import Batcher
 from deployments.synthesis.engine import CancelToken
 from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER
@@ -71,49 +71,49 @@ class SynthesisRunner:
             for info in engines
         }
 
-    async def synthesise(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
-        """Yield each segment's audio of ``job`` in order, as one :class:`AudioChunk`
+    async def synthesise(self, work: SynthesisWork) -> AsyncGenerator[AudioChunk, None]:
+        """Yield each segment's audio of ``work`` in order, as one :class:`AudioChunk`
         (several for a segment longer than ``MAX_CHUNK_SECONDS``).
 
         Raises ``EngineError`` when a segment cannot be spoken; when the caller
         stops reading, synthesis stops.
         """
         cancel = CancelToken()
-        loaded = self._synthesiser.loaded(job.params.voice)
+        loaded = self._synthesiser.loaded(work.params.voice)
         engine = loaded.engine if loaded is not None else ""
         batched = loaded is not None and loaded.batches
         scheduler = self._schedulers.get(engine)
-        segments = job.segments
+        segments = work.segments
         try:
             parted = None
             renders_parts = loaded is not None and loaded.renders_parts and not batched
-            if scheduler is not None and renders_parts and not job.params.background:
-                parted = await self._parted(engine, scheduler, job, cancel)
+            if scheduler is not None and renders_parts and not work.params.background:
+                parted = await self._parted(engine, scheduler, work, cancel)
                 if parted is not None:
                     head, rest = parted
                     for part in split(head, MAX_CHUNK_SECONDS):
                         yield part
                     # the rest waits behind other streams' first segments, as any later one
-                    run = scheduler.run(rest, LATER, tenant=job.params.tenant)
+                    run = scheduler.run(rest, LATER, tenant=work.params.tenant)
                     chunk = await self._tracked(engine, run)
                     for part in split(chunk, MAX_CHUNK_SECONDS):
                         yield part
                     segments = segments[2:]
             for i, segment in enumerate(self._planned(segments, engine, batched)):
                 urgency = LATER if i > 0 or parted is not None else FIRST
-                if job.params.background:  # no listener waits: behind every stream's
+                if work.params.background:  # no listener waits: behind every stream's
                     urgency = BACKGROUND
                 if batched:
                     batch = self._batchers[engine].submit(
-                        (segment, job.params), urgency, tenant=job.params.tenant
+                        (segment, work.params), urgency, tenant=work.params.tenant
                     )
                     chunk = await self._tracked(engine, batch)
                 elif scheduler is None:
                     # an unknown voice: speak raises EngineError
-                    chunk = self._synthesiser.speak(segment, job.params, cancel)
+                    chunk = self._synthesiser.speak(segment, work.params, cancel)
                 else:
                     chunk = await self._stepped(
-                        engine, scheduler, segment, job.params, cancel, urgency
+                        engine, scheduler, segment, work.params, cancel, urgency
                     )
                 for part in split(chunk, MAX_CHUNK_SECONDS):
                     yield part
@@ -121,23 +121,23 @@ class SynthesisRunner:
             cancel.cancel()
 
     async def _parted(
-        self, engine: str, scheduler: SegmentScheduler, job: SynthesisJob, cancel: CancelToken
+        self, engine: str, scheduler: SegmentScheduler, work: SynthesisWork, cancel: CancelToken
     ) -> tuple[AudioChunk, Callable[[], AudioChunk]] | None:
-        """The first part's chunk and a call for the rest's, where ``job`` opens with a
+        """The first part's chunk and a call for the rest's, where ``work`` opens with a
         clause cut from its sentence, for an engine that reads the two once and renders
         them in parts, cut in the pause its reading makes between them (nearly the
-        compute of the sentence whole, so under any load); None where the job does not
+        compute of the sentence whole, so under any load); None where the work does not
         open so (then :meth:`_planned` decides)."""
-        segments = job.segments
+        segments = work.segments
         if len(segments) < 2 or not segments[0].joins_next:
             return None
         together = joined(segments[0], segments[1])
         if together is None:
             return None
         speak = functools.partial(
-            self._synthesiser.speak_parts, segments[0], segments[1], together, job.params, cancel
+            self._synthesiser.speak_parts, segments[0], segments[1], together, work.params, cancel
         )
-        run = scheduler.run(speak, FIRST, job.params.tenant, len(segments[0].text))
+        run = scheduler.run(speak, FIRST, work.params.tenant, len(segments[0].text))
         parted = await self._tracked(engine, run)
         if parted is not None:
             self._first_clauses[engine, "parted"] += 1
@@ -152,10 +152,10 @@ class SynthesisRunner:
         cancel: CancelToken,
         urgency: int,
     ) -> AudioChunk:
-        """``segment``'s chunk, its model calls run on the engine's workers one job at a
+        """``segment``'s chunk, its model calls run on the engine's workers one call at a
         time while others wait: an engine that makes a segment in several calls (Kokoro:
         a passage of at most max_tokens each) gives its worker back between them when
-        another job waits, so another stream's first segment waits for one call, not a
+        another call waits, so another stream's first segment waits for one call, not a
         long segment's all (20 s of first audio beside another project's long texts)."""
         made: list[tuple[Iterator[AudioChunk], Callable[[list[AudioChunk]], AudioChunk]]] = []
         parts: list[AudioChunk] = []

@@ -2,7 +2,7 @@
 and the tenants (projects) in turn.
 
 Under load, time to first audio is mostly queueing: a new stream's first segment
-waits behind the later segments of streams already playing. Here a job's place is
+waits behind the later segments of streams already playing. Here a call's place is
 its class (a stream's first segment, or a later one), then its tenant's turn
 (:class:`.fair_queue.FairQueue`: one project's many streams take their turns with
 another's one), then its arrival; a stream asks for its next segment only when the
@@ -22,7 +22,7 @@ it. An engine of one worker (eSpeak NG, one per process) runs a chunk's call on 
 worker lowered to the idle priority for the call, and put back at once when a
 stream's segment comes to wait for it (:class:`.priority.Lowering`). Nothing idles
 for it: with no first segment waiting, later ones have every core, and with no
-stream speaking, a job has them all. And two shares keep a worker of the first lane
+stream speaking, a long-form job has them all. And two shares keep a worker of the first lane
 for a new stream that would otherwise wait for a long call to end: a tenant runs at
 most all but one of the first lane's workers at once, and so do long first segments
 (over :data:`LONG_FIRST` characters: an unpunctuated text's first segment is seconds
@@ -50,7 +50,7 @@ LONG_FIRST = 160
 
 
 @dataclass
-class _Job:
+class _QueuedCall:
     call: Callable[[], Any]
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
@@ -64,19 +64,19 @@ class SegmentScheduler:
     such as eSpeak, more for engines that run calls in parallel)."""
 
     def __init__(self, workers: int = 1, name: str = "synth", lanes: bool = False) -> None:
-        """``workers`` threads that take any job, most urgent first; with ``lanes`` (an
+        """``workers`` threads that take any call, most urgent first; with ``lanes`` (an
         engine whose calls may run at once), ``workers`` for each class of urgency, the
         less urgent at lower priorities (the module's docstring)."""
         if workers < 1:
             raise ValueError("a scheduler needs at least one worker")
-        self._queue: FairQueue[_Job] = FairQueue()
+        self._queue: FairQueue[_QueuedCall] = FairQueue()
         self._ready = threading.Condition()
         self.lanes = lanes
         # a first segment may be one of 400 characters, seconds of calls
         self._first_share = max(1, workers - 1) if lanes else workers
         self._first_running: Counter[str] = Counter()  # tenant: its first segments running
         self._long_running = 0  # long first segments running (over LONG_FIRST characters)
-        self._running = 0  # jobs on a worker now
+        self._running = 0  # calls on a worker now
         # without lanes, workers take every class: lowered to the idle one for background calls
         self._lowering = Lowering()
         takes: list[int | None] = [FIRST, LATER, BACKGROUND] if lanes else [None]
@@ -91,23 +91,23 @@ class SegmentScheduler:
             thread.start()
 
     async def run(self, call: Callable[[], T], urgency: int, tenant: str = "", size: int = 0) -> T:
-        """Run ``call`` on a worker, after every waiting job of a more urgent class
+        """Run ``call`` on a worker, after every waiting call of a more urgent class
         (``urgency``: :data:`.FIRST`, :data:`.LATER` or :data:`.BACKGROUND`), the turns of
-        the tenants before ``tenant``'s, and ``tenant``'s smaller jobs (``size``: the
+        the tenants before ``tenant``'s, and ``tenant``'s smaller calls (``size``: the
         characters it speaks)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         with self._ready:
-            job = _Job(call, loop, future, tenant, size, urgency)
-            self._queue.push(job, urgency, tenant, size)
-            self._ready.notify_all()  # with lanes, a worker of the job's own lane
+            entry = _QueuedCall(call, loop, future, tenant, size, urgency)
+            self._queue.push(entry, urgency, tenant, size)
+            self._ready.notify_all()  # with lanes, a worker of the call's own lane
         if not self.lanes and urgency != BACKGROUND:
             self._lowering.restore()  # a background call running ends at our priority
         return await future
 
     def waiting(self, urgency: int) -> bool:
-        """Whether a job waits for the worker a job of class ``urgency`` holds: with
-        lanes, one of its own class; else any (a long job may give its worker back)."""
+        """Whether a call waits for the worker a call of class ``urgency`` holds: with
+        lanes, one of its own class; else any (a long call may give its worker back)."""
         with self._ready:
             if not self.lanes:
                 return len(self._queue) > 0
@@ -115,7 +115,7 @@ class SegmentScheduler:
 
     @property
     def busy(self) -> bool:
-        """Whether a job waits or runs (a call whose stream went away runs to its end)."""
+        """Whether a call waits or runs (a call whose stream went away runs to its end)."""
         with self._ready:
             return self._running > 0 or len(self._queue) > 0
 
@@ -139,12 +139,12 @@ class SegmentScheduler:
         return barred, LONG_FIRST if self._long_running >= share else None
 
     def _work(self, only: int | None) -> None:
-        """Run jobs of class ``only`` (None: any, most urgent first) as they come."""
+        """Run calls of class ``only`` (None: any, most urgent first) as they come."""
         if only == LATER:
             run_in_background()
         elif only == BACKGROUND:
             run_at_idle()
-        counted = only == FIRST  # the first lane keeps tenants and long jobs to their shares
+        counted = only == FIRST  # the first lane keeps tenants and long calls to their shares
 
         def queued() -> int:
             if only is None:
@@ -154,38 +154,38 @@ class SegmentScheduler:
         while True:
             with self._ready:
                 self._ready.wait_for(lambda: queued() > 0)
-                job = self._queue.pop(only, *(self._shares() if counted else ()))
-                long = counted and job.size > LONG_FIRST
+                entry = self._queue.pop(only, *(self._shares() if counted else ()))
+                long = counted and entry.size > LONG_FIRST
                 if counted:
-                    self._first_running[job.tenant] += 1
+                    self._first_running[entry.tenant] += 1
                     self._long_running += long
                 self._running += 1
-            if job.future.cancelled():  # its stream went away while it waited
+            if entry.future.cancelled():  # its stream went away while it waited
                 pass
-            elif only is None and job.urgency == BACKGROUND:
+            elif only is None and entry.urgency == BACKGROUND:
                 with self._lowering.idle():
                     if self._urgent_waiting():  # came as it was lowered
                         self._lowering.restore()
-                    _run(job)
+                    _run(entry)
             else:
-                _run(job)
+                _run(entry)
             with self._ready:
                 self._running -= 1
                 if counted:
-                    self._first_running -= Counter({job.tenant: 1})  # drops a tenant at 0
+                    self._first_running -= Counter({entry.tenant: 1})  # drops a tenant at 0
                     self._long_running -= long
-                    self._ready.notify_all()  # a job held back by a share may run now
+                    self._ready.notify_all()  # a call held back by a share may run now
 
 
-def _run(job: _Job) -> None:
-    """``job``'s call, its result or failure handed to the task awaiting it."""
+def _run(entry: _QueuedCall) -> None:
+    """``entry``'s call, its result or failure handed to the task awaiting it."""
     try:
-        result, error = job.call(), None
+        result, error = entry.call(), None
     except BaseException as e:  # handed to the awaiting task, not lost here
         result, error = None, e
     # its caller's loop may have closed meanwhile (a server shut down): no one waits
     with contextlib.suppress(RuntimeError):
-        job.loop.call_soon_threadsafe(_settle, job.future, result, error)
+        entry.loop.call_soon_threadsafe(_settle, entry.future, result, error)
 
 
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:

@@ -105,7 +105,7 @@ class SynthesiserConfig(BaseModel):
 
 @dataclass(frozen=True)
 class LoadedVoice:
-    """A voice loaded here and what its engine does with a job: looked up once a job."""
+    """A voice loaded here and what its engine does: looked up once a ``SynthesisWork``."""
 
     voice: VoiceConfig
     batches: bool  # several segments, of several requests, in one pass
@@ -315,14 +315,14 @@ class Synthesiser:
 def finished(
     chunks: list[AudioChunk], segment: Segment, params: SynthesisParams, voice: VoiceConfig
 ) -> AudioChunk:
-    """An engine's chunks of ``segment`` as the job's one chunk: aligned, shaped, timed."""
+    """An engine's chunks of ``segment`` as the work's one chunk: aligned, shaped, timed."""
     chunk = replace(aligned(segment, params, chunks), sample_rate=voice.sample_rate)
     return timed(shaped(chunk, segment), segment)
 
 
 def aligned(segment: Segment, params: SynthesisParams, chunks: list[AudioChunk]) -> AudioChunk:
     """An engine's chunks of ``segment`` as one, with its character alignment where the
-    job asked for one and the engine timed its words (times from the segment's start)."""
+    work asked for one and the engine timed its words (times from the segment's start)."""
     rate = chunks[0].sample_rate if chunks else 1
     samples = np.concatenate([c.samples for c in chunks]) if chunks else np.zeros(0, np.float32)
     words = tuple(word for chunk in chunks for word in chunk.words)
@@ -334,7 +334,7 @@ def aligned(segment: Segment, params: SynthesisParams, chunks: list[AudioChunk])
 
 
 def timed(chunk: AudioChunk, segment: Segment) -> AudioChunk:
-    """``chunk`` (all of ``segment``'s audio, shaped) with its phonemes as the job's
+    """``chunk`` (all of ``segment``'s audio, shaped) with its phonemes as the work's
     timings: each one's word as the input wrote it, and the visemes of the whole
     audio. A chunk without phonemes is left as it is."""
     if not chunk.phonemes:

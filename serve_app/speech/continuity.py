@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from deployments.messages import NormalisedText
-from serve_app.speech.job import Voicing
+from serve_app.speech.checked import Voicing
 from serve_app.speech.pipeline import Pipeline
 from serve_app.speech.vocabulary import SpeechRequest
 

@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from deployments.messages import EncodedChunk
 from serve_app.speech.admission import Ticket
 from serve_app.speech.billing import Bill, Meter
-from serve_app.speech.job import Voicing, elapsed_ms
+from serve_app.speech.checked import Voicing, elapsed_ms
 from serve_app.speech.metrics import Metrics
 from serve_app.speech.vocabulary import RequestUsage
 

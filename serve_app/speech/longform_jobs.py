@@ -27,8 +27,8 @@ from serve_app.http.errors import InvalidRequest, NotFound, RateLimited
 from serve_app.settings import CONFIGS, IngressConfig
 from serve_app.speech.audio_store import AudioStore, job_key, open_store
 from serve_app.speech.billing import Meter, balance_refusal
+from serve_app.speech.checked import Voicing
 from serve_app.speech.idle_waits import Wakeup
-from serve_app.speech.job import Voicing
 from serve_app.speech.longform import Chapter, Chunk, chapters_of, chunks_of
 from serve_app.speech.longform_ssml import ssml_chunks
 from serve_app.speech.longform_view import job_view

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from deployments.encoding.chapters import ChapterMark, has_chapter_marks, mark_chapters
 from deployments.encoding.writers import make_writer
-from deployments.messages import EncodeJob, SynthesisJob
+from deployments.messages import EncodeWork, SynthesisWork
 from deployments.priority import run_in_background
 from serve_app.accounts import AccountStore
 from serve_app.accounts.longform_claims import ClaimedChunk, Completion
@@ -31,9 +31,9 @@ from serve_app.http.errors import ServiceError
 from serve_app.speech import idle_waits
 from serve_app.speech.audio_store import AudioStore, job_key
 from serve_app.speech.billing import Meter
+from serve_app.speech.checked import Voicing
 from serve_app.speech.continuity import with_surrounding_text
 from serve_app.speech.idle_waits import IdleWait, Wakeup
-from serve_app.speech.job import Voicing
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import VoiceOptions
 
@@ -180,9 +180,9 @@ class ChunkSpeaker:
         # kept as PCM: the job's format is made when its audio is read (job_audio), as
         # one stream (MP3 frames of separate encoders, WAV headers do not concatenate)
         pcm = replace(voicing.output, format="pcm", sample_rate=voicing.sample_rate)
-        job = EncodeJob(SynthesisJob(text.segments, voicing.params), pcm)
+        work = EncodeWork(SynthesisWork(text.segments, voicing.params), pcm)
         audio, samples = bytearray(), 0
-        async for encoded in service.pipeline.encode(job):
+        async for encoded in service.pipeline.encode(work):
             audio += encoded.data
             samples += encoded.audio_samples
         return Rendered(bytes(audio), said.characters, samples * 1000 // voicing.sample_rate)

@@ -20,7 +20,7 @@ from ray.exceptions import ActorUnavailableError, RayActorError
 from ray.serve.exceptions import BackPressureError
 
 from deployments.encoding.encoder import encode_stream
-from deployments.messages import AudioChunk, EncodedChunk, EncodeJob, NormalisedText, SynthesisJob
+from deployments.messages import AudioChunk, EncodedChunk, EncodeWork, NormalisedText, SynthesisWork
 from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
 from deployments.reading import ReadingOptions
 from deployments.replica_streams import without_nothing
@@ -84,7 +84,7 @@ class RemoteNormalisation:
 class Synthesis(Protocol):
     """Where segments become audio. Closing a ``synthesise`` stream stops its synthesis."""
 
-    def synthesise(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]: ...
+    def synthesise(self, work: SynthesisWork) -> AsyncGenerator[AudioChunk, None]: ...
 
     async def info(self) -> SynthesiserInfo: ...
 
@@ -98,8 +98,8 @@ class LocalSynthesis:
     def speaks(self, voice_id: str) -> bool:
         return self._synthesiser.speaks(voice_id)
 
-    def synthesise(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
-        return self._synthesiser.synthesise(job)
+    def synthesise(self, work: SynthesisWork) -> AsyncGenerator[AudioChunk, None]:
+        return self._synthesiser.synthesise(work)
 
     async def info(self) -> SynthesiserInfo:
         return self._synthesiser.info()
@@ -112,9 +112,9 @@ class RemoteSynthesis:
         self._handle = handle
         self._stream = handle.options(stream=True)
 
-    def synthesise(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
+    def synthesise(self, work: SynthesisWork) -> AsyncGenerator[AudioChunk, None]:
         # cancelled on close: the replica stops speaking segments nobody will read
-        return _cancelled_on_close(self._stream.synthesise.remote(job))
+        return _cancelled_on_close(self._stream.synthesise.remote(work))
 
     async def info(self) -> SynthesiserInfo:
         result: SynthesiserInfo = await self._handle.info.remote()
@@ -124,7 +124,7 @@ class RemoteSynthesis:
 class Encoding(Protocol):
     """One request's encoded audio. Closing the stream stops its synthesis."""
 
-    def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]: ...
+    def encode(self, work: EncodeWork) -> AsyncGenerator[EncodedChunk, None]: ...
 
 
 class LocalEncoding:
@@ -133,9 +133,9 @@ class LocalEncoding:
     def __init__(self, synthesis: Synthesis) -> None:
         self._synthesis = synthesis
 
-    async def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:
-        async with contextlib.aclosing(self._synthesis.synthesise(job.synthesis)) as audio:
-            async for chunk in encode_stream(audio, job):
+    async def encode(self, work: EncodeWork) -> AsyncGenerator[EncodedChunk, None]:
+        async with contextlib.aclosing(self._synthesis.synthesise(work.synthesis)) as audio:
+            async for chunk in encode_stream(audio, work):
                 yield chunk
 
 
@@ -145,9 +145,9 @@ class RemoteEncoding:
     def __init__(self, handle: Any) -> None:
         self._stream = handle.options(stream=True)
 
-    def encode(self, job: EncodeJob) -> AsyncGenerator[EncodedChunk, None]:
+    def encode(self, work: EncodeWork) -> AsyncGenerator[EncodedChunk, None]:
         # cancelled on close: the encoder cancels the Synthesiser's stream in turn
-        return _cancelled_on_close(self._stream.encode.remote(job))
+        return _cancelled_on_close(self._stream.encode.remote(work))
 
 
 async def _cancelled_on_close(stream: Any) -> AsyncGenerator[Any, None]:
@@ -241,25 +241,25 @@ class Pipeline:
             return local
         return None
 
-    async def encode(self, job: EncodeJob) -> AsyncIterator[EncodedChunk]:
-        """The encoded audio of ``job`` as it is synthesised. Closing the stream
+    async def encode(self, work: EncodeWork) -> AsyncIterator[EncodedChunk]:
+        """The encoded audio of ``work`` as it is synthesised. Closing the stream
         stops synthesis."""
-        here = self._here(job.synthesis.params.voice)
+        here = self._here(work.synthesis.params.voice)
         encoding = LocalEncoding(here) if here is not None else self._encoding
         assert encoding is not None  # a pipeline has somewhere to synthesise
         wait_s = None if here is not None else self._wait_s
-        async for chunk in _as_service_errors(_begun_within(encoding.encode(job), wait_s)):
+        async for chunk in _as_service_errors(_begun_within(encoding.encode(work), wait_s)):
             yield chunk
 
-    async def synthesise(self, job: SynthesisJob) -> AsyncIterator[AudioChunk]:
-        """The raw audio of ``job`` as it is synthesised, for a caller that keeps one
-        encoder across several jobs (a WebSocket context's pieces: one stream).
+    async def synthesise(self, work: SynthesisWork) -> AsyncIterator[AudioChunk]:
+        """The raw audio of ``work`` as it is synthesised, for a caller that keeps one
+        encoder across several (a WebSocket context's pieces: one stream).
         Closing the stream stops synthesis."""
-        here = self._here(job.params.voice)
+        here = self._here(work.params.voice)
         synthesis = here or self._remote
         assert synthesis is not None  # a pipeline has somewhere to synthesise
         wait_s = None if here is not None else self._wait_s
-        async for chunk in _as_service_errors(_begun_within(synthesis.synthesise(job), wait_s)):
+        async for chunk in _as_service_errors(_begun_within(synthesis.synthesise(work), wait_s)):
             yield chunk
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-from deployments.messages import AudioChunk, NormalisedText, SynthesisJob
+from deployments.messages import AudioChunk, NormalisedText, SynthesisWork
 from deployments.normaliser import ssml
 from deployments.normaliser.cleaning import clean_text
 from deployments.normaliser.normaliser import off_loop_if_long
@@ -24,19 +24,19 @@ from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission
 from serve_app.speech.billing import Meter
 from serve_app.speech.catalog import Catalog
-from serve_app.speech.continuity import RecentTexts, with_surrounding_text
-from serve_app.speech.custom_voices import CustomVoices
-from serve_app.speech.delivery import Delivery
-from serve_app.speech.dictionaries import Dictionaries
-from serve_app.speech.job import (
+from serve_app.speech.checked import (
     BilledText,
+    CheckedRequest,
     Input,
-    SpeechJob,
     Voicing,
     elapsed_ms,
     speakable,
     with_timings,
 )
+from serve_app.speech.continuity import RecentTexts, with_surrounding_text
+from serve_app.speech.custom_voices import CustomVoices
+from serve_app.speech.delivery import Delivery
+from serve_app.speech.dictionaries import Dictionaries
 from serve_app.speech.metrics import Metrics
 from serve_app.speech.pipeline import Pipeline
 from serve_app.speech.vocabulary import NormalizeRequest, SpeechRequest, VoiceOptions
@@ -177,11 +177,11 @@ class SpeechService:
         alignment: bool = False,
         bitrate_kbps: int | None = None,
         dictionaries_param: str = "pronunciation_dictionaries",
-    ) -> SpeechJob:
+    ) -> CheckedRequest:
         """Admit ``request`` (503 past capacity), validate it, normalise its text and
-        hold its worst-case cost. ``alignment``: the surface frames timings (job.py
+        hold its worst-case cost. ``alignment``: the surface frames timings (checked.py
         ``with_timings``); ``bitrate_kbps`` overrides the quality's. The :class:`Delivery` of
-        :meth:`deliver` settles the job's bill."""
+        :meth:`deliver` settles the request's bill."""
         ticket = self.admission.enter()
         try:
             voicing = await self.choose(
@@ -203,12 +203,12 @@ class SpeechService:
             ticket.release()
             raise
         self.recent.remember(key.project_id, request_id, request.input)
-        return SpeechJob(request_id, voicing, normalised, bill, received_at, ticket)
+        return CheckedRequest(request_id, voicing, normalised, bill, received_at, ticket)
 
     async def read(self, given: Input, voicing: Voicing, param: str = "input") -> BilledText | None:
         """``given`` as ``voicing`` will speak it, and the characters it is billed for
         (what a listener hears, aliases as heard); None if it says nothing (no letter
-        or digit). The one step from checked text to a paid job, for a request's input
+        or digit). The one step from checked text to a paid request, for a request's input
         and a WebSocket's pieces alike."""
         normalised = await self.normalise(given.text, voicing, param, given.markup)
         if not speakable(normalised):
@@ -219,17 +219,17 @@ class SpeechService:
         """The audio of ``said`` as ``voicing`` speaks it, not yet encoded (a
         text stream encodes all its pieces' audio as one stream). Closing the
         stream stops its synthesis."""
-        return self.pipeline.synthesise(SynthesisJob(said.text.segments, voicing.params))
+        return self.pipeline.synthesise(SynthesisWork(said.text.segments, voicing.params))
 
-    async def deliver(self, speech: SpeechJob, transport: str) -> Delivery:
-        """The job's audio on its way, its first chunk already in hand; the delivery
-        meters it and settles the job's bill when closed.
+    async def deliver(self, speech: CheckedRequest, transport: str) -> Delivery:
+        """The request's audio on its way, its first chunk already in hand; the delivery
+        meters it and settles the request's bill when closed.
 
         Awaiting this raises :class:`ServiceError` if synthesis fails before any
         audio exists, or ends with none (``empty_input``); the bill is then settled,
         nothing charged, so the caller can still answer with an HTTP error.
         """
-        stream = self.pipeline.encode(speech.job)
+        stream = self.pipeline.encode(speech.work)
         delivery = Delivery(
             self.meter,
             self.metrics,

@@ -23,7 +23,7 @@ from deployments.normaliser.ssml import without_tags
 from deployments.reading import PronunciationRule
 from serve_app.http.errors import InsufficientBalance, InvalidRequest
 from serve_app.speech.admission import Ticket
-from serve_app.speech.job import Voicing, with_alignment
+from serve_app.speech.checked import Voicing, with_alignment
 from serve_app.speech.service import SpeechService
 from serve_app.speech.text_buffer import Piece, TextBuffer
 
@@ -247,13 +247,13 @@ class TextStream:
             await self._sink.send_audio(self, index, tail)
 
 
-async def all_or_none(*jobs: Coroutine[Any, Any, None]) -> None:
-    """Run ``jobs`` together; if one fails, cancel the rest and raise its error.
+async def all_or_none(*coroutines: Coroutine[Any, Any, None]) -> None:
+    """Run ``coroutines`` together; if one fails, cancel the rest and raise its error.
 
     (Like ``asyncio.TaskGroup``, but without cancelling the calling task, which
     would reach the server's own cancel scopes.)
     """
-    tasks = [asyncio.create_task(job) for job in jobs]
+    tasks = [asyncio.create_task(c) for c in coroutines]
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         for task in done:

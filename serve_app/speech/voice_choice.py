@@ -12,9 +12,9 @@ from deployments.messages import SynthesisParams
 from deployments.synthesis.voices import VoiceConfig, is_voice_id
 from serve_app.http.errors import InvalidRequest, NotFound
 from serve_app.speech.catalog import Catalog
+from serve_app.speech.checked import Voicing, output_of
 from serve_app.speech.custom_voices import CustomVoice, CustomVoices
 from serve_app.speech.dictionaries import Dictionaries
-from serve_app.speech.job import Voicing, output_of
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.speech.voice_modes import (
     DesignedVoice,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deployments.messages import EncodeJob, SynthesisJob
+from deployments.messages import EncodeWork, SynthesisWork
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import SpeechRequest
 
@@ -26,6 +26,6 @@ async def speak_unbilled(service: SpeechService, request: SpeechRequest = WARM_U
     voicing = await service.choose(request, request.stream)
     given = await service.check_input(request.input, request.text_type)
     normalised = await service.normalise(given.text, voicing, ssml=given.markup)
-    job = EncodeJob(SynthesisJob(normalised.segments, voicing.params), voicing.output)
-    async for _ in service.pipeline.encode(job):  # to its end: the stream closes itself
+    work = EncodeWork(SynthesisWork(normalised.segments, voicing.params), voicing.output)
+    async for _ in service.pipeline.encode(work):  # to its end: the stream closes itself
         pass

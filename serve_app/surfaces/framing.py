@@ -1,4 +1,4 @@
-"""Framing a speech job for HTTP, shared by the surfaces: raw chunked audio, SSE
+"""Framing a checked speech request for HTTP, shared by the surfaces: raw chunked audio, SSE
 events (each surface brings its own event names), or one buffered body.
 
 Each framer peeks at the first chunk before it commits to a 200, counts as delivered
@@ -21,8 +21,8 @@ from starlette.types import Send
 from deployments.encoding.writers import FORMATS, content_type
 from deployments.messages import Timings
 from serve_app.http.errors import ServiceError
+from serve_app.speech.checked import CheckedRequest, elapsed_ms
 from serve_app.speech.delivery import Delivery
-from serve_app.speech.job import SpeechJob, elapsed_ms
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import RequestUsage
 
@@ -111,7 +111,7 @@ def sse_event(name: str, payload: BaseModel | dict[str, object]) -> bytes:
 
 
 async def raw_audio(
-    service: SpeechService, speech: SpeechJob, extra_headers: dict[str, str] | None = None
+    service: SpeechService, speech: CheckedRequest, extra_headers: dict[str, str] | None = None
 ) -> Response:
     delivery = await service.deliver(speech, "http")
 
@@ -129,7 +129,7 @@ async def raw_audio(
 
 async def sse(
     service: SpeechService,
-    speech: SpeechJob,
+    speech: CheckedRequest,
     events: SseEvents,
     extra_headers: dict[str, str] | None = None,
 ) -> Response:
@@ -153,7 +153,7 @@ async def sse(
 
 
 async def buffered(
-    service: SpeechService, speech: SpeechJob, extra_headers: dict[str, str] | None = None
+    service: SpeechService, speech: CheckedRequest, extra_headers: dict[str, str] | None = None
 ) -> Response:
     started = time.perf_counter()
     delivery = await service.deliver(speech, "buffered")

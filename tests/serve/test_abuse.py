@@ -200,8 +200,8 @@ def test_keyless_sockets_cannot_inflate_messages_in_the_ingress(service: Service
     ), closes
 
 
-async def _together(job: Callable[[], Awaitable[T]], times: int) -> list[T]:
-    return list(await asyncio.gather(*(job() for _ in range(times))))
+async def _together(call: Callable[[], Awaitable[T]], times: int) -> list[T]:
+    return list(await asyncio.gather(*(call() for _ in range(times))))
 
 
 def test_an_http_1_0_stream_is_not_chunked(service: Service) -> None:

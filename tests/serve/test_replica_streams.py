@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterable
 
-from deployments.messages import EncodeJob, OutputParams, SynthesisJob, SynthesisParams
+from deployments.messages import EncodeWork, OutputParams, SynthesisParams, SynthesisWork
 from deployments.replica_streams import Nothing
 from tests.serve.conftest import Service
 
@@ -14,14 +14,14 @@ AT_ONCE = 20
 
 
 def test_a_stream_of_no_audio_reaches_the_caller_as_one_nothing(service: Service) -> None:
-    """A job of no audio, asked of the Synthesiser and the AudioEncoder over Serve's
+    """Work of no audio, asked of the Synthesiser and the AudioEncoder over Serve's
     gRPC transport: each stream ends cleanly with its one ``NOTHING``. An empty
     stream lost its accepted-metadata on ~1 call in 7 here, a RuntimeError (the 500
     a request of no sound got now and then)."""
     from ray import serve
 
-    job = EncodeJob(
-        SynthesisJob((), SynthesisParams(voice="default", language="hi")), OutputParams("mp3")
+    work = EncodeWork(
+        SynthesisWork((), SynthesisParams(voice="default", language="hi")), OutputParams("mp3")
     )
 
     async def read(stream: AsyncIterable[object]) -> list[object]:
@@ -36,8 +36,8 @@ def test_a_stream_of_no_audio_reaches_the_caller_as_one_nothing(service: Service
         return results
 
     for deployment, method, argument in (
-        ("Synthesiser", "synthesise", job.synthesis),
-        ("AudioEncoder", "encode", job),
+        ("Synthesiser", "synthesise", work.synthesis),
+        ("AudioEncoder", "encode", work),
     ):
         results = asyncio.run(calls(deployment, method, argument))
         failed = [r for r in results if isinstance(r, BaseException)]

@@ -37,7 +37,7 @@ from deployments.normaliser.ssml import without_tags
 from serve_app.http.body import validate
 from serve_app.http.errors import InvalidRequest, NotFound, from_validation_error
 from serve_app.speech.catalog import Catalog
-from serve_app.speech.job import SpeechJob
+from serve_app.speech.checked import CheckedRequest
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import SpeechRequest, preferring
 from serve_app.surfaces.compat import ClientNames, client_language
@@ -171,7 +171,7 @@ def timestamps(alignment: Alignment | None, offset_ms: int) -> dict[str, object]
 
 async def timestamped(
     service: SpeechService,
-    speech: SpeechJob,
+    speech: CheckedRequest,
     stream: bool,
     extra_headers: dict[str, str] | None = None,
 ) -> Response:

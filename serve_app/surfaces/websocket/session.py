@@ -48,8 +48,8 @@ from serve_app.http.errors import (
 )
 from serve_app.http.origins import origin_allowed
 from serve_app.speech.admission import Ticket, client_address
+from serve_app.speech.checked import Voicing, elapsed_ms
 from serve_app.speech.delivery import Delivery
-from serve_app.speech.job import Voicing, elapsed_ms
 from serve_app.speech.text_stream import TextStream, TextStreamSettings, all_or_none
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.surfaces.native.protocol import WsFinalMessage

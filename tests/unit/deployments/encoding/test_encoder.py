@@ -9,11 +9,11 @@ from deployments.encoding.session import EncodingSession
 from deployments.messages import (
     Alignment,
     AudioChunk,
-    EncodeJob,
+    EncodeWork,
     OutputParams,
     Segment,
-    SynthesisJob,
     SynthesisParams,
+    SynthesisWork,
 )
 from tests.conftest import decode
 
@@ -21,9 +21,9 @@ RATE = 22050
 SEGMENTS = (Segment(0, "a,", 0, 2), Segment(1, "b.", 3, 5), Segment(2, "c!", 6, 8))
 
 
-def job(fmt: str, sample_rate: int | None = None, volume: float = 1.0) -> EncodeJob:
-    return EncodeJob(
-        SynthesisJob(SEGMENTS, SynthesisParams("default", "hi")),
+def work(fmt: str, sample_rate: int | None = None, volume: float = 1.0) -> EncodeWork:
+    return EncodeWork(
+        SynthesisWork(SEGMENTS, SynthesisParams("default", "hi")),
         OutputParams(fmt, sample_rate, volume),
     )
 
@@ -33,16 +33,16 @@ async def chunks() -> AsyncIterator[AudioChunk]:
         yield AudioChunk(np.full(RATE // 2, 0.25, dtype=np.float32), RATE, segment.index)
 
 
-def run(job: EncodeJob) -> list:
+def run(work: EncodeWork) -> list:
     async def collect() -> list:
-        return [c async for c in encode_stream(chunks(), job)]
+        return [c async for c in encode_stream(chunks(), work)]
 
     return asyncio.run(collect())
 
 
 @pytest.mark.parametrize("rate", [None, 8000, 48000])
 def test_pcm_chunk_per_segment_with_sample_and_text_accounting(rate: int | None) -> None:
-    out = run(job("pcm", rate))
+    out = run(work("pcm", rate))
     out_rate = rate or RATE
     assert [c.end_char for c in out[:3]] == [2, 5, 8]
     total = sum(c.audio_samples for c in out)
@@ -52,7 +52,7 @@ def test_pcm_chunk_per_segment_with_sample_and_text_accounting(rate: int | None)
 
 
 def test_wav_arrives_as_one_file_and_mp3_as_one_stream() -> None:
-    (wav,) = run(job("wav"))
+    (wav,) = run(work("wav"))
     samples, rate = decode(wav.data)
     assert (rate, samples.size, wav.audio_samples, wav.end_char) == (
         RATE,
@@ -60,7 +60,7 @@ def test_wav_arrives_as_one_file_and_mp3_as_one_stream() -> None:
         int(1.5 * RATE),
         8,
     )
-    mp3 = run(job("mp3"))
+    mp3 = run(work("mp3"))
     samples, rate = decode(b"".join(c.data for c in mp3))
     assert abs(samples.size / rate - 1.5) < 0.1
     assert sum(c.audio_samples for c in mp3) == int(1.5 * RATE)
@@ -86,7 +86,7 @@ def test_alignment_keeps_the_input_clock_through_a_resampler_or_frames(
             yield AudioChunk(chunk.samples, chunk.sample_rate, chunk.segment, (), times)
 
     async def collect() -> list:
-        return [c async for c in encode_stream(aligned(), job(fmt, rate))]
+        return [c async for c in encode_stream(aligned(), work(fmt, rate))]
 
     out = asyncio.run(collect())
     clock, starts = 0, []
@@ -109,7 +109,7 @@ def test_a_stream_of_no_samples_is_no_audio_at_all(fmt: str) -> None:
             yield AudioChunk(np.zeros(0, dtype=np.float32), RATE, segment.index)
 
     async def collect() -> list:
-        return [c async for c in encode_stream(silent(), job(fmt))]
+        return [c async for c in encode_stream(silent(), work(fmt))]
 
     assert asyncio.run(collect()) == []
 
@@ -129,8 +129,8 @@ def test_a_piece_of_a_long_segment_bills_its_share_of_the_text() -> None:
             yield piece
 
     async def collect() -> list:
-        encode = EncodeJob(
-            SynthesisJob(long, SynthesisParams("default", "hi")), OutputParams("pcm")
+        encode = EncodeWork(
+            SynthesisWork(long, SynthesisParams("default", "hi")), OutputParams("pcm")
         )
         return [c async for c in encode_stream(chunks(), encode)]
 

@@ -7,7 +7,7 @@ import gc
 import itertools
 import tracemalloc
 
-from deployments.messages import Segment, SynthesisJob, SynthesisParams
+from deployments.messages import Segment, SynthesisParams, SynthesisWork
 from deployments.synthesis.runner import SynthesisRunner
 
 SENTENCES = ("नमस्ते दुनिया।", "आज मौसम अच्छा है।")
@@ -15,12 +15,12 @@ SENTENCES = ("नमस्ते दुनिया।", "आज मौसम �
 ROUNDS = 120
 
 
-def job_of(sentences: tuple[str, ...]) -> SynthesisJob:
+def work_of(sentences: tuple[str, ...]) -> SynthesisWork:
     segments, start = [], 0
     for i, text in enumerate(sentences):
         segments.append(Segment(i, text, start, start + len(text)))
         start += len(text) + 1
-    return SynthesisJob(tuple(segments), SynthesisParams("hi-espeak-aditi", "hi"))
+    return SynthesisWork(tuple(segments), SynthesisParams("hi-espeak-aditi", "hi"))
 
 
 KEPT_BYTES = 64 * 1024  # ~0.5 KB a request would be tens of megabytes a day
@@ -32,8 +32,8 @@ async def test_finished_and_abandoned_requests_leave_nothing_behind() -> None:
 
     async def requests(count: int) -> None:
         for i in range(count):  # each text its own, as a service's are: audio of new lengths
-            job = job_of((*SENTENCES[:2], f"आपका नंबर {next(numbers)} है।"))
-            audio = runner.synthesise(job)
+            work = work_of((*SENTENCES[:2], f"आपका नंबर {next(numbers)} है।"))
+            audio = runner.synthesise(work)
             if i % 3 == 0:  # a reader that goes away after the first segment
                 await anext(audio)
                 await audio.aclose()

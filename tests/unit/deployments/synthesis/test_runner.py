@@ -13,8 +13,8 @@ import pytest
 from deployments.messages import (
     Prosody,
     Segment,
-    SynthesisJob,
     SynthesisParams,
+    SynthesisWork,
 )
 from deployments.synthesis.runner import (
     BROKEN_AFTER,
@@ -24,11 +24,11 @@ from deployments.synthesis.runner import (
 )
 
 TEXT = "नमस्ते दुनिया।"
-JOB = SynthesisJob((Segment(0, TEXT, 0, len(TEXT)),), SynthesisParams("hi-espeak-aditi", "hi"))
+WORK = SynthesisWork((Segment(0, TEXT, 0, len(TEXT)),), SynthesisParams("hi-espeak-aditi", "hi"))
 
 
 async def speak(runner: SynthesisRunner) -> int:
-    return sum([chunk.samples.size async for chunk in runner.synthesise(JOB)])
+    return sum([chunk.samples.size async for chunk in runner.synthesise(WORK)])
 
 
 async def test_an_engine_that_keeps_failing_fails_the_health_check(
@@ -61,8 +61,8 @@ async def test_a_segment_longer_than_a_message_leaves_in_pieces() -> None:
     runner = SynthesisRunner({"voice_engines": ["espeak"]})
     text = " ".join(["नमस्ते दुनिया आज मौसम बहुत अच्छा है"] * 12)
     params = SynthesisParams("hi-espeak-aditi", "hi", speed=0.5)
-    job = SynthesisJob((Segment(0, text, 0, len(text)),), params)
-    chunks = [chunk async for chunk in runner.synthesise(job)]
+    work = SynthesisWork((Segment(0, text, 0, len(text)),), params)
+    chunks = [chunk async for chunk in runner.synthesise(work)]
     longest = MAX_CHUNK_SECONDS * chunks[0].sample_rate
     assert len(chunks) >= 2 and all(c.samples.size <= longest for c in chunks)
     assert {c.segment for c in chunks} == {0}
@@ -97,12 +97,12 @@ async def test_concurrent_streams_share_forward_passes_in_order() -> None:
     )
     texts = ("नमस्ते।", "आज मौसम अच्छा है।")
 
-    def job(voice: str) -> SynthesisJob:
+    def work(voice: str) -> SynthesisWork:
         segments = tuple(Segment(i, t, 0, len(t)) for i, t in enumerate(texts))
-        return SynthesisJob(segments, SynthesisParams(voice, "hi", with_alignment=True))
+        return SynthesisWork(segments, SynthesisParams(voice, "hi", with_alignment=True))
 
     async def stream(voice: str) -> list[int]:
-        chunks = [chunk async for chunk in runner.synthesise(job(voice))]
+        chunks = [chunk async for chunk in runner.synthesise(work(voice))]
         assert all(c.alignment is not None and c.samples.size for c in chunks)
         return [c.segment for c in chunks]
 
@@ -147,7 +147,7 @@ async def test_batches_are_launched_on_the_engine_thread_and_collected_beside_it
     segments = tuple(Segment(i, t, 0, len(t)) for i, t in enumerate(texts))
 
     async def stream(voice: str, leave: bool) -> list[int]:
-        chunks = runner.synthesise(SynthesisJob(segments, SynthesisParams(voice, "hi")))
+        chunks = runner.synthesise(SynthesisWork(segments, SynthesisParams(voice, "hi")))
         heard = []
         async for chunk in chunks:
             assert chunk.samples.size
@@ -176,8 +176,8 @@ async def test_a_segment_s_pauses_and_prosody_are_heard() -> None:
         plain, pause_before_ms=500, pause_after_ms=1000, prosody=Prosody(volume=0.5, speed=0.5)
     )
     params = SynthesisParams("hi-espeak-aditi", "hi", with_alignment=True)
-    (said,) = [c async for c in runner.synthesise(SynthesisJob((plain,), params))]
-    (slow,) = [c async for c in runner.synthesise(SynthesisJob((shaped,), params))]
+    (said,) = [c async for c in runner.synthesise(SynthesisWork((plain,), params))]
+    (slow,) = [c async for c in runner.synthesise(SynthesisWork((shaped,), params))]
     rate = said.sample_rate
     head, tail = rate // 2, rate
     assert not slow.samples[:head].any() and not slow.samples[-tail:].any()

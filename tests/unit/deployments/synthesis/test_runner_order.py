@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import yaml
 
-from deployments.messages import PhonemeSpan, Prosody, Segment, SynthesisJob, SynthesisParams
+from deployments.messages import PhonemeSpan, Prosody, Segment, SynthesisParams, SynthesisWork
 from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER
 from deployments.synthesis.runner import SynthesisRunner, joined
 
@@ -38,17 +38,17 @@ def recorded_urgencies(runner: SynthesisRunner, monkeypatch: pytest.MonkeyPatch)
     return asked
 
 
-def clause_job(voice: str = "hi-espeak-aditi") -> SynthesisJob:
+def clause_work(voice: str = "hi-espeak-aditi") -> SynthesisWork:
     """The normaliser's cut of one sentence: its first clause, marked, then the rest."""
     segments = (
         Segment(0, CLAUSE, 0, len(CLAUSE), joins_next=True),
         Segment(1, REST, len(CLAUSE) + 1, len(SENTENCE)),
     )
-    return SynthesisJob(segments, SynthesisParams(voice, "hi", with_alignment=True))
+    return SynthesisWork(segments, SynthesisParams(voice, "hi", with_alignment=True))
 
 
 def test_a_clause_joins_its_sentence_as_one_segment() -> None:
-    first, rest = clause_job().segments
+    first, rest = clause_work().segments
     spans = (PhonemeSpan(0, 2, "aːdʒ", "ipa"),)
     together = joined(first, replace(rest, phonemes=spans, pause_after_ms=300))
     assert together is not None
@@ -72,7 +72,7 @@ async def test_a_first_clause_is_spoken_alone_only_while_no_stream_waits() -> No
     runner = SynthesisRunner({"voice_engines": ["espeak"]})
 
     async def segments_heard() -> list[tuple[int, str]]:
-        chunks = [chunk async for chunk in runner.synthesise(clause_job())]
+        chunks = [chunk async for chunk in runner.synthesise(clause_work())]
         return [(c.segment, "".join(c.alignment.chars) if c.alignment else "") for c in chunks]
 
     assert await segments_heard() == [(0, CLAUSE), (1, REST)]
@@ -106,22 +106,22 @@ async def test_background_work_waits_behind_a_stream_s_first_segment() -> None:
     engine.synthesise = traced
     gate = threading.Event()
 
-    async def queued(jobs: int) -> None:
+    async def queued(calls: int) -> None:
         for _ in range(1_000):
-            if scheduler.busy and len(scheduler._queue) == jobs:
+            if scheduler.busy and len(scheduler._queue) == calls:
                 return
             await asyncio.sleep(0.01)
-        raise AssertionError(f"not {jobs} jobs queued")
+        raise AssertionError(f"not {calls} calls queued")
 
     busy = asyncio.create_task(scheduler.run(gate.wait, FIRST))
     await queued(0)  # the engine's one worker is taken
 
     async def heard(text: str, background: bool) -> None:
         params = SynthesisParams("hi-espeak-aditi", "hi", background=background)
-        job = SynthesisJob((Segment(0, text, 0, len(text)),), params)
-        assert [chunk async for chunk in runner.synthesise(job)]
+        work = SynthesisWork((Segment(0, text, 0, len(text)),), params)
+        assert [chunk async for chunk in runner.synthesise(work)]
 
-    # the chunk the shorter: in one lane, a tenant's smaller job goes first
+    # the chunk the shorter: in one lane, a tenant's smaller call goes first
     chunk = asyncio.create_task(heard("हाँ।", background=True))
     await queued(1)
     live = asyncio.create_task(heard("नमस्ते दुनिया।", background=False))
@@ -156,7 +156,7 @@ async def test_a_first_clause_read_with_its_sentence_is_heard_first_then_the_res
     audio under its own index, aligned over its own text, then the rest's, which
     waits behind other streams' first segments like any later segment."""
     asked = recorded_urgencies(kokoro_runner, monkeypatch)
-    chunks = [chunk async for chunk in kokoro_runner.synthesise(clause_job("default"))]
+    chunks = [chunk async for chunk in kokoro_runner.synthesise(clause_work("default"))]
     heard = [(c.segment, "".join(c.alignment.chars) if c.alignment else "") for c in chunks]
     assert heard == [(0, CLAUSE), (1, REST)]
     assert asked == [FIRST, LATER]
@@ -170,9 +170,9 @@ async def test_a_long_form_chunk_is_background_work_from_its_first_segment(
     """A job's chunk (no listener waits): every segment asked as background work, its
     first clause not rendered apart for a sooner first audio, the audio all there."""
     asked = recorded_urgencies(kokoro_runner, monkeypatch)
-    job = clause_job("default")
-    job = replace(job, params=replace(job.params, background=True))
-    chunks = [chunk async for chunk in kokoro_runner.synthesise(job)]
+    work = clause_work("default")
+    work = replace(work, params=replace(work.params, background=True))
+    chunks = [chunk async for chunk in kokoro_runner.synthesise(work)]
     assert {c.segment for c in chunks} == {0, 1} and asked
     assert set(asked) == {BACKGROUND}
 
@@ -186,10 +186,10 @@ async def test_a_clause_its_reading_does_not_pause_after_is_planned_as_before(
         Segment(0, clause, 0, len(clause), joins_next=True),
         Segment(1, rest, len(clause) + 1, len(clause) + 1 + len(rest)),
     )
-    job = SynthesisJob(segments, SynthesisParams("default", "hi"))
+    work = SynthesisWork(segments, SynthesisParams("default", "hi"))
     stats = next(e for e in kokoro_runner.info().engines if e.name == "kokoro").extra
     alone = stats["first_clauses_alone"]
-    assert [chunk.segment async for chunk in kokoro_runner.synthesise(job)] == [0, 1]
+    assert [chunk.segment async for chunk in kokoro_runner.synthesise(work)] == [0, 1]
     stats = next(e for e in kokoro_runner.info().engines if e.name == "kokoro").extra
     assert stats["first_clauses_alone"] == alone + 1
 
@@ -220,8 +220,8 @@ async def test_a_long_segment_gives_the_engine_to_another_project_between_its_ca
 
     async def speak(text: str, tenant: str) -> tuple[np.ndarray, list[int]]:
         params = SynthesisParams("default", "hi", tenant=tenant)
-        job = SynthesisJob((Segment(0, text, 0, len(text)),), params)
-        chunks = [c async for c in runner.synthesise(job)]
+        work = SynthesisWork((Segment(0, text, 0, len(text)),), params)
+        chunks = [c async for c in runner.synthesise(work)]
         ended.append(tenant)
         return np.concatenate([c.samples for c in chunks]), [
             w.start for c in chunks for w in c.words

@@ -20,15 +20,15 @@ async def test_first_segments_jump_the_queue() -> None:
     gate = threading.Event()
     order: list[str] = []
 
-    def job(name: str) -> str:
+    def call(name: str) -> str:
         order.append(name)
         return name
 
     blocker = asyncio.create_task(scheduler.run(gate.wait, LATER))
     await asyncio.sleep(0.05)  # the worker is now busy
-    later = [asyncio.create_task(scheduler.run(lambda n=n: job(n), LATER)) for n in "abc"]
+    later = [asyncio.create_task(scheduler.run(lambda n=n: call(n), LATER)) for n in "abc"]
     await asyncio.sleep(0.01)
-    first = asyncio.create_task(scheduler.run(lambda: job("first"), FIRST))
+    first = asyncio.create_task(scheduler.run(lambda: call("first"), FIRST))
     await asyncio.sleep(0.01)
     gate.set()
     assert await first == "first"
@@ -195,16 +195,16 @@ async def test_with_lanes_a_project_leaves_another_a_worker_for_first_segments()
     gate = threading.Event()
     started: list[str] = []
 
-    def job(name: str) -> str:
+    def call(name: str) -> str:
         started.append(name)
         if name.startswith("a"):
             gate.wait()
         return name
 
-    a = [asyncio.create_task(scheduler.run(lambda n=n: job(n), FIRST, "a")) for n in ("a1", "a2")]
+    a = [asyncio.create_task(scheduler.run(lambda n=n: call(n), FIRST, "a")) for n in ("a1", "a2")]
     await asyncio.sleep(0.05)
     assert started == ["a1"]  # a2 waits: a holds its share (all but one worker)
-    assert await asyncio.wait_for(scheduler.run(lambda: job("b1"), FIRST, "b"), 5) == "b1"
+    assert await asyncio.wait_for(scheduler.run(lambda: call("b1"), FIRST, "b"), 5) == "b1"
     gate.set()
     assert await asyncio.gather(*a) == ["a1", "a2"]
     assert started == ["a1", "b1", "a2"]
@@ -224,14 +224,14 @@ async def test_with_lanes_long_first_segments_leave_a_worker_for_a_short_one() -
     gate = threading.Event()
     started: list[str] = []
 
-    def job(name: str) -> str:
+    def call(name: str) -> str:
         started.append(name)
         if name.startswith("long"):
             gate.wait()
         return name
 
     def run(name: str, size: int) -> asyncio.Task[str]:
-        return asyncio.create_task(scheduler.run(lambda: job(name), FIRST, name, size))
+        return asyncio.create_task(scheduler.run(lambda: call(name), FIRST, name, size))
 
     longs = [run(f"long{i}", LONG_FIRST + 1) for i in range(3)]
     await asyncio.sleep(0.05)

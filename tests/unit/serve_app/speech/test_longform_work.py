@@ -21,7 +21,7 @@ from deployments.reading import ReadingOptions
 from serve_app.accounts.longform import NewChunk
 from serve_app.ingress.state import IngressState
 from serve_app.speech.audio_store import FolderStore
-from serve_app.speech.job import Voicing
+from serve_app.speech.checked import Voicing
 from serve_app.speech.longform import chapters_of, chunks_of
 from serve_app.speech.longform_work import (
     JOB_FILES,

@@ -12,11 +12,11 @@ import pytest
 
 from deployments.messages import (
     AudioChunk,
-    EncodeJob,
+    EncodeWork,
     NormalisedText,
     OutputParams,
-    SynthesisJob,
     SynthesisParams,
+    SynthesisWork,
 )
 from deployments.reading import ReadingOptions
 from deployments.synthesis.runner import SynthesisRunner
@@ -45,10 +45,10 @@ async def test_voices_of_ingress_engines_are_spoken_here_the_rest_there() -> Non
     text = await pipeline.normalise("नमस्ते, आप कैसे हैं?", ReadingOptions("hi", "balanced"))
     rates = {}
     for voice in ("default", "hi-espeak-aditi"):
-        job = EncodeJob(
-            SynthesisJob(text.segments, SynthesisParams(voice, "hi")), OutputParams("pcm")
+        work = EncodeWork(
+            SynthesisWork(text.segments, SynthesisParams(voice, "hi")), OutputParams("pcm")
         )
-        chunks = [chunk async for chunk in pipeline.encode(job)]
+        chunks = [chunk async for chunk in pipeline.encode(work)]
         assert chunks and sum(c.audio_samples for c in chunks) > 0
         rates[voice] = chunks[0].sample_rate
     assert rates == {"default": 24000, "hi-espeak-aditi": 22050}
@@ -68,10 +68,10 @@ class StartingReplica(LocalSynthesis):
         self.asked += 1
         return await super().info()
 
-    async def synthesise(self, job: SynthesisJob) -> AsyncGenerator[AudioChunk, None]:
+    async def synthesise(self, work: SynthesisWork) -> AsyncGenerator[AudioChunk, None]:
         try:
             await asyncio.sleep(self.start_s)
-            async for chunk in super().synthesise(job):
+            async for chunk in super().synthesise(work):
                 yield chunk
         finally:
             self.closed.set()
@@ -82,9 +82,9 @@ def kokoro() -> SynthesisRunner:
     return SynthesisRunner({"voice_engines": ["kokoro"]})
 
 
-def _job(text: NormalisedText) -> EncodeJob:
-    return EncodeJob(
-        SynthesisJob(text.segments, SynthesisParams("default", "hi")), OutputParams("pcm")
+def _work(text: NormalisedText) -> EncodeWork:
+    return EncodeWork(
+        SynthesisWork(text.segments, SynthesisParams("default", "hi")), OutputParams("pcm")
     )
 
 
@@ -102,7 +102,7 @@ async def test_a_request_waits_for_a_starting_replica_within_its_bound(
 ) -> None:
     _, pipeline = starting(kokoro, start_s=0.3, wait_s=5)
     text = await pipeline.normalise("नमस्ते।", ReadingOptions("hi", "balanced"))
-    chunks = [chunk async for chunk in pipeline.encode(_job(text))]
+    chunks = [chunk async for chunk in pipeline.encode(_work(text))]
     assert chunks and sum(c.audio_samples for c in chunks) > 0
 
 
@@ -113,7 +113,7 @@ async def test_past_its_bound_a_request_is_told_to_retry_and_stops_waiting(
     text = await pipeline.normalise("नमस्ते।", ReadingOptions("hi", "balanced"))
     started = time.monotonic()
     with pytest.raises(Overloaded) as raised:
-        async for _ in pipeline.encode(_job(text)):
+        async for _ in pipeline.encode(_work(text)):
             pass
     assert time.monotonic() - started < 5
     assert raised.value.code == "overloaded"
@@ -121,7 +121,7 @@ async def test_past_its_bound_a_request_is_told_to_retry_and_stops_waiting(
     await asyncio.wait_for(replica.closed.wait(), 1)  # the remote call was cancelled
     # the raw stream (a WebSocket context's) has the same bound
     with pytest.raises(Overloaded):
-        async for _ in pipeline.synthesise(_job(text).synthesis):
+        async for _ in pipeline.synthesise(_work(text).synthesis):
             pass
 
 

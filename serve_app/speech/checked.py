@@ -1,4 +1,4 @@
-"""A speech request once checked: the voicing chosen for it and the job that carries its
+"""A speech request once checked: the voicing chosen for it and what carries its
 text, bill and admission ticket to the pipeline."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from deployments.encoding.writers import (
     content_type,
 )
 from deployments.messages import (
-    EncodeJob,
+    EncodeWork,
     NormalisedText,
     OutputParams,
-    SynthesisJob,
     SynthesisParams,
+    SynthesisWork,
 )
 from deployments.reading import PronunciationRule, ReadingOptions, SsmlText
 from deployments.synthesis.voices import VoiceConfig
@@ -95,7 +95,7 @@ class Voicing:
 
 
 @dataclass
-class SpeechJob:
+class CheckedRequest:
     """A validated, normalised request with a hold on its worst-case cost."""
 
     request_id: str
@@ -106,8 +106,9 @@ class SpeechJob:
     ticket: Ticket
 
     @property
-    def job(self) -> EncodeJob:
-        return EncodeJob(SynthesisJob(self.text.segments, self.voicing.params), self.voicing.output)
+    def work(self) -> EncodeWork:
+        synthesis = SynthesisWork(self.text.segments, self.voicing.params)
+        return EncodeWork(synthesis, self.voicing.output)
 
     def headers(self) -> dict[str, str]:
         headers = {
