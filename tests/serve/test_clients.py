@@ -253,7 +253,7 @@ def test_livekit_elevenlabs_tts_over_multi_stream_input(service: Service) -> Non
     # machine). Either way the client gets no audio; the wait is bounded here (the
     # refusal itself comes in milliseconds).
     with pytest.raises((APIError, TimeoutError)):
-        asyncio.run(asyncio.wait_for(speak("sk-proj-nobody-wrong"), 15))
+        asyncio.run(asyncio.wait_for(speak("sk-proj-nobody-wrong"), 5))
 
 
 def test_pipecat_elevenlabs_tts_service_over_multi_stream_input(service: Service) -> None:
