@@ -249,9 +249,9 @@ def test_livekit_elevenlabs_tts_over_multi_stream_input(service: Service) -> Non
     assert rate == 22050 and 1.5 < seconds < 8.0
     # A wrong key: an error frame, then close 1008. The plugin raises, except
     # when the close reaches its receive loop before the stream registers on that
-    # connection: then it waits forever (a race in the plugin, seen on a loaded
-    # machine). Either way the client gets no audio; the wait is bounded here (the
-    # refusal itself comes in milliseconds).
+    # connection: then it waits forever (a race in the plugin, and the usual case
+    # here; docs/compat/recipes.md says what to do). Either way the client gets no
+    # audio; the wait is bounded here (the refusal itself comes in milliseconds).
     with pytest.raises((APIError, TimeoutError)):
         asyncio.run(asyncio.wait_for(speak("sk-proj-nobody-wrong"), 5))
 
