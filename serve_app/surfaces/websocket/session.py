@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import logging
 import time
@@ -90,6 +91,7 @@ class StreamInputSession:
         self._ssml = False  # the query says
         self._phonemes = False  # the query asks for phoneme timings
         self._sent_any = False
+        self._error_sent = False
         self._options: VoiceOptions | None = None
         self._bitrate_kbps: int | None = None
         self._voicing: Voicing | None = None
@@ -186,9 +188,13 @@ class StreamInputSession:
         message that must come within ``ws_auth_timeout_s`` (then returned too), the
         socket meanwhile one of the few its address may have waiting."""
         header = authorization_of(self._ws.headers)
-        if header:
-            return await self._authenticate(header), None
         deadline = self._state.config.ws_auth_timeout_s
+        if header:
+            try:
+                return await self._authenticate(header), None
+            except (AuthenticationFailed, PermissionDenied) as refused:
+                await self._refuse_when_heard(refused, deadline)
+                raise
         with self._state.unauthenticated.hold(client_address(self._ws.scope)):
             first = await self._next_message(min(deadline, self._inactivity_s))
         if first is None:
@@ -198,6 +204,21 @@ class StreamInputSession:
                 "upgrade request's Authorization header or in the first message.",
             )
         return await self._authenticate(self._wire.key_of(first)), first
+
+    async def _refuse_when_heard(self, refused: ServiceError, deadline_s: float) -> None:
+        """The refusal of the upgrade request's key at once, the close only once the
+        client has sent something (or after ``deadline_s``): a client that sets its
+        stream up as the socket opens and sends only then (LiveKit's ElevenLabs plugin)
+        misses a close that comes before, and waits for audio forever. Meanwhile the
+        socket is one of the few its address may have waiting."""
+        try:
+            await self._send_error(refused)
+        except RuntimeError:
+            return  # the client is already gone
+        address = client_address(self._ws.scope)
+        # what it sends is not read; past its address's places, it is closed at once
+        with contextlib.suppress(ServiceError), self._state.unauthenticated.hold(address):
+            await self._next_message(min(deadline_s, self._inactivity_s))
 
     async def _open(self, key: ApiKey, first: ClientMessage, fields: dict[str, object]) -> None:
         """Check the voice and the first message's settings; place the session's hold."""
@@ -361,9 +382,15 @@ class StreamInputSession:
     async def _fail(self, error: ServiceError) -> None:
         """Send the error frame, then close: 1008 for the client's fault, 1011 for ours."""
         code = POLICY_VIOLATION if error.status < 500 else SERVER_ERROR
-        self._state.metrics.rejected(error.code)
         try:
-            await self._ws.send_text(json.dumps(error.body(self._request_id)))
+            if not self._error_sent:
+                await self._send_error(error)
             await self._ws.close(code, error.code)
         except (WebSocketDisconnect, RuntimeError):
             pass  # the client is already gone
+
+    async def _send_error(self, error: ServiceError) -> None:
+        """The error frame (counted once, however the socket then ends)."""
+        self._error_sent = True
+        self._state.metrics.rejected(error.code)
+        await self._ws.send_text(json.dumps(error.body(self._request_id)))
