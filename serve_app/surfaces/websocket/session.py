@@ -195,8 +195,7 @@ class StreamInputSession:
             except (AuthenticationFailed, PermissionDenied) as refused:
                 await self._refuse_when_heard(refused, deadline)
                 raise
-        with self._state.unauthenticated.hold(client_address(self._ws.scope)):
-            first = await self._next_message(min(deadline, self._inactivity_s))
+        first = await self._wait_without_key(deadline)
         if first is None:
             raise AuthenticationFailed(
                 "missing_api_key",
@@ -209,16 +208,21 @@ class StreamInputSession:
         """The refusal of the upgrade request's key at once, the close only once the
         client has sent something (or after ``deadline_s``): a client that sets its
         stream up as the socket opens and sends only then (LiveKit's ElevenLabs plugin)
-        misses a close that comes before, and waits for audio forever. Meanwhile the
-        socket is one of the few its address may have waiting."""
+        misses a close that comes before, and waits for audio forever."""
         try:
             await self._send_error(refused)
         except RuntimeError:
             return  # the client is already gone
-        address = client_address(self._ws.scope)
         # what it sends is not read; past its address's places, it is closed at once
-        with contextlib.suppress(ServiceError), self._state.unauthenticated.hold(address):
-            await self._next_message(min(deadline_s, self._inactivity_s))
+        with contextlib.suppress(ServiceError):
+            await self._wait_without_key(deadline_s)
+
+    async def _wait_without_key(self, deadline_s: float) -> ClientMessage | None:
+        """The client's next message within ``deadline_s`` (None: none came), the socket
+        meanwhile one of the few its address may have waiting (:class:`RateLimited`
+        past them)."""
+        with self._state.unauthenticated.hold(client_address(self._ws.scope)):
+            return await self._next_message(min(deadline_s, self._inactivity_s))
 
     async def _open(self, key: ApiKey, first: ClientMessage, fields: dict[str, object]) -> None:
         """Check the voice and the first message's settings; place the session's hold."""
