@@ -15,6 +15,7 @@ import pytest
 import uvicorn
 
 from deployments.synthesis.runner import SynthesisRunner
+from serve_app.http.sockets import free_port
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
 from serve_app.settings import IngressConfig
@@ -89,6 +90,17 @@ def serving(config: uvicorn.Config) -> Iterator[None]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextlib.contextmanager
+def served_app(tmp_path: Path, **settings: Any) -> Iterator[int]:
+    """The app (``make_state``'s, with ``settings``) under uvicorn on a free port of
+    127.0.0.1, for the ``with`` block: its port."""
+    state = make_state(tmp_path, **settings)
+    port = free_port()
+    config = uvicorn.Config(create_app(state), host="127.0.0.1", port=port, log_level="error")
+    with serving(config):
+        yield port
 
 
 @pytest.fixture(scope="session")

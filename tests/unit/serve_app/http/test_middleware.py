@@ -11,14 +11,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from websockets.asyncio.client import connect
 
 from serve_app.http.middleware import repeated_parameter
-from serve_app.http.sockets import free_port
-from serve_app.ingress.api import create_app
 from tests.conftest import closed_hold, post_and_stop_reading, read_to_end, small_socket
-from tests.unit.serve_app.conftest import DEV_KEY, make_state, serving
+from tests.unit.serve_app.conftest import DEV_KEY, served_app
 
 SEND_TIMEOUT_S = 1.5
 # 74 s of audio from eSpeak (~1000x real time, all of it at once if nothing holds it
@@ -31,10 +28,7 @@ PCM_BYTES_PER_S = 24000 * 2
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     """(port, ledger) of the app under uvicorn with a short send deadline."""
-    state = make_state(tmp_path, send_timeout_s=SEND_TIMEOUT_S)
-    port = free_port()
-    config = uvicorn.Config(create_app(state), host="127.0.0.1", port=port, log_level="warning")
-    with serving(config):
+    with served_app(tmp_path, send_timeout_s=SEND_TIMEOUT_S) as port:
         yield port, tmp_path / "ledger.sqlite3"
 
 

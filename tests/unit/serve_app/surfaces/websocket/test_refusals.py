@@ -11,23 +11,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from serve_app.http.sockets import free_port
-from serve_app.ingress.api import create_app
-from tests.unit.serve_app.conftest import make_state, serving
+from tests.unit.serve_app.conftest import served_app
 from tests.unit.serve_app.surfaces.websocket.conftest import MULTI, URL
 
 WRONG = {"xi-api-key": "sk-proj-nobody-wrong"}
 
 
 def served(tmp_path: Path, auth_wait_s: float) -> Iterator[int]:
-    state = make_state(tmp_path, ws_auth_timeout_s=auth_wait_s)
-    port = free_port()
-    config = uvicorn.Config(create_app(state), host="127.0.0.1", port=port, log_level="error")
-    with serving(config):
+    with served_app(tmp_path, ws_auth_timeout_s=auth_wait_s) as port:
         yield port
 
 
