@@ -20,19 +20,16 @@ from tests.unit.serve_app.surfaces.websocket.conftest import MULTI, URL
 WRONG = {"xi-api-key": "sk-proj-nobody-wrong"}
 
 
-def served(tmp_path: Path, auth_wait_s: float) -> Iterator[int]:
-    with served_app(tmp_path, ws_auth_timeout_s=auth_wait_s) as port:
+@pytest.fixture
+def port(tmp_path: Path) -> Iterator[int]:
+    with served_app(tmp_path, ws_auth_timeout_s=30) as port:
         yield port
 
 
 @pytest.fixture
-def port(tmp_path: Path) -> Iterator[int]:
-    yield from served(tmp_path, auth_wait_s=30)
-
-
-@pytest.fixture
 def impatient_port(tmp_path: Path) -> Iterator[int]:
-    yield from served(tmp_path, auth_wait_s=0.2)
+    with served_app(tmp_path, ws_auth_timeout_s=0.2) as port:
+        yield port
 
 
 async def refusal(ws: ClientConnection) -> str:
