@@ -1,6 +1,9 @@
 # make run   - install into .venv (if needed) and serve on 127.0.0.1:$(PORT)
 # make test  - install, lint (ruff, mypy), run the whole test suite
 # make test-fast - the unit tier only (no Ray, no lint): the inner loop
+# make test-busy - make test beside a noisy neighbour of our own (a busy host's hour);
+#              BUSY_TARGET=cluster-tests (or any target) for one tier, BUSY_ARGS for the
+#              neighbour (python3 -m loadtest.neighbour --help)
 # make bench - time to first audio and throughput, service vs engine (not in CI;
 #              GPU=1: Kokoro on CUDA, 1..256 streams, batched vs batch-1)
 # make fuzz  - a long property-based fuzz run of the text normaliser (not in CI)
@@ -18,7 +21,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Ray worker would compile what it imports of torch and ray afresh each time it starts.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install browser beside unit-tier service-tiers compute-tests run docs docs-build docs-openapi test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity bench-jobs clean \
+.PHONY: install browser beside test-busy unit-tier service-tiers compute-tests run docs docs-build docs-openapi test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity bench-jobs clean \
 	cluster-up cluster-down cluster-status cluster-load gpu-kit gpu-rehearsal
 
 # uv resolves and installs the whole project in seconds where pip takes minutes.
@@ -116,6 +119,15 @@ beside:
 
 compute-tests: install
 	$(PY) -m pytest -n $(JOBS) -m compute --timeout 1800 --durations=10 $$($(PY) -m tests.tiers compute)
+
+# What a shared host does to the suite in a slow hour, on demand: the target run beside
+# processes at normal priority that keep a core busy and take the memory bandwidth
+# (loadtest/neighbour.py, standard library only: the install runs beside them too);
+# they stop with the target, and with this make however it stops.
+BUSY_TARGET ?= test
+BUSY_ARGS ?=
+test-busy:
+	$(PYTHON) -m loadtest.neighbour $(BUSY_ARGS) -- $(MAKE) --no-print-directory $(BUSY_TARGET)
 
 # The inner loop: the unit tier only, no lint, no Ray (about a third of make test),
 # with the GPU tier (tests/gpu: on the CPU here, smaller; all of it on a lent GPU).
