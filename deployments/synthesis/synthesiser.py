@@ -26,7 +26,7 @@ from deployments.synthesis.engine import (
     PartedEngine,
 )
 from deployments.synthesis.options import ENGINE_OPTIONS, check
-from deployments.synthesis.registry import load_engine
+from deployments.synthesis.registry import files_missing, load_engine
 from deployments.synthesis.shaping import shaped, spoken_params
 from deployments.synthesis.visemes import viseme_track
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
@@ -102,6 +102,13 @@ class SynthesiserConfig(BaseModel):
         """A relative path is taken from the project root, wherever the replica runs."""
         return str(CONFIGS.parent / value)
 
+    def registry(self) -> VoiceRegistry:
+        """The voices this Synthesiser speaks: the file's, of ``voice_engines`` if set."""
+        registry = VoiceRegistry.from_file(self.voices_path)
+        if self.voice_engines is not None:
+            registry = registry.of_engines(set(self.voice_engines))
+        return registry
+
 
 @dataclass(frozen=True)
 class LoadedVoice:
@@ -125,6 +132,24 @@ class SynthesiserInfo:
     engines: tuple[EngineInfo, ...]
     voices: tuple[VoiceConfig, ...]
     scaled_to_zero: tuple[str, ...] = ()
+
+
+def load_engines(
+    registry: VoiceRegistry, config: SynthesiserConfig
+) -> Iterator[tuple[str, Engine]]:
+    """Each engine of ``registry``'s voices, loaded with ``config``'s options, as it
+    loads. An engine that is not installed is left out with a warning, and so is one
+    whose every voice is optional and lacks its files (it is not loaded for nothing)."""
+    for name in sorted(registry.engines()):
+        voices = [v for v in registry.all() if v.engine == name]
+        missing = [files_missing(v) for v in voices if v.optional]
+        if len(missing) == len(voices) and all(missing):
+            logger.warning("engine %s not loaded, none of its voices can speak: %s", name, missing)
+            continue
+        try:
+            yield name, load_engine(name, config.engines.get(name))
+        except EngineUnavailable as e:
+            logger.warning("engine %s not loaded: %s", name, e)
 
 
 class Synthesiser:
@@ -158,16 +183,8 @@ class Synthesiser:
 
     @classmethod
     def from_config(cls, config: SynthesiserConfig) -> Synthesiser:
-        registry = VoiceRegistry.from_file(config.voices_path)
-        if config.voice_engines is not None:
-            registry = registry.of_engines(set(config.voice_engines))
-        engines: dict[str, Engine] = {}
-        for name in registry.engines():
-            try:
-                engines[name] = load_engine(name, config.engines.get(name))
-            except EngineUnavailable as e:
-                logger.warning("engine %s not loaded: %s", name, e)
-        return cls(registry, engines)
+        registry = config.registry()
+        return cls(registry, dict(load_engines(registry, config)))
 
     def warm_up(self) -> dict[str, float]:
         """Speak one short sentence on every loaded engine (its first voice), so the

@@ -26,10 +26,10 @@ from transformers import VitsConfig, VitsModel, VitsTokenizer
 
 from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, EngineUnavailable
-from deployments.synthesis.options import VitsOptions, VitsVoiceParams
+from deployments.synthesis.options import VitsOptions
+from deployments.synthesis.registry import files_missing, vits_checkpoint
 from deployments.synthesis.voices import VoiceConfig
 
-ROOT = Path(__file__).resolve().parents[2]
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
@@ -61,9 +61,10 @@ class VitsEngine:
         return cls(device, dtype)
 
     def add_voice(self, voice: VoiceConfig) -> int:
-        path = ROOT / VitsVoiceParams.model_validate(voice.params).model
-        if not (path / "config.json").is_file():
-            raise EngineUnavailable(f"no VITS checkpoint at {path}")
+        missing = files_missing(voice)
+        if missing is not None:
+            raise EngineUnavailable(missing)
+        path = vits_checkpoint(voice)
         model = VitsModel.from_pretrained(path, local_files_only=True)
         model = model.to(device=self.device, dtype=self.dtype).eval()
         tokenizer = VitsTokenizer.from_pretrained(path, local_files_only=True)

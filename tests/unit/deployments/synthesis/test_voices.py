@@ -53,3 +53,35 @@ def test_synthesiser_checks_sample_rate_against_engine(tmp_path: Path) -> None:
     assert (
         Synthesiser(registry, {"espeak": load_engine("espeak")}).info().engines[0].name == "espeak"
     )
+
+
+def test_an_engine_whose_optional_voices_lack_their_files_is_not_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An optional VITS voice whose checkpoint is not on disk is left out before its
+    engine loads: a replica imports no torch and transformers for no voice."""
+    from deployments.synthesis import registry
+
+    def never(options: dict[str, object]) -> object:
+        raise AssertionError("the vits engine was loaded for a voice it cannot speak")
+
+    monkeypatch.setitem(registry.ENGINE_LOADERS, "vits", never)
+    missing = tmp_path / "no-checkpoint"
+    vits = voice(id="hi-vits", engine="vits", sample_rate=16000, optional=True)
+    path = tmp_path / "voices.yaml"
+    path.write_text(
+        yaml.safe_dump({"voices": [voice(), {**vits, "params": {"model": str(missing)}}]})
+    )
+    synthesiser = Synthesiser.from_config(SynthesiserConfig(voices_path=str(path)))
+    assert [e.name for e in synthesiser.info().engines] == ["espeak"]
+    assert not synthesiser.speaks("hi-vits") and synthesiser.speaks("default")
+    assert f"no VITS checkpoint at {missing}" in caplog.text
+    assert registry.files_missing(VoiceConfig(**{**vits, "params": {"model": str(missing)}}))
+    # a voice of the engine that is not optional still fails the start where it lacks them
+    path.write_text(
+        yaml.safe_dump(
+            {"voices": [voice(), {**vits, "optional": False, "params": {"model": str(missing)}}]}
+        )
+    )
+    with pytest.raises(AssertionError, match="was loaded"):
+        Synthesiser.from_config(SynthesiserConfig(voices_path=str(path)))
