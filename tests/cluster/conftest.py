@@ -27,10 +27,12 @@ import pytest
 
 from serve_app.cluster import LocalCluster, State
 from serve_app.cluster.__main__ import locust_command
+from serve_app.cluster.config import APPLICATION
 from serve_app.cluster.nodes import LAYOUT
 from serve_app.http.sockets import free_port
 from tests.s3_server import BUCKET, s3_server
 from tests.service_logs import LOGS_DIR
+from tests.waiting import HANG_S, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -200,6 +202,29 @@ def sse(
     return stream
 
 
+def serve_state(cluster: Cluster) -> str:
+    """What the cluster's Serve application is doing, for a failed wait's message: each
+    deployment's replicas by state (and node), and open holds in the ledger."""
+    app = cluster.local.serve_status().get("applications", {}).get(APPLICATION, {})
+    parts = [f"application {app.get('status', 'absent')}"]
+    for name, deployment in app.get("deployments", {}).items():
+        replicas = [
+            f"{r.get('state')}@{r.get('node_id', '?')[:6]}" for r in deployment.get("replicas", [])
+        ]
+        parts.append(f"{name} [{deployment.get('status')}]: {', '.join(replicas) or 'none'}")
+    with contextlib.suppress(Exception):
+        parts.append(f"open holds: {open_holds(cluster)}")
+    return "; ".join(parts)
+
+
+def all_running(cluster: Cluster, deployment: str) -> bool:
+    """Whether every replica of ``deployment`` is RUNNING (none starting, waiting for
+    its node, or stopping), and there is one."""
+    app = cluster.local.serve_status().get("applications", {}).get(APPLICATION, {})
+    replicas = app.get("deployments", {}).get(deployment, {}).get("replicas", [])
+    return bool(replicas) and all(r.get("state") == "RUNNING" for r in replicas)
+
+
 def open_holds(cluster: Cluster) -> int:
     import psycopg
 
@@ -208,11 +233,15 @@ def open_holds(cluster: Cluster) -> int:
     return int(row[0]) if row else 0
 
 
-def wait_for_holds_settled(cluster: Cluster, timeout_s: float = 60) -> int:
-    deadline = time.monotonic() + timeout_s
-    while (left := open_holds(cluster)) and time.monotonic() < deadline:
-        time.sleep(1)
-    return left
+def wait_for_holds_settled(cluster: Cluster, timeout_s: float = HANG_S) -> float:
+    """Seconds until no hold is open in the ledger (fails the test past ``timeout_s``)."""
+    return wait_until(
+        lambda: open_holds(cluster) == 0,
+        "every hold settled",
+        timeout_s,
+        interval_s=1,
+        status=lambda: serve_state(cluster),
+    )
 
 
 def start_locust(cluster: Cluster, prefix: Path, users: int, seconds: int) -> subprocess.Popen[str]:
