@@ -8,7 +8,6 @@ import json
 import os
 import socket
 import sqlite3
-import time
 import uuid
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ from hypothesis import settings
 from serve_app.run import local_serve_environment
 from tests.service_logs import attach_service_logs
 from tests.tiers import COMPUTE_TESTS
+from tests.waiting import HANG_S, wait_until
 
 # Ray and Serve read their settings when first imported, which collecting any
 # tier may do: set make run's (usage stats off, servers on 127.0.0.1, ...) first.
@@ -182,21 +182,25 @@ def speech_like(
     return np.asarray(0.2 * envelope * buzz, dtype=np.float32)
 
 
-def closed_hold(ledger: str | Path, since: float = 0.0, timeout_s: float = 30) -> tuple[str, int]:
+def closed_hold(
+    ledger: str | Path, since: float = 0.0, timeout_s: float = HANG_S
+) -> tuple[str, int]:
     """(state, audio_ms) of the first hold made after wall-clock ``since`` in the SQLite
     ledger at ``ledger``, once it is no longer open."""
-    deadline = time.monotonic() + timeout_s
-    while True:
+    row: list[tuple[str, int] | None] = [None]
+
+    def closed() -> bool:
         with contextlib.closing(sqlite3.connect(ledger, timeout=10)) as db:
-            row = db.execute(
+            row[0] = db.execute(
                 "SELECT state, audio_ms FROM holds WHERE created_at > ?"
                 " ORDER BY created_at LIMIT 1",
                 (since,),
             ).fetchone()
-        if row is not None and row[0] != "open":
-            return str(row[0]), int(row[1])
-        assert time.monotonic() < deadline, f"the hold is still {row}"
-        time.sleep(0.2)
+        return row[0] is not None and row[0][0] != "open"
+
+    wait_until(closed, "the hold closed", timeout_s, 0.2, status=lambda: f"the hold: {row[0]}")
+    state, audio_ms = row[0]  # type: ignore[misc]
+    return str(state), int(audio_ms)
 
 
 def small_socket(host: str, port: int) -> socket.socket:

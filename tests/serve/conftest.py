@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from tests.service_logs import LOGS_DIR, default_logs_dir
+from tests.waiting import wait_until
 
 KEY = "sk-proj-servetest01-abcdefghijklmnopqrstuvwxyz012345"
 FOLDED_MAX_ACTIVE = 2
@@ -201,23 +202,26 @@ def speak_together(
 
 def usage(base_url: str, auth: dict[str, str]) -> dict[str, int]:
     """The caller's project usage (GET /v1/account/usage)."""
-    result: dict[str, int] = httpx.get(base_url + "/v1/account/usage", headers=auth).json()["usage"]
+    response = httpx.get(base_url + "/v1/account/usage", headers=auth, timeout=60)
+    result: dict[str, int] = response.json()["usage"]
     return result
 
 
 def usage_after(base_url: str, auth: dict[str, str], requests: int) -> dict[str, int]:
     """Usage once ``requests`` requests are settled: a stream is settled when the
     ingress sees its end, a moment after the client has gone."""
-    for _ in range(100):
-        current = usage(base_url, auth)
-        if current["requests"] >= requests:
-            return current
-        time.sleep(0.1)
-    return current
+    seen: list[dict[str, int]] = [{}]
+
+    def settled() -> bool:
+        seen[0] = usage(base_url, auth)
+        return seen[0]["requests"] >= requests
+
+    wait_until(settled, f"{requests} requests settled", interval_s=0.1, status=lambda: seen[0])
+    return seen[0]
 
 
 def kokoro_calls(service: Service) -> int:
-    ready = httpx.get(service.url + "/ready", headers=service.auth).json()
+    ready = httpx.get(service.url + "/ready", headers=service.auth, timeout=60).json()
     calls: int = next(e for e in ready["engines"] if e["name"] == "kokoro")["stats"]["model_calls"]
     return calls
 

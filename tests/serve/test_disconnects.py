@@ -18,6 +18,7 @@ import pytest
 from serve_app.accounts import AccountStore, split_key
 from tests.conftest import closed_hold, post_and_stop_reading, read_to_end
 from tests.serve.conftest import Service, kokoro_calls, settled_calls
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.serve
 
@@ -54,14 +55,19 @@ def test_two_hundred_aborted_streams_leave_nothing_behind(service: Service) -> N
                 assert response.status_code == 200
                 next(response.iter_raw())  # the first audio, then hang up
                 aborted += 1
-    deadline = time.monotonic() + 20
-    while True:
-        after = replica(service)
-        settled = after["active_requests"] == 0 and open_holds(service) == 0
-        if settled and after["asyncio_tasks"] <= before["asyncio_tasks"] + 2:
-            break
-        assert time.monotonic() < deadline, (before, after, open_holds(service))
-        time.sleep(0.5)
+    seen = [before]
+
+    def settled() -> bool:
+        seen[0] = after = replica(service)
+        idle = after["active_requests"] == 0 and open_holds(service) == 0
+        return idle and after["asyncio_tasks"] <= before["asyncio_tasks"] + 2
+
+    wait_until(
+        settled,
+        "the aborted streams' requests, holds and tasks gone",
+        status=lambda: {"before": before, "now": seen[0], "open holds": open_holds(service)},
+    )
+    after = seen[0]
     assert after["open_fds"] <= before["open_fds"] + 4, (before, after)
     assert after["threads"] <= before["threads"] + 2, (before, after)
 
@@ -125,10 +131,11 @@ def test_hang_ups_at_random_moments_leave_no_hold_open(service: Service) -> None
     with contextlib.closing(sqlite3.connect(service.ledger, timeout=10)) as db:
         made = db.execute("SELECT COUNT(*) FROM holds WHERE created_at > ?", (started,))
         assert made.fetchone()[0] > 0  # some got as far as their hold
-    deadline = time.monotonic() + 20
-    while open_holds(service):
-        assert time.monotonic() < deadline, f"{open_holds(service)} holds are still open"
-        time.sleep(0.5)
+    wait_until(
+        lambda: open_holds(service) == 0,
+        "every hold of the hung-up requests settled",
+        status=lambda: f"{open_holds(service)} holds open, the replica: {replica(service)}",
+    )
 
 
 def unproductive_ms(service: Service, key_id: str) -> float:
@@ -162,7 +169,9 @@ def test_synthesis_that_makes_no_sound_spends_the_key_s_unproductive_budget(
     }
     silent = httpx.post(service.url + "/v1/audio/speech", headers=auth, json=body, timeout=60)
     assert silent.status_code == 400 and silent.json()["error"]["code"] == "empty_input"
-    deadline = time.monotonic() + 30  # recorded as the request settles
-    while unproductive_ms(service, key_id) == 0 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert unproductive_ms(service, key_id) > 0
+    # recorded as the request settles
+    wait_until(
+        lambda: unproductive_ms(service, key_id) > 0,
+        "the silent synthesis recorded",
+        interval_s=0.1,
+    )

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.serve
 
 def test_piper_voice_is_served_next_to_kokoro_and_espeak(service: Service) -> None:
     pytest.importorskip("piper", reason="the piper extra is not installed")
-    voices = {v["id"]: v for v in httpx.get(service.url + "/v1/voices").json()["data"]}
+    voices = {v["id"]: v for v in httpx.get(service.url + "/v1/voices", timeout=60).json()["data"]}
     assert voices["en-us-joe"]["engine"] == "piper" and voices["default"]["engine"] == "kokoro"
     assert voices["hi-espeak-aditi"]["engine"] == "espeak"
     response = httpx.post(
@@ -47,6 +47,6 @@ def test_a_saved_vits_checkpoint_is_served_with_batching(service: Service) -> No
     # at a time, so ask a few times.
     stats = []
     for _ in range(6):
-        ready = httpx.get(service.url + "/ready", headers=service.auth).json()
+        ready = httpx.get(service.url + "/ready", headers=service.auth, timeout=60).json()
         stats.append(next(e for e in ready["engines"] if e["name"] == "vits")["stats"])
     assert any(s["segments"] > s["forward_passes"] for s in stats), stats  # batches formed

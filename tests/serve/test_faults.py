@@ -24,6 +24,7 @@ from websockets.asyncio.client import connect
 
 from tests.conftest import closed_hold
 from tests.serve.conftest import Service, kokoro_calls, settled_calls
+from tests.waiting import HANG_S
 
 pytestmark = pytest.mark.serve
 
@@ -40,7 +41,7 @@ def kill_replica(deployment: str) -> None:
     assert killed, f"no replica of {deployment} found"
 
 
-def speaks_again(service: Service, timeout_s: float = 90) -> float:
+def speaks_again(service: Service, timeout_s: float = HANG_S) -> float:
     """Seconds until a request succeeds again (fails the test past ``timeout_s``)."""
     started = time.monotonic()
     while time.monotonic() - started < timeout_s:
@@ -228,11 +229,11 @@ def kill_under(service: Service, kill: Callable[[], None], readers: list[Reader]
         for reader in readers:
             ready = threading.Event()
             futures.append(pool.submit(reader, ready))
-            assert ready.wait(60), "no audio within a minute"
+            assert ready.wait(HANG_S), "no audio"
         calls = kokoro_calls(service)
         kill()
         killed_at = time.monotonic()
-        results = [future.result(timeout=120) for future in futures]
+        results = [future.result(timeout=2 * HANG_S) for future in futures]
     for result in results:
         if isinstance(result, KilledStream):
             result.seconds = result.ended_at - killed_at
@@ -361,7 +362,7 @@ def test_an_ingress_killed_by_sigkill_has_its_hold_settled_by_the_others(
     stream = stream_and_kill(service, "Ingress", after_s=2.0)
     assert stream.ended == "dropped" and stream.seconds < 2.0, stream
     speaks_again(service)
-    state, recorded = closed_hold(service.ledger, stream.started, timeout_s=60)
+    state, recorded = closed_hold(service.ledger, stream.started)
     last = stream.deltas[-1][0]
     assert state == "settled"
     assert stream.ms(until=last - 1.5) <= recorded <= stream.ms()

@@ -8,7 +8,9 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -19,6 +21,7 @@ from loadtest.texts import long_hindi
 from tests.conftest import decode
 from tests.serve.conftest import ROOT, Service, espeak_voices
 from tests.serve.test_faults import sigkill, speaks_again
+from tests.waiting import HANG_S, wait_until
 
 pytestmark = pytest.mark.serve
 
@@ -31,6 +34,26 @@ TEXT = "\n\n".join(
     )
     for p in range(6)
 )
+
+
+class Watch:
+    """A job's state, read through the API until it shows what a test waits for."""
+
+    def __init__(self, api: httpx.Client, job_id: str, interval_s: float = 0.1) -> None:
+        self.api, self.job_id, self.interval_s = api, job_id, interval_s
+        self.now: dict[str, Any] = {}
+
+    def until(
+        self, shows: Callable[[dict[str, Any]], bool], what: str, timeout_s: float = HANG_S
+    ) -> dict[str, Any]:
+        """The job's state once ``shows`` it (fails the test past ``timeout_s``, with it)."""
+
+        def read() -> bool:
+            self.now = self.api.get(f"/v1/speech/jobs/{self.job_id}").json()
+            return shows(self.now)
+
+        wait_until(read, what, timeout_s, self.interval_s, status=lambda: self.now)
+        return self.now
 
 
 def charges(service: Service, job_id: str) -> list[str]:
@@ -55,18 +78,11 @@ def test_a_job_finishes_whole_when_its_synthesiser_is_killed_mid_job(service: Se
         assert created.status_code == 202, created.text
         job = created.json()
         assert job["chunks"] == 3
-        deadline = time.monotonic() + 60
-        while True:  # kill the Synthesiser while a chunk is being spoken
-            now = api.get(f"/v1/speech/jobs/{job['id']}").json()
-            if now["chapters"][0]["state"] == "running":
-                break
-            assert time.monotonic() < deadline, now
-            time.sleep(0.1)
+        watch = Watch(api, job["id"])
+        # kill the Synthesiser while a chunk is being spoken
+        watch.until(lambda now: now["chapters"][0]["state"] == "running", "a chunk spoken")
         sigkill("Synthesiser")
-        deadline = time.monotonic() + 240
-        while (now := api.get(f"/v1/speech/jobs/{job['id']}").json())["state"] == "running":
-            assert time.monotonic() < deadline, now
-            time.sleep(1)
+        now = watch.until(lambda now: now["state"] != "running", "the job ended", 600)
         assert now["state"] == "done", now
         assert now["chunks_done"] == 3 and now["characters_done"] == now["characters"]
         assert charges(service, job["id"]) == [f"{job['id']}/{i}" for i in range(3)]
@@ -90,10 +106,10 @@ def test_a_job_cancelled_mid_way_is_billed_the_chunks_made_and_no_more(
         created = api.post("/v1/speech/jobs", json=body)
         assert created.status_code == 202, created.text
         job = created.json()
-        deadline = time.monotonic() + 60
-        while (now := api.get(f"/v1/speech/jobs/{job['id']}").json())["chunks_done"] < 2:
-            assert now["state"] == "running" and time.monotonic() < deadline, now
-            time.sleep(0.05)
+        now = Watch(api, job["id"], interval_s=0.05).until(
+            lambda now: now["state"] != "running" or now["chunks_done"] >= 2, "two chunks made"
+        )
+        assert now["state"] == "running", now
         last = api.delete(f"/v1/speech/jobs/{job['id']}").json()
         assert last["deleted"] and last["state"] == "cancelled", last
         assert 2 <= last["chunks_done"] < last["chunks"] and last["held_deci_micros"] == 0
@@ -151,10 +167,8 @@ def test_a_job_resumes_from_its_made_chunks_when_the_service_is_killed_and_resta
         created = api.post("/v1/speech/jobs", json={**body, "response_format": "wav"})
         assert created.status_code == 202, created.text
         job = created.json()
-        deadline = time.monotonic() + 120
-        while (now := api.get(f"/v1/speech/jobs/{job['id']}").json())["chunks_done"] < 2:
-            assert time.monotonic() < deadline, now
-            time.sleep(0.1)
+        watch = Watch(api, job["id"])
+        watch.until(lambda now: now["chunks_done"] >= 2, "two chunks made")
         sigkill_app("restart")
         serve.delete("restart")
         made = {
@@ -163,10 +177,7 @@ def test_a_job_resumes_from_its_made_chunks_when_the_service_is_killed_and_resta
         assert 2 <= len(charges_in(ledger, job["id"])) < job["chunks"]
 
         serve.run(from_config(args=args), name="restart", route_prefix="/restart")
-        deadline = time.monotonic() + 240
-        while (now := api.get(f"/v1/speech/jobs/{job['id']}").json())["state"] == "running":
-            assert time.monotonic() < deadline, now
-            time.sleep(0.5)
+        now = watch.until(lambda now: now["state"] != "running", "the job ended", 600)
         assert now["state"] == "done", now
         assert charges_in(ledger, job["id"]) == sorted(
             f"{job['id']}/{i}" for i in range(job["chunks"])

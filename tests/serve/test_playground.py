@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.serve.conftest import Service
+from tests.waiting import HANG_S
 
 pytestmark = pytest.mark.serve
 
@@ -24,6 +25,10 @@ if not os.access(CHROMIUM, os.X_OK):
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 
+# Every wait of the page's, Playwright's own and expect's included (5 s where none is
+# named): a hang's guard, in its milliseconds.
+HANG_MS = int(HANG_S * 1000)
+expect.set_options(timeout=HANG_MS)
 BROWSER_ARGS = [
     "--autoplay-policy=no-user-gesture-required",
     "--no-sandbox",  # root in a container: Chromium's sandbox cannot start there
@@ -44,6 +49,7 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context()
+    context.set_default_timeout(HANG_MS)
     opened = context.new_page()
     yield opened
     context.close()
@@ -70,14 +76,14 @@ def test_hindi_speech_streams_and_plays_in_the_browser(
     page.select_option("#voice", "hi-female-beta")
     page.select_option("#delivery", delivery)
     page.click("#play")
-    page.wait_for_function("() => window.playground.stats.state === 'done'", timeout=60_000)
+    page.wait_for_function("() => window.playground.stats.state === 'done'", timeout=HANG_MS)
     seen = stats(page)
     assert seen["error"] is None
     assert isinstance(seen["bytes"], int) and seen["bytes"] > 48_000  # over a second of PCM
     assert isinstance(seen["firstAudioMs"], (int, float)) and seen["firstAudioMs"] > 0
     assert isinstance(seen["chunks"], int) and seen["chunks"] >= 1
     # the audio clock moves: what arrived is being played
-    page.wait_for_function("() => window.playground.stats.playedSeconds > 0.3", timeout=10_000)
+    page.wait_for_function("() => window.playground.stats.playedSeconds > 0.3", timeout=HANG_MS)
     assert page.locator("#ttfa").inner_text() != "–"
     headers = page.locator("#headers").inner_text()
     assert "x-service-language\thi" in headers and "x-service-sample-rate\t24000" in headers
@@ -88,7 +94,7 @@ def test_a_description_changes_the_voice_and_says_how(page: Page, service: Servi
     open_with_key(page, service, service.key)
     page.fill("#description", "a calm, deep male voice, speaking slowly")
     page.click("#play")
-    page.wait_for_function("() => window.playground.stats.state === 'done'", timeout=60_000)
+    page.wait_for_function("() => window.playground.stats.state === 'done'", timeout=HANG_MS)
     assert stats(page)["error"] is None
     expect(page.locator("#headers")).to_contain_text("mode=description; gender=male")
 
@@ -98,9 +104,9 @@ def test_a_whole_mp3_plays_in_the_audio_element(page: Page, service: Service) ->
     page.select_option("#delivery", "buffered")
     page.select_option("#format", "mp3")
     page.click("#play")
-    page.wait_for_function("() => window.playground.stats.state === 'done'", timeout=60_000)
+    page.wait_for_function("() => window.playground.stats.state === 'done'", timeout=HANG_MS)
     expect(page.locator("#player")).to_be_visible()
-    page.wait_for_function("() => window.playground.stats.receivedSeconds > 1", timeout=10_000)
+    page.wait_for_function("() => window.playground.stats.receivedSeconds > 1", timeout=HANG_MS)
     assert page.locator("#headers").inner_text().count("audio/mpeg") == 1
 
 
@@ -120,7 +126,7 @@ def test_a_long_text_file_becomes_a_job_followed_to_its_audio(
     page.set_input_files("#job-file", str(book))
     expect(page.locator("#job-text")).to_have_value(book.read_text())
     page.click("#job-start")
-    page.wait_for_function("() => window.playground.job.state === 'done'", timeout=120_000)
+    page.wait_for_function("() => window.playground.job.state === 'done'", timeout=2 * HANG_MS)
     job = page.evaluate("() => ({...window.playground.job})")
     assert job["error"] is None and job["chunksDone"] == job["chunks"] == 2
     assert [c["title"] for c in job["chapters"]] == ["पहला अध्याय", "दूसरा अध्याय"]
@@ -129,7 +135,7 @@ def test_a_long_text_file_becomes_a_job_followed_to_its_audio(
     seconds = page.wait_for_function(
         "() => { const p = document.getElementById('job-player');"
         " return p.readyState >= 1 && p.duration > 1 && p.duration; }",
-        timeout=20_000,
+        timeout=HANG_MS,
     ).json_value()
     assert 2 < seconds < 20  # both chapters' sentences, as MP3
     assert page.locator("#job-progress").evaluate("p => p.value") == 1
@@ -139,7 +145,7 @@ def test_a_bad_key_shows_the_api_s_error(page: Page, service: Service) -> None:
     page.goto(service.url + "/")
     page.fill("#key", "sk-proj-nobody-0000000000000000000000000000")
     page.click("#play")
-    page.wait_for_function("() => window.playground.stats.state === 'error'", timeout=30_000)
+    page.wait_for_function("() => window.playground.stats.state === 'error'", timeout=HANG_MS)
     expect(page.locator("#error")).to_be_visible()
     expect(page.locator("#error")).to_contain_text("The API key is not valid.")
     expect(page.locator("#error")).to_contain_text("401 invalid_api_key")
@@ -165,11 +171,11 @@ def test_words_are_highlighted_as_they_are_spoken(page: Page, service: Service) 
     page.select_option("#delivery", "timed")
     page.fill("#text", "नमस्ते दोस्तों, आज का मौसम बहुत सुहाना है।")
     page.click("#play")
-    expect(page.locator("#spoken span.saying")).to_have_count(1, timeout=60_000)
+    expect(page.locator("#spoken span.saying")).to_have_count(1, timeout=HANG_MS)
     first = stats(page)["spokenWord"]
-    page.wait_for_function("() => window.playground.stats.state === 'done'", timeout=60_000)
+    page.wait_for_function("() => window.playground.stats.state === 'done'", timeout=HANG_MS)
     page.wait_for_function(
-        f"() => window.playground.stats.spokenWord > {first}", timeout=10_000
+        f"() => window.playground.stats.spokenWord > {first}", timeout=HANG_MS
     )  # the mark moves on as the audio plays
     seen = stats(page)
     assert seen["error"] is None

@@ -22,7 +22,7 @@ def test_both_placements_offer_the_same_voices_and_the_same_audio(service: Servi
     """The folded app serves the eSpeak voices only (its default is Aditi): each as the
     full graph lists and speaks it."""
     full, folded = (
-        {v["id"]: v for v in httpx.get(url + "/v1/voices").json()["data"]}
+        {v["id"]: v for v in httpx.get(url + "/v1/voices", timeout=60).json()["data"]}
         for url in (service.url, service.folded_url)
     )
     del folded["default"]
@@ -117,12 +117,12 @@ def test_the_main_app_is_the_four_deployment_graph(service: Service) -> None:
     titles = " ".join(" ".join(p.info["cmdline"] or ()) for p in psutil.process_iter(["cmdline"]))
     for name in ("Ingress", "TextNormaliser", "AudioEncoder", "Synthesiser"):
         assert f"ServeReplica:speech:{name}" in titles, name  # what ps shows
-    ready = httpx.get(service.url + "/ready", headers=service.auth).json()
+    ready = httpx.get(service.url + "/ready", headers=service.auth, timeout=60).json()
     assert ready["pipeline"] == {
         "Ingress": {"placement": "deployment", "replicas": 2},
         "TextNormaliser": {"placement": "deployment", "replicas": 1},
         "AudioEncoder": {"placement": "deployment", "replicas": 1},
         "Synthesiser": {"placement": "deployment; espeak in the ingress", "replicas": 1},
     }
-    folded = httpx.get(service.folded_url + "/ready", headers=service.auth).json()
+    folded = httpx.get(service.folded_url + "/ready", headers=service.auth, timeout=60).json()
     assert folded["pipeline"]["Synthesiser"] == {"placement": "ingress", "replicas": 1}

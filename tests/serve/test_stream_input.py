@@ -193,7 +193,7 @@ def test_idle_socket_is_closed_after_the_timeout(service: Service) -> None:
 
 def test_usage_after_a_session_equals_what_was_sent(service: Service) -> None:
     def usage() -> dict[str, int]:
-        response = httpx.get(service.url + "/v1/account/usage", headers=service.auth)
+        response = httpx.get(service.url + "/v1/account/usage", headers=service.auth, timeout=60)
         result: dict[str, int] = response.json()["usage"]
         return result
 
