@@ -241,16 +241,21 @@ class SynthesisRunner:
     def busy(self) -> bool:
         """Whether an engine call waits or runs (one whose stream went away runs to its
         end: a model call cannot be stopped midway)."""
-        schedulers = (*self._schedulers.values(), *self._collectors.values())
-        return any(scheduler.busy for scheduler in schedulers)
+        return any(self.engine_busy(engine) for engine in self._schedulers)
+
+    def engine_busy(self, engine: str) -> bool:
+        """Whether a call of ``engine`` waits or runs."""
+        schedulers = (self._schedulers[engine], self._collectors.get(engine))
+        return any(scheduler.busy for scheduler in schedulers if scheduler is not None)
 
     def speaks(self, voice_id: str) -> bool:
         """Whether ``voice_id`` is loaded here."""
         return self._synthesiser.speaks(voice_id)
 
     def info(self) -> SynthesiserInfo:
-        """The loaded engines (languages, rates, devices, modes, LoRAs) and voices, and
-        how many first clauses were spoken alone and with their sentence."""
+        """The loaded engines (languages, rates, devices, modes, LoRAs) and voices, how
+        many first clauses were spoken alone and with their sentence, and whether each
+        engine has a call waiting or running now (``busy``)."""
         info = self._synthesiser.info()
         engines = tuple(
             replace(
@@ -260,6 +265,7 @@ class SynthesisRunner:
                     "first_clauses_alone": self._first_clauses[e.name, "alone"],
                     "first_clauses_joined": self._first_clauses[e.name, "joined"],
                     "first_clauses_parted": self._first_clauses[e.name, "parted"],
+                    "busy": self.engine_busy(e.name),
                 },
             )
             for e in info.engines

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import yaml
 
 from tests.service_logs import LOGS_DIR, default_logs_dir
-from tests.waiting import wait_until
+from tests.waiting import HANG_S, wait_until
 
 KEY = "sk-proj-servetest01-abcdefghijklmnopqrstuvwxyz012345"
 FOLDED_MAX_ACTIVE = 2
@@ -220,19 +220,27 @@ def usage_after(base_url: str, auth: dict[str, str], requests: int) -> dict[str,
     return seen[0]
 
 
-def kokoro_calls(service: Service) -> int:
+def kokoro_stats(service: Service) -> dict[str, Any]:
+    """Kokoro's stats in /ready (its calls, whether a call waits or runs now)."""
     ready = httpx.get(service.url + "/ready", headers=service.auth, timeout=60).json()
-    calls: int = next(e for e in ready["engines"] if e["name"] == "kokoro")["stats"]["model_calls"]
-    return calls
+    stats: dict[str, Any] = next(e for e in ready["engines"] if e["name"] == "kokoro")["stats"]
+    return stats
 
 
-def settled_calls(service: Service, timeout_s: float = 60) -> int:
-    """Kokoro's call count once it stops growing (nothing is being synthesised)."""
-    deadline = time.monotonic() + timeout_s
-    calls = kokoro_calls(service)
-    while time.monotonic() < deadline:
-        time.sleep(2)
-        previous, calls = calls, kokoro_calls(service)
-        if calls == previous:
-            return calls
-    raise AssertionError(f"synthesis still running after {timeout_s} s")
+def kokoro_calls(service: Service) -> int:
+    return int(kokoro_stats(service)["model_calls"])
+
+
+def settled_calls(service: Service, timeout_s: float = HANG_S) -> int:
+    """Kokoro's call count once nothing is being synthesised: no call waiting or
+    running, seen twice a poll apart with no call made between (a stream asks for its
+    next segment as its last one ends: one idle look may fall between the two)."""
+    seen: list[dict[str, Any]] = [kokoro_stats(service)]
+
+    def idle() -> bool:
+        before, seen[0] = seen[0], kokoro_stats(service)
+        unchanged = before["model_calls"] == seen[0]["model_calls"]
+        return unchanged and not before["busy"] and not seen[0]["busy"]
+
+    wait_until(idle, "Kokoro idle", timeout_s, interval_s=0.5, status=lambda: seen[0])
+    return int(seen[0]["model_calls"])

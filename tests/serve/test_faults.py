@@ -81,7 +81,7 @@ def test_a_hang_up_stops_the_encoder_and_the_synthesiser(service: Service) -> No
         next(response.iter_raw())  # the first audio, then hang up
         at_hang_up = kokoro_calls(service)
     # The segment being spoken when the cancellation arrives may finish; then nothing.
-    assert settled_calls(service, timeout_s=20) - at_hang_up <= 3  # of LONG_HI's 21
+    assert settled_calls(service) - at_hang_up <= 3  # of LONG_HI's 21
 
 
 MEDIUM_HI = " ".join(f"यह वाक्य संख्या {i} है, और यह भी।" for i in range(8))
@@ -330,7 +330,7 @@ def encoder_actor_killed(service: Service) -> tuple[KilledStream, int]:
     kill = kill_under(
         service, functools.partial(kill_replica, "AudioEncoder"), [sse_reader(service, text)]
     )
-    return kill.results[0], settled_calls(service, timeout_s=20) - kill.calls_at_kill
+    return kill.results[0], settled_calls(service) - kill.calls_at_kill
 
 
 def test_an_encoder_dies_mid_stream(

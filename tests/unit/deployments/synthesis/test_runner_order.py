@@ -113,8 +113,13 @@ async def test_background_work_waits_behind_a_stream_s_first_segment() -> None:
             await asyncio.sleep(0.01)
         raise AssertionError(f"not {calls} calls queued")
 
+    def shown_busy() -> bool:  # what /ready shows of the engine
+        return bool(next(e for e in runner.info().engines if e.name == "espeak").extra["busy"])
+
+    assert not shown_busy()
     busy = asyncio.create_task(scheduler.run(gate.wait, FIRST))
     await queued(0)  # the engine's one worker is taken
+    assert shown_busy()
 
     async def heard(text: str, background: bool) -> None:
         params = SynthesisParams("hi-espeak-aditi", "hi", background=background)
@@ -129,6 +134,7 @@ async def test_background_work_waits_behind_a_stream_s_first_segment() -> None:
     gate.set()
     await asyncio.gather(busy, chunk, live)
     assert spoken == ["नमस्ते दुनिया।", "हाँ।"]
+    assert not shown_busy()
 
 
 @pytest.fixture(scope="module")
