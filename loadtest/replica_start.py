@@ -1,15 +1,16 @@
 """Where a Synthesiser replica's start goes: each step a replica takes before Serve
 counts it RUNNING, timed in a fresh process as the replica takes them.
 
-    python -m loadtest.replica_start [--config local-cluster|gpu|cpu] [--repeat 3]
+    python -m loadtest.replica_start [--config local-cluster|gpu|local] [--repeat 3]
     python -m loadtest.neighbour -- python -m loadtest.replica_start   # on a busy host
 
 The steps: the interpreter and the replica's imports (Ray Serve and the deployment
 module, as a Ray worker imports them to build the replica), each engine's load, each
 voice's preparation, and the warm-up (one sentence on each engine). Ray's own part
-(a worker process started and connected, the actor created) is not here: the Serve
-controller's log and ``serve status`` show it. Each repeat is a new process, so the
-imports are paid each time, as each replica pays them.
+(a worker process started and connected, the actor created) is not here: Serve's
+controller log has each replica's whole start ("started successfully ... after")
+and its constructor's part of it ("Replica constructor ... took"). Each repeat is a
+new process, so the imports are paid each time, as each replica pays them.
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-CONFIG_NAMES = ("local-cluster", "gpu", "cpu")
+CONFIG_NAMES = ("local-cluster", "gpu", "local")
 
 
 def synthesiser_args(config: str) -> dict[str, Any]:
     """The Synthesiser's constructor argument in ``config``: the local cluster's (gpu.yaml
-    with its overrides), gpu.yaml's own, or cpu.yaml's."""
+    with its overrides), gpu.yaml's own, or local.yaml's (make run)."""
     import yaml
 
     from serve_app.cluster.config import local_cluster_config
