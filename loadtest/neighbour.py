@@ -45,7 +45,7 @@ def _signalled_when_parent_dies(signum: int) -> None:
 def _die_with_parent(parent: int) -> None:
     """SIGKILL this neighbour when ``parent`` exits (:func:`_orphaned` elsewhere)."""
     _signalled_when_parent_dies(signal.SIGKILL)
-    if os.getppid() != parent:  # it died before prctl took hold
+    if _orphaned(parent):  # it died before prctl took hold
         os._exit(0)
 
 

@@ -22,16 +22,20 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from deployments.synthesis.synthesiser import SynthesiserConfig
 
 CONFIG_NAMES = ("local-cluster", "gpu", "local")
 
 
-def synthesiser_args(config: str) -> dict[str, Any]:
-    """The Synthesiser's constructor argument in ``config``: the local cluster's (gpu.yaml
+def synthesiser_config(config: str) -> SynthesiserConfig:
+    """The Synthesiser deployment's config in ``config``: the local cluster's (gpu.yaml
     with its overrides), gpu.yaml's own, or local.yaml's (make run)."""
     import yaml
 
+    from serve_app.app import AppArgs
     from serve_app.cluster.config import local_cluster_config
     from serve_app.settings import CONFIGS
 
@@ -39,17 +43,9 @@ def synthesiser_args(config: str) -> dict[str, Any]:
         serve = local_cluster_config(port=8000, database_url="sqlite://")
     else:
         serve = yaml.safe_load((CONFIGS / f"{config}.yaml").read_text(encoding="utf-8"))
-    app = serve["applications"][0]
-    args: dict[str, Any] = dict(app.get("args", {}).get("synthesiser", {}))
-    engines_here = set(app.get("args", {}).get("placement", {}).get("ingress_engines", []))
-    if engines_here:  # the Ingress speaks these; the Synthesiser the rest
-        from deployments.synthesis.voices import VoiceRegistry
-
-        path = args.get("voices_path")
-        registry = VoiceRegistry.from_file(path) if path else None
-        if registry is not None:
-            args["voice_engines"] = sorted(registry.engines() - engines_here)
-    return args
+    args = AppArgs.model_validate(serve["applications"][0].get("args") or {})
+    remote, _ = args.synthesisers(args.synthesiser.registry().engines())
+    return remote
 
 
 def measure(config_name: str) -> dict[str, float]:
@@ -69,9 +65,9 @@ def measure(config_name: str) -> dict[str, float]:
     import deployments.synthesis.deployment  # noqa: F401
 
     step("import the deployment module")
-    from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig, load_engines
+    from deployments.synthesis.synthesiser import Synthesiser, load_engines
 
-    config = SynthesiserConfig.model_validate(synthesiser_args(config_name))
+    config = synthesiser_config(config_name)
     registry = config.registry()
     step("read the Serve config and voices")
     engines = {}

@@ -63,6 +63,21 @@ class AppArgs(BaseModel):
         IngressConfig.model_validate(value)
         return value
 
+    def synthesisers(
+        self, registered: set[str]
+    ) -> tuple[SynthesiserConfig, SynthesiserConfig | None]:
+        """The Synthesiser deployment's config and the ingress's own, of ``registered``
+        engines: where ``placement.ingress_engines`` keeps some in the ingress, each
+        speaks its own engines' voices; else the deployment speaks them all (None)."""
+        here = set(self.placement.ingress_engines)
+        if not here:
+            return self.synthesiser, None
+        config = self.synthesiser
+        return (
+            config.model_copy(update={"voice_engines": sorted(registered - here)}),
+            config.model_copy(update={"voice_engines": sorted(here & registered)}),
+        )
+
 
 def build_app(args: AppArgs | dict[str, Any] | None = None) -> Application:
     """Compose the Ingress and the stages ``args.placement`` gives deployments of their own
@@ -107,12 +122,8 @@ def compose(args: AppArgs, options: Mapping[str, dict[str, Any]]) -> Application
     if placement.synthesiser == "ingress":
         stages["local_voices"] = config.model_dump()
     else:
-        remote = config
-        if placement.ingress_engines:
-            here = set(placement.ingress_engines)
-            registered = registry.engines()
-            remote = config.model_copy(update={"voice_engines": sorted(registered - here)})
-            local = config.model_copy(update={"voice_engines": sorted(here & registered)})
+        remote, local = args.synthesisers(registry.engines())
+        if local is not None:
             stages["local_voices"] = local.model_dump()
         synthesiser = configured(SynthesiserDeployment).bind(remote.model_dump())
         stages["synthesiser"] = synthesiser

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -202,10 +203,16 @@ def sse(
     return stream
 
 
+def application(cluster: Cluster) -> dict[str, Any]:
+    """Serve's state of the cluster's application (its deployments and replicas)."""
+    app: dict[str, Any] = cluster.local.serve_status().get("applications", {}).get(APPLICATION, {})
+    return app
+
+
 def serve_state(cluster: Cluster) -> str:
     """What the cluster's Serve application is doing, for a failed wait's message: each
     deployment's replicas by state (and node), and open holds in the ledger."""
-    app = cluster.local.serve_status().get("applications", {}).get(APPLICATION, {})
+    app = application(cluster)
     parts = [f"application {app.get('status', 'absent')}"]
     for name, deployment in app.get("deployments", {}).items():
         replicas = [
@@ -220,8 +227,7 @@ def serve_state(cluster: Cluster) -> str:
 def all_running(cluster: Cluster, deployment: str) -> bool:
     """Whether every replica of ``deployment`` is RUNNING (none starting, waiting for
     its node, or stopping), and there is one."""
-    app = cluster.local.serve_status().get("applications", {}).get(APPLICATION, {})
-    replicas = app.get("deployments", {}).get(deployment, {}).get("replicas", [])
+    replicas = application(cluster).get("deployments", {}).get(deployment, {}).get("replicas", [])
     return bool(replicas) and all(r.get("state") == "RUNNING" for r in replicas)
 
 
