@@ -157,6 +157,8 @@ STATEMENTS = (
         sent_at DOUBLE PRECISION
     )""",
     """CREATE INDEX IF NOT EXISTS job_webhooks_due ON job_webhooks (state, next_at)""",
+    """CREATE INDEX IF NOT EXISTS job_webhooks_by_project
+        ON job_webhooks (project_id, state)""",
     """CREATE TABLE IF NOT EXISTS pronunciation_versions (
         id TEXT PRIMARY KEY,
         dictionary_id TEXT NOT NULL REFERENCES pronunciation_dictionaries (id),

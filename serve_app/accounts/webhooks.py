@@ -107,15 +107,19 @@ class WebhookTables:
             return read_webhooks(tx, [job_id]).get(job_id)
 
     def claim_webhook(self, lease_s: float) -> DueWebhook | None:
-        """The webhook due the longest, claimed by this process for ``lease_s`` seconds
-        (a process stopped mid-send frees it when the lease runs out); None if none."""
+        """A due webhook, claimed by this process for ``lease_s`` seconds (a process
+        stopped mid-send frees it when the lease runs out); None if none. Projects take
+        turns: of the one with the fewest tries on their way (claimed, the lease not
+        run out), the webhook due the longest."""
         now = time.time()
         with self._db.transaction() as tx:
             row = tx.one(  # "c": the table whose rows tx.claim skips when others hold them
                 "SELECT c.job_id, c.project_id, c.url, c.attempts, c.event_id"
                 " FROM job_webhooks c WHERE c.state = 'pending' AND c.next_at <= ?"
-                " ORDER BY c.next_at LIMIT 1" + tx.claim,
-                (now,),
+                " ORDER BY (SELECT COUNT(*) FROM job_webhooks o WHERE o.project_id ="
+                " c.project_id AND o.state = 'pending' AND o.owner IS NOT NULL"
+                " AND o.next_at > ?), c.next_at LIMIT 1" + tx.claim,
+                (now, now),
             )
             if row is None:
                 return None

@@ -6,8 +6,14 @@ that the receiver checks it with any of that spec's libraries or with the OpenAI
 SDK's ``client.webhooks.verify_signature``.
 
 Every ingress replica runs a :class:`WebhookSender`; the accounts database hands each
-due webhook to one of them at a time (``serve_app.accounts.webhooks``). A receiver
-that does not answer 2xx is tried again, later each time, for about five hours.
+due webhook to one of them at a time (``serve_app.accounts.webhooks``), the project
+with the fewest on their way first. A receiver that does not answer 2xx is tried
+again, later each time, for about five hours.
+
+What a receiver can do to the service is bounded: a try ends after
+:data:`SEND_TIMEOUT_S` however slowly the answer comes, the answer's body is never
+read (its status is all that counts), and a replica has :data:`SENDS_AT_ONCE` tries
+on their way at once, so that slow receivers of one project do not hold another's.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import ipaddress
 import json
 import logging
 import time
+import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from urllib.parse import urlsplit
 
@@ -35,9 +42,22 @@ from serve_app.speech.longform_vocabulary import SpeechJob
 logger = logging.getLogger(__name__)
 # Seconds before each try after a failed one: 7 tries over about five hours.
 RETRY_AFTER_S = (5.0, 30.0, 120.0, 600.0, 3600.0, 14_400.0)
-# A receiver has this long to answer; a try claimed this long ago is anyone's again.
+# A receiver has this long to answer, in all (connecting, sending, its status and
+# headers); a try claimed this long ago is anyone's again.
 SEND_TIMEOUT_S = 10.0
 LEASE_S = 60.0
+# Tries a replica has on their way at once.
+SENDS_AT_ONCE = 8
+# Addresses that carry an IPv4 address in an IPv6 one: judged by the IPv4 address.
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# Never public, whatever ``is_global`` says: IPv4-compatible IPv6 (deprecated, the
+# IPv4 address in its last 32 bits), local-use NAT64, site-local (deprecated).
+NOT_PUBLIC = (
+    ipaddress.ip_network("::/96"),
+    ipaddress.ip_network("64:ff9b:1::/48"),
+    ipaddress.ip_network("fec0::/10"),
+)
+IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 USER_AGENT = "speech-service-webhooks/1"
 
 
@@ -62,10 +82,13 @@ async def check_webhook_url(url: str, private_allowed: bool) -> None:
 
 
 async def _refusal(url: str, private_allowed: bool) -> str | None:
+    if any(c.isspace() or unicodedata.category(c) == "Cc" for c in url):
+        return "holds a space or a control character"
     try:
         parts = urlsplit(url)
         port = parts.port
-    except ValueError as e:
+        httpx.URL(url)  # what the sender will parse it with
+    except (ValueError, httpx.InvalidURL) as e:
         return f"is not a URL ({e})"
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return "must be an http:// or https:// URL with a host"
@@ -78,7 +101,7 @@ async def _refusal(url: str, private_allowed: bool) -> str | None:
     except OSError:
         return f"names a host that does not resolve ({parts.hostname})"
     for *_, address in found:
-        if not ipaddress.ip_address(address[0]).is_global:
+        if not public(ipaddress.ip_address(str(address[0]).partition("%")[0])):
             return (
                 f"resolves to {address[0]}, not a public address (the service's "
                 "webhook_private_addresses setting allows it)"
@@ -86,8 +109,23 @@ async def _refusal(url: str, private_allowed: bool) -> str | None:
     return None
 
 
+def public(address: IpAddress) -> bool:
+    """Whether ``address`` is a public unicast one: global, not multicast, and where
+    it carries an IPv4 address (mapped, 6to4, NAT64), that one public too."""
+    if address.is_multicast or not address.is_global:
+        return False
+    if isinstance(address, ipaddress.IPv4Address):
+        return True
+    if any(address in network for network in NOT_PUBLIC):
+        return False
+    carried = address.ipv4_mapped or address.sixtofour
+    if carried is None and address in NAT64:
+        carried = ipaddress.IPv4Address(int(address) & 0xFFFF_FFFF)
+    return carried is None or public(carried)
+
+
 class WebhookSender:
-    """Sends due webhooks, one at a time, until cancelled."""
+    """Sends due webhooks, several at once, until cancelled."""
 
     def __init__(
         self,
@@ -98,59 +136,77 @@ class WebhookSender:
         wakeup: Wakeup | None = None,
         idle_s: float = idle_waits.FIRST_S,
         most_idle_s: float = idle_waits.MOST_S,
+        timeout_s: float = SEND_TIMEOUT_S,
+        at_once: int = SENDS_AT_ONCE,
     ) -> None:
         """``wakeup``: woken when a job ends in this process (its webhook is sent at
         once); one that ends in another, or a try due again, is found within
-        ``most_idle_s`` (the first retry waits longer than that)."""
+        ``most_idle_s`` (the first retry waits longer than that). ``timeout_s``: a
+        try's whole time; ``at_once``: tries on their way at once."""
         self._store = store
         self._job = job  # (job id, project id) -> the job as its owner sees it
         self._private_allowed = private_allowed
         self._retry_after_s = retry_after_s
+        self._timeout_s = timeout_s
+        self._at_once = at_once
         self._idle = IdleWait(wakeup or Wakeup(), idle_s, most_idle_s)
 
     async def run(self) -> None:
+        """Claim due webhooks and send each on its own task, :data:`SENDS_AT_ONCE` at
+        most on their way; never ends but by being cancelled."""
+        slots = asyncio.Semaphore(self._at_once)
+        sending: set[asyncio.Task[None]] = set()  # the loop holds tasks weakly
         async with httpx.AsyncClient(
-            timeout=SEND_TIMEOUT_S, follow_redirects=False, trust_env=False
+            timeout=self._timeout_s, follow_redirects=False, trust_env=False
         ) as client:
-            while True:
-                store = self._store
-                try:
-                    due = await store.call(store.claim_webhook, LEASE_S)
-                except Exception:  # the database away a moment: wait, not end
-                    logger.exception("claiming a webhook failed; retrying")
-                    due = None
-                if due is None:
-                    await self._idle.rest()
-                else:
+            try:
+                while True:
+                    await slots.acquire()
+                    due = await self._claim()
+                    if due is None:
+                        slots.release()
+                        await self._idle.rest()
+                        continue
                     self._idle.found()
-                    await self.send(client, due)
+                    task = asyncio.create_task(self.send(client, due))
+                    sending.add(task)
+                    task.add_done_callback(sending.discard)
+                    task.add_done_callback(lambda _: slots.release())
+            finally:
+                for task in sending:  # their claims run out; another replica sends them
+                    task.cancel()
+
+    async def _claim(self) -> DueWebhook | None:
+        store = self._store
+        try:
+            return await store.call(store.claim_webhook, LEASE_S)
+        except Exception:  # the database away a moment: wait, not end
+            logger.exception("claiming a webhook failed; retrying")
+            return None
 
     async def send(self, client: httpx.AsyncClient, due: DueWebhook) -> None:
         """One try of ``due``, its outcome recorded: delivered, tried again later, or
-        failed (its tries spent, its URL now refused, its job deleted)."""
+        failed (its tries spent, its URL now refused, its job deleted). Whatever the
+        receiver does, the try ends within the timeout and is recorded."""
         status, error, final = None, None, False
         try:
             body = await self._event(due)
             if problem := await _refusal(due.url, self._private_allowed):
                 error, final = f"webhook_url {problem}", True
             else:
-                headers = signed_headers(due.secret, due.event_id, body, int(time.time()))
-                answer = await client.post(
-                    due.url,
-                    content=body,
-                    headers={
-                        **headers,
-                        "content-type": "application/json",
-                        "user-agent": USER_AGENT,
-                    },
-                )
-                status = answer.status_code
+                async with asyncio.timeout(self._timeout_s):
+                    status = await self._post(client, due, body)
                 if not 200 <= status < 300:
                     error = f"the receiver answered {status}"
         except NotFound:  # deleted while it was due: nothing to tell
             error, final = "the job was deleted", True
+        except TimeoutError:
+            error = f"the receiver did not answer within {self._timeout_s:g} s"
         except httpx.HTTPError as e:
             error = f"{type(e).__name__}: {e}"[:500]
+        except Exception as e:  # not the receiver's doing: recorded, and the sender goes on
+            logger.exception("sending the webhook of job %s failed", due.job_id)
+            error = f"internal error ({type(e).__name__})"
         tries = due.attempts + 1
         retry_at = None
         if error is not None and not final and tries <= len(self._retry_after_s):
@@ -158,7 +214,17 @@ class WebhookSender:
         if error is not None:
             logger.info("webhook of job %s, try %d: %s", due.job_id, tries, error)
         store = self._store
-        await store.call(store.webhook_sent, due.job_id, status, error, retry_at)
+        try:
+            await store.call(store.webhook_sent, due.job_id, status, error, retry_at)
+        except Exception:  # its claim runs out: it is tried again
+            logger.exception("recording the webhook of job %s failed", due.job_id)
+
+    async def _post(self, client: httpx.AsyncClient, due: DueWebhook, body: bytes) -> int:
+        """POST the event; the receiver's status, its answer's body left unread."""
+        headers = signed_headers(due.secret, due.event_id, body, int(time.time()))
+        headers |= {"content-type": "application/json", "user-agent": USER_AGENT}
+        async with client.stream("POST", due.url, content=body, headers=headers) as answer:
+            return answer.status_code
 
     async def _event(self, due: DueWebhook) -> bytes:
         """The event sent: the job as GET /v1/speech/jobs/{id} answers it."""
