@@ -195,15 +195,27 @@ class LongFormTables:
         with self._db.transaction() as tx:
             return _records(tx, [read_job(tx, job_id, project_id)])[0]
 
-    def records(self, project_id: str, limit: int = 100) -> list[JobRecord]:
-        """The project's jobs, newest first, as their views show them: three queries
-        however many there are."""
+    def records(
+        self, project_id: str, limit: int = 100, after: str | None = None
+    ) -> list[JobRecord]:
+        """The project's jobs, newest first (older than its job ``after`` where given;
+        :class:`JobNotFound` where that is not one of its jobs), as their views show
+        them: three queries however many there are."""
         with self._db.transaction() as tx:
-            rows = tx.all(
-                f"SELECT {_JOB_COLUMNS} FROM longform_jobs j WHERE j.project_id = ?"
-                " ORDER BY j.created_at DESC LIMIT ?",
-                (project_id, limit),
-            )
+            if after is None:
+                rows = tx.all(
+                    f"SELECT {_JOB_COLUMNS} FROM longform_jobs j WHERE j.project_id = ?"
+                    " ORDER BY j.created_at DESC, j.id DESC LIMIT ?",
+                    (project_id, limit),
+                )
+            else:
+                since = read_job(tx, after, project_id)
+                rows = tx.all(
+                    f"SELECT {_JOB_COLUMNS} FROM longform_jobs j WHERE j.project_id = ?"
+                    " AND (j.created_at < ? OR (j.created_at = ? AND j.id < ?))"
+                    " ORDER BY j.created_at DESC, j.id DESC LIMIT ?",
+                    (project_id, since.created_at, since.created_at, since.id, limit),
+                )
             return _records(tx, [_job(row) for row in rows])
 
     def chunks(self, job_id: str, project_id: str) -> list[ChunkRow]:

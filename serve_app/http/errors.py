@@ -155,7 +155,7 @@ def from_validation_error(exc: RequestValidationError | ValidationError) -> Serv
     """The first problem pydantic found, as an ``invalid_request_error``."""
     first = exc.errors()[0]
     loc = [str(part) for part in first.get("loc", ())]
-    if loc and loc[0] == "body":
+    if loc and loc[0] in ("body", "query", "path", "header"):  # the name as the client wrote it
         loc = loc[1:]
     param = ".".join(loc) or None
     kind = first.get("type", "")

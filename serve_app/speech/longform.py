@@ -7,6 +7,12 @@ level the document uses) and are spoken as their chapter's first line; paragraph
 list items and quotes are spoken as text, links by their text, images by their alt
 text; code blocks and raw HTML are not spoken. Plain text is one chapter unless the
 caller names the chapters.
+
+A job holds at most :data:`MAX_CHAPTERS` chapters, however they are made (the most
+an MP3's table of contents lists), and Markdown nested at most
+:data:`MARKDOWN_NESTING` deep (quotes and lists in each other): deeper text is not
+dropped, the document is refused. A chapter's title is one line of what a reader
+shows: no control or format character (bidi overrides included), spaces collapsed.
 """
 
 from __future__ import annotations
@@ -18,7 +24,9 @@ from typing import Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from deployments.normaliser.cleaning import clean_text
 from deployments.normaliser.segmenter import SegmentationProfile, segment
+from serve_app.http.errors import InvalidRequest
 
 TextFormat = Literal["text", "markdown"]
 
@@ -28,6 +36,13 @@ TextFormat = Literal["text", "markdown"]
 CHUNK_CHARS = 1_000
 # Text read around a chunk, not spoken: about a sentence each side.
 SURROUNDING_CHARS = 200
+# Chapters of a job: an MP3's table of contents (ID3's CTOC) counts its entries in a byte.
+MAX_CHAPTERS = 255
+# Markdown's blocks in each other (a quote in a quote, a list in a list): past this the
+# document is refused. It is parsed to a depth of _PARSED_NESTING (a parser that stops
+# there drops what is deeper: seen, not lost) and no deeper (its parser recurses).
+MARKDOWN_NESTING = 20
+_PARSED_NESTING = 100
 
 
 @dataclass(frozen=True)
@@ -93,8 +108,33 @@ def _units(paragraphs: Iterable[str], chunk_chars: int) -> Iterator[str]:
             yield from (s.text for s in segment(paragraph, profile))
 
 
+def chapter_title(title: str) -> str:
+    """A chapter's title as a reader shows it: cleaned as spoken text is (control and
+    format characters gone, NUL, ESC and bidi overrides with them), on one line."""
+    return " ".join(clean_text(title).split())
+
+
+def check_chapters(chapters: list[Chapter], param: str = "input") -> list[Chapter]:
+    """``chapters``, if a job holds that many: else 400 ``invalid_value``."""
+    if len(chapters) > MAX_CHAPTERS:
+        raise InvalidRequest(
+            "invalid_value",
+            f"{param} makes {len(chapters)} chapters; a job holds {MAX_CHAPTERS} (Markdown: "
+            "each heading of the top level starts one; use a lower level for sections).",
+            param,
+        )
+    return chapters
+
+
 def _markdown_chapters(text: str) -> list[Chapter]:
-    tokens = MarkdownIt("commonmark").parse(text)
+    tokens = MarkdownIt("commonmark", {"maxNesting": _PARSED_NESTING}).parse(text)
+    if max((t.level for t in tokens), default=0) >= MARKDOWN_NESTING:
+        raise InvalidRequest(
+            "invalid_value",
+            f"input: Markdown nested deeper than {MARKDOWN_NESTING} levels (quotes and "
+            "lists in each other).",
+            "input",
+        )
     top = min((int(t.tag[1]) for t in tokens if t.type == "heading_open"), default=None)
     chapters: list[Chapter] = []
     title, paragraphs = "", list[str]()

@@ -29,12 +29,21 @@ from serve_app.speech.audio_store import AudioStore, job_key, open_store
 from serve_app.speech.billing import Meter, balance_refusal
 from serve_app.speech.checked import Voicing
 from serve_app.speech.idle_waits import Wakeup
-from serve_app.speech.longform import Chapter, Chunk, chapters_of, chunks_of
+from serve_app.speech.longform import (
+    MAX_CHAPTERS,
+    Chapter,
+    Chunk,
+    chapter_title,
+    chapters_of,
+    check_chapters,
+    chunks_of,
+)
 from serve_app.speech.longform_ssml import ssml_chunks
 from serve_app.speech.longform_view import job_view
 from serve_app.speech.longform_vocabulary import (
     JobTextType,
     SpeechJob,
+    SpeechJobList,
     SpeechJobRequest,
 )
 from serve_app.speech.longform_work import JOB_FILES, JobSettings, write_job_audio
@@ -157,6 +166,7 @@ class LongFormJobs:
                 "input_too_long", f"The text is {total} characters; a job holds {limit}.", "input"
             )
         chapters, chunks = await asyncio.to_thread(_cut, given, request.text_type)
+        check_chapters(chapters, "chapters" if request.chapters is not None else "input")
         if not chapters:
             raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
         return chapters, chunks
@@ -187,10 +197,23 @@ class LongFormJobs:
         with _found(job_id):
             return await self._store.call(self._store.record, job_id, project_id)
 
-    async def jobs(self, project_id: str, limit: int) -> list[SpeechJob]:
-        """The project's jobs, newest first."""
-        records = await self._store.call(self._store.records, project_id, limit)
-        return [self._view(record) for record in records]
+    async def jobs(self, project_id: str, limit: int, after: str | None = None) -> SpeechJobList:
+        """A page of the project's jobs, newest first: ``limit`` of them, older than the
+        job ``after`` where given (400 where it is not one of the project's jobs)."""
+        store = self._store
+        try:
+            records = await store.call(store.records, project_id, limit + 1, after)
+        except JobNotFound:
+            raise InvalidRequest(
+                "invalid_value", f"after: no job '{after}' in this project.", "after"
+            ) from None
+        page = [self._view(record) for record in records[:limit]]
+        return SpeechJobList(
+            data=page,
+            has_more=len(records) > limit,
+            first_id=page[0].id if page else None,
+            last_id=page[-1].id if page else None,
+        )
 
     async def delete(self, job_id: str, project_id: str) -> SpeechJob:
         """Cancel the job if it runs and delete it and its audio; its last state."""
@@ -320,15 +343,18 @@ def _cut(
     """Each (title, text) cut into chapters and the chapters into chunks, their
     paragraphs cleaned as a speech request's input is (what is billed is what is
     spoken; SSML's chunks are, as each is read); empty ones left out."""
+    given = [(chapter_title(title), unicodedata.normalize("NFC", t)) for title, t in given]
     if text_type == "ssml":
-        return ssml_chunks([(title, unicodedata.normalize("NFC", t)) for title, t in given])
+        return ssml_chunks(given)
     chapters: list[Chapter] = []
     for title, text in given:
-        for chapter in chapters_of(unicodedata.normalize("NFC", text), text_type):
+        for chapter in chapters_of(text, text_type):
             cleaned = (clean_text(p) for p in chapter.paragraphs)
             paragraphs = tuple(p for p in cleaned if p.strip())
             if paragraphs:
-                chapters.append(Chapter(clean_text(chapter.title) or title, paragraphs))
+                chapters.append(Chapter(chapter_title(chapter.title) or title, paragraphs))
+            if len(chapters) > MAX_CHAPTERS:  # refused: no need to cut the rest
+                return chapters, []
     return chapters, chunks_of(chapters)
 
 

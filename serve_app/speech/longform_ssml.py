@@ -20,6 +20,7 @@ from xml.sax.saxutils import escape, quoteattr
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
+from deployments.normaliser.ssml import MAX_DEPTH
 from serve_app.http.errors import InvalidRequest
 from serve_app.speech.longform import CHUNK_CHARS, SURROUNDING_CHARS, Chapter, Chunk
 
@@ -72,7 +73,23 @@ def _root(markup: str) -> Element:
         raise InvalidRequest("invalid_value", f"input: SSML: {e}", "input") from None
     if _name(root.tag) != "speak":
         raise InvalidRequest("invalid_value", "input: SSML's root must be <speak>.", "input")
+    if _deeper_than(root, MAX_DEPTH):  # read recursively below: refused first, as a request's
+        raise InvalidRequest(
+            "invalid_value", f"input: SSML: elements nested deeper than {MAX_DEPTH}", "input"
+        )
     return root
+
+
+def _deeper_than(root: Element, most: int) -> bool:
+    """Whether elements nest more than ``most`` deep under ``root`` (itself 1), looked
+    at without recursion."""
+    stack = [(root, 1)]
+    while stack:
+        element, depth = stack.pop()
+        if depth > most:
+            return True
+        stack.extend((child, depth + 1) for child in element)
+    return False
 
 
 def _units(element: Element, wrappers: tuple[Wrapper, ...]) -> Iterator[_Unit]:

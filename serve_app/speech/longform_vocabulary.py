@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from serve_app.speech.longform import MAX_CHAPTERS
 from serve_app.speech.vocabulary import Format, UnicodeText, VoiceOptions
 
 JobTextType = Literal["text", "markdown", "ssml"]
@@ -34,8 +35,8 @@ class SpeechJobRequest(VoiceOptions):
     text_type: JobTextType = "text"
     chapters: list[ChapterText] | None = Field(
         None,
-        max_length=1000,
-        description="The text as named chapters, instead of `input`.",
+        max_length=MAX_CHAPTERS,
+        description=f"The text as named chapters, instead of `input` (at most {MAX_CHAPTERS}).",
     )
     response_format: Format = "mp3"
     webhook_url: str | None = Field(
@@ -100,5 +101,10 @@ class SpeechJob(BaseModel):
 
 
 class SpeechJobList(BaseModel):
+    """A page of a project's jobs, newest first."""
+
     object: Literal["list"] = "list"
     data: list[SpeechJob]
+    has_more: bool = Field(description="Whether older jobs follow: ask with after=last_id.")
+    first_id: str | None
+    last_id: str | None

@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException
 
 from serve_app.http.body import parse_body, read_json, validate
 from serve_app.http.errors import InvalidRequest, NotFound
+from serve_app.http.query import Whole, known_query
 from serve_app.http.ranges import byte_range
 from serve_app.speech.longform_jobs import JobAudio, LongFormJobs
 from serve_app.speech.longform_vocabulary import SpeechJob, SpeechJobList, SpeechJobRequest
@@ -144,12 +145,19 @@ def form_value(value: str) -> object:
     return parsed if parsed is not None else value
 
 
-@router.get("")
+@router.get("", dependencies=[Depends(known_query("limit", "after"))])
 async def list_jobs(
-    key: SpeechKey, jobs: Jobs, limit: Annotated[int, Query(ge=1, le=100)] = 20
+    key: SpeechKey,
+    jobs: Jobs,
+    limit: Annotated[Whole, Query(ge=1, le=100)] = 20,
+    after: Annotated[
+        str | None,
+        Query(description="A job's id: the page of jobs older than it (the last page's last_id)."),
+    ] = None,
 ) -> SpeechJobList:
-    """The project's jobs, newest first."""
-    return SpeechJobList(data=await jobs.jobs(key.project_id, limit))
+    """The project's jobs, newest first, a page at a time: `has_more` says whether
+    there are older ones, `after=` the page's `last_id` lists them."""
+    return await jobs.jobs(key.project_id, limit, after)
 
 
 @router.get("/{job_id}")
@@ -181,13 +189,18 @@ async def job_events(job_id: str, key: SpeechKey, jobs: Jobs) -> StreamingRespon
     )
 
 
-@router.get("/{job_id}/audio", response_class=StreamingResponse, responses=JOB_AUDIO)
+@router.get(
+    "/{job_id}/audio",
+    response_class=StreamingResponse,
+    responses=JOB_AUDIO,
+    dependencies=[Depends(known_query("chapter"))],
+)
 async def job_audio(
     request: Request,
     job_id: str,
     key: SpeechKey,
     jobs: Jobs,
-    chapter: Annotated[int | None, Query(ge=0, description="One chapter's audio.")] = None,
+    chapter: Annotated[Whole | None, Query(ge=0, description="One chapter's audio.")] = None,
 ) -> StreamingResponse:
     """The job's audio once it is done, or one chapter's once that is made."""
     audio = await jobs.audio(job_id, key.project_id, chapter)

@@ -173,3 +173,115 @@ async def test_a_job_counts_against_the_key_s_rate_before_its_text_is_read(
     assert third.status_code == speech.status_code == 429
     assert third.json()["error"]["code"] == "rate_limited" and third.headers["retry-after"]
     assert "2 requests a minute" in third.json()["error"]["message"]
+
+
+async def test_query_numbers_are_digits_and_unknown_parameters_are_refused(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    """``1.0``, ``+1``, ``1_0`` are not chapter numbers (they were read as 1), and a
+    parameter the route does not take is a 400, not ignored."""
+    state = make_state(tmp_path)
+    async with service(state, worker=False) as client:
+        job = (await client.post(JOBS, headers=auth, json={"input": "एक छोटा पाठ।"})).json()
+        audio = f"{JOBS}/{job['id']}/audio"
+        for query in ("chapter=1.0", "chapter=+1", "chapter=1_0", "chapter=%D9%A1", "chapter=-0"):
+            response = await client.get(f"{audio}?{query}", headers=auth)
+            assert response.status_code == 400, (query, response.text)
+            error = response.json()["error"]
+            assert (error["code"], error["param"]) == ("invalid_value", "chapter"), query
+        for query in ("limit=2.0", "limit=+2", "limit=0", "limit=101"):
+            response = await client.get(f"{JOBS}?{query}", headers=auth)
+            assert response.status_code == 400, (query, response.text)
+            assert response.json()["error"]["param"] == "limit"
+        for path, query in ((JOBS, "offset=20"), (JOBS, "page=2"), (audio, "chapters=0")):
+            response = await client.get(f"{path}?{query}", headers=auth)
+            assert response.status_code == 400, (query, response.text)
+            error = response.json()["error"]
+            assert error["param"] == query.partition("=")[0] and "Unknown" in error["message"]
+        chapter = await client.get(f"{audio}?chapter=0", headers=auth)  # digits: asked for
+        assert chapter.status_code == 404 and chapter.json()["error"]["param"] == "chapter"
+
+
+async def test_the_job_list_pages_back_to_the_oldest_with_after(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    state = make_state(tmp_path, longform_max_running_jobs=100)
+    async with service(state, worker=False) as client:
+        made = [
+            (await client.post(JOBS, headers=auth, json={"input": f"पाठ {i}।"})).json()["id"]
+            for i in range(7)
+        ]
+        seen: list[str] = []
+        after = None
+        while True:
+            query = f"?limit=3&after={after}" if after else "?limit=3"
+            page = (await client.get(JOBS + query, headers=auth)).json()
+            seen += [job["id"] for job in page["data"]]
+            assert page["last_id"] == page["data"][-1]["id"]
+            if not page["has_more"]:
+                break
+            after = page["last_id"]
+        assert seen == made[::-1]  # newest first, each once, the oldest reached
+        other = state.store.create_key(state.store.create_project("other", 10**9))
+        foreign = await client.get(
+            f"{JOBS}?after={made[0]}", headers={"Authorization": f"Bearer {other}"}
+        )
+        assert foreign.status_code == 400 and foreign.json()["error"]["param"] == "after"
+
+
+async def test_what_a_document_may_hold_is_refused_before_it_is_read_not_dropped(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    """Past 255 chapters (headings or named), Markdown nested past 20 or SSML past 32:
+    a 400 that says so; once, Markdown 20 deep lost its deep text without a word and
+    SSML 900 deep was a 500."""
+    state = make_state(tmp_path, longform_max_running_jobs=100)
+    async with service(state, worker=False) as client:
+
+        async def refused(body: dict, param: str, says: str) -> None:
+            response = await client.post(JOBS, headers=auth, json=body)
+            assert response.status_code == 400, response.text
+            error = response.json()["error"]
+            assert (error["code"], error["param"]) == ("invalid_value", param), error
+            assert says in error["message"], error["message"]
+
+        headings = "".join(f"# अध्याय {i}\n\nपाठ {i}।\n\n" for i in range(256))
+        await refused({"input": headings, "text_type": "markdown"}, "input", "255")
+        named = [{"title": f"{i}", "input": "पाठ।"} for i in range(256)]
+        await refused({"chapters": named}, "chapters", "255")
+        most = {"input": headings.rpartition("# अध्याय 255")[0], "text_type": "markdown"}
+        assert (await client.post(JOBS, headers=auth, json=most)).status_code == 202
+
+        deep = "> " * 25 + "गहरी बात यहाँ है।\n"
+        await refused({"input": deep, "text_type": "markdown"}, "input", "nested deeper")
+        await refused({"input": "- " * 25 + "सूची।\n", "text_type": "markdown"}, "input", "nested")
+        shallow = "> " * 8 + "गहरी बात यहाँ है।\n"
+        kept = await client.post(
+            JOBS, headers=auth, json={"input": shallow, "text_type": "markdown"}
+        )
+        assert kept.json()["characters"] == len("गहरी बात यहाँ है।")  # all of it read
+
+        for element, depth in (("emphasis", 900), ("prosody", 1100), ("s", 40)):
+            ssml = f"<speak>{f'<{element}>' * depth}नमस्ते।{f'</{element}>' * depth}</speak>"
+            await refused({"input": ssml, "text_type": "ssml"}, "input", "nested deeper than 32")
+            await refused(
+                {"chapters": [{"title": "क", "input": ssml}], "text_type": "ssml"},
+                "input",
+                "nested",
+            )
+
+
+async def test_chapter_titles_are_one_clean_line(tmp_path: Path, auth: dict[str, str]) -> None:
+    """NUL cut a title in the MP3's marks; ESC, a right-to-left override and newlines
+    reached the JSON and the marks."""
+    state = make_state(tmp_path)
+    async with service(state, worker=False) as client:
+        titles = ["पहला\x00 अध्याय", "\x1b[31mदूसरा\u202e अध्याय", "तीसरा\n\nअध्याय\t"]
+        chapters = [{"title": t, "input": "पाठ यहाँ है।"} for t in titles]
+        job = (await client.post(JOBS, headers=auth, json={"chapters": chapters})).json()
+        markdown = "# चौथा\u202e\x07 अध्याय\n\nपाठ।\n"
+        other = await client.post(
+            JOBS, headers=auth, json={"input": markdown, "text_type": "markdown"}
+        )
+    assert [c["title"] for c in job["chapters"]] == ["पहला अध्याय", "[31mदूसरा अध्याय", "तीसरा अध्याय"]
+    assert other.json()["chapters"][0]["title"] == "चौथा अध्याय"
