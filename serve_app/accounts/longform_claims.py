@@ -42,6 +42,22 @@ class Completion(enum.Enum):
         return self in (Completion.CHARGED, Completion.JOB_DONE)
 
 
+# A chunk no live claim holds (its parameters: now, now, this process, the oldest
+# heartbeat alive): pending and not waiting for a retry, or working under a lease that
+# ran out or a process that stopped heartbeating.
+_CLAIMABLE = (
+    "((c.state = 'pending' AND (c.lease_until IS NULL OR c.lease_until < ?))"
+    " OR (c.state = 'working' AND (c.lease_until < ? OR (c.owner <> ? AND NOT EXISTS ("
+    "SELECT 1 FROM owners o WHERE o.id = c.owner AND o.heartbeat_at >= ?)))))"
+)
+_CLAIM = (
+    "SELECT c.job_id, j.project_id, c.idx, c.chapter, c.text, c.before_text,"
+    " c.after_text, j.settings FROM longform_chunks c JOIN longform_jobs j ON j.id = c.job_id"
+    f" WHERE j.state = 'running' AND {_CLAIMABLE}"
+)
+_FIRST = " ORDER BY j.created_at, c.idx LIMIT 1"
+
+
 def charge_id(job_id: str, index: int) -> str:
     """The ledger's request id of a chunk's charge: one charge per chunk, ever."""
     return f"{job_id}/{index}"
@@ -54,30 +70,45 @@ class ChunkClaims:
     owner: str
 
     def claim_chunk(self, lease_s: float, owner_lease_s: float) -> ClaimedChunk | None:
-        """The first chunk of the oldest running job that no live claim holds, claimed
-        by this process for ``lease_s`` seconds; None when there is none. A claim is
-        live until its lease runs out, or until its process (another than this one,
-        which knows itself alive) has not heartbeaten for ``owner_lease_s`` (a process
-        stopped mid-chunk frees its chunks as soon as its holds are recovered)."""
+        """A chunk no live claim holds, claimed by this process for ``lease_s`` seconds;
+        None when there is none. Projects take turns: the project with the fewest
+        chunks being spoken now, of those the one whose last turn is the oldest, gives
+        the first such chunk of its oldest running job. A claim is live until its lease
+        runs out, or until its process (another than this one, which knows itself
+        alive) has not heartbeaten for ``owner_lease_s`` (a process stopped mid-chunk
+        frees its chunks as soon as its holds are recovered)."""
         now = time.time()
+        claimable = (now, now, self.owner, now - owner_lease_s)
         with self._db.transaction() as tx:
-            row = tx.one(
-                "SELECT c.job_id, j.project_id, c.idx, c.chapter, c.text, c.before_text,"
-                " c.after_text, j.settings"
-                " FROM longform_chunks c JOIN longform_jobs j ON j.id = c.job_id"
-                " WHERE j.state = 'running' AND ((c.state = 'pending'"
-                " AND (c.lease_until IS NULL OR c.lease_until < ?))"
-                " OR (c.state = 'working' AND (c.lease_until < ? OR (c.owner <> ? AND NOT EXISTS ("
-                "SELECT 1 FROM owners o WHERE o.id = c.owner AND o.heartbeat_at >= ?)))))"
-                " ORDER BY j.created_at, c.idx LIMIT 1" + tx.claim,
-                (now, now, self.owner, now - owner_lease_s),
+            turn = tx.one(
+                "SELECT j.project_id FROM longform_jobs j WHERE j.state = 'running'"
+                " AND EXISTS (SELECT 1 FROM longform_chunks c WHERE c.job_id = j.id"
+                f" AND {_CLAIMABLE})"
+                " GROUP BY j.project_id ORDER BY (SELECT COUNT(*) FROM longform_chunks w"
+                " JOIN longform_jobs wj ON wj.id = w.job_id WHERE wj.project_id = j.project_id"
+                " AND wj.state = 'running' AND w.state = 'working' AND w.lease_until >= ?),"
+                " COALESCE((SELECT t.claimed_at FROM longform_turns t"
+                " WHERE t.project_id = j.project_id), 0), MIN(j.created_at) LIMIT 1",
+                (*claimable, now),
             )
+            row = None
+            if turn is not None:  # its chunk, unless another process claims it this moment
+                row = tx.one(
+                    _CLAIM + " AND j.project_id = ?" + _FIRST + tx.claim, (*claimable, turn[0])
+                )
+            if row is None:
+                row = tx.one(_CLAIM + _FIRST + tx.claim, claimable)
             if row is None:
                 return None
             tx.execute(
                 "UPDATE longform_chunks SET state = 'working', owner = ?, lease_until = ?"
                 " WHERE job_id = ? AND idx = ?",
                 (self.owner, now + lease_s, row[0], row[2]),
+            )
+            tx.execute(
+                "INSERT INTO longform_turns (project_id, claimed_at) VALUES (?, ?)"
+                " ON CONFLICT (project_id) DO UPDATE SET claimed_at = excluded.claimed_at",
+                (row[1], now),
             )
         job_id, project_id, index, chapter, text, before, after, settings = row
         return ClaimedChunk(
@@ -93,6 +124,17 @@ class ChunkClaims:
                 " WHERE job_id = ? AND idx = ? AND state = 'working' AND owner = ?",
                 (job_id, index, self.owner),
             )
+
+    def claim_held(self, job_id: str, index: int) -> bool:
+        """Whether this process still holds its claim on a chunk (its job not cancelled
+        or deleted, its lease not taken over): read only."""
+        with self._db.transaction() as tx:
+            row = tx.one(
+                "SELECT 1 FROM longform_chunks WHERE job_id = ? AND idx = ?"
+                " AND state = 'working' AND owner = ?",
+                (job_id, index, self.owner),
+            )
+        return row is not None
 
     def renew_claim(self, job_id: str, index: int, lease_s: float) -> bool:
         """Keep this process's claim on a chunk that takes long; False if it was lost."""

@@ -134,6 +134,11 @@ STATEMENTS = (
         PRIMARY KEY (job_id, idx)
     )""",
     """CREATE INDEX IF NOT EXISTS longform_chunks_to_do ON longform_chunks (state)""",
+    # Each project's last turn at long-form work: projects with chunks to speak take turns.
+    """CREATE TABLE IF NOT EXISTS longform_turns (
+        project_id TEXT PRIMARY KEY REFERENCES projects (id),
+        claimed_at DOUBLE PRECISION NOT NULL
+    )""",
     # Webhooks (webhooks.py): a project's signing secret; a job's webhook from the
     # job's creation ('waiting') through its end ('pending') to its delivery.
     """CREATE TABLE IF NOT EXISTS webhook_secrets (

@@ -12,6 +12,7 @@ among jobs, projects take their turns.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
@@ -46,6 +47,9 @@ RETRY_AFTER_S = 5.0
 # A chunk's claim lasts this long, renewed every third of it while the chunk is spoken:
 # a process lost mid-chunk holds it back this long at most.
 LEASE_S = 60.0
+# How often a chunk being spoken looks whether its claim still holds: a job cancelled
+# or deleted stops its chunks' synthesis within this long.
+CLAIM_CHECK_S = 0.5
 # The voices of this many jobs kept by a speaker, the latest used: a job's voice is
 # chosen (a custom voice read, a reference analysed, its dictionaries found) once,
 # not for each chunk, and speaks every chunk alike.
@@ -182,9 +186,10 @@ class ChunkSpeaker:
         pcm = replace(voicing.output, format="pcm", sample_rate=voicing.sample_rate)
         work = EncodeWork(SynthesisWork(text.segments, voicing.params), pcm)
         audio, samples = bytearray(), 0
-        async for encoded in service.pipeline.encode(work):
-            audio += encoded.data
-            samples += encoded.audio_samples
+        async with contextlib.aclosing(service.pipeline.encode(work)) as stream:
+            async for encoded in stream:  # closed when cancelled: the synthesis stops
+                audio += encoded.data
+                samples += encoded.audio_samples
         return Rendered(bytes(audio), said.characters, samples * 1000 // voicing.sample_rate)
 
     async def _voicing(self, chunk: ClaimedChunk, settings: JobSettings) -> Voicing:
@@ -259,6 +264,7 @@ class JobWorker:
         wakeup: Wakeup | None = None,
         most_idle_s: float = idle_waits.MOST_S,
         ended: Wakeup | None = None,
+        check_s: float = CLAIM_CHECK_S,
     ) -> None:
         """``owner_lease_s``: how long a process may go without heartbeating before its
         claims are anyone's (the holds' lease); ``wakeup``: woken when this process
@@ -274,6 +280,7 @@ class JobWorker:
         self._ended = ended or Wakeup()
         self._idle_s = (idle_s, most_idle_s)  # each lane's IdleWait
         self._retry_after_s = retry_after_s
+        self._check_s = check_s
 
     async def run(self) -> None:
         await asyncio.gather(*(self._lane() for _ in range(self._at_once)))
@@ -294,13 +301,22 @@ class JobWorker:
                 await self.work(chunk)
 
     async def work(self, chunk: ClaimedChunk) -> None:
-        """Speak one claimed chunk, its claim kept while it takes long; a failure puts it
-        back for another try, or fails its job (:data:`MAX_ATTEMPTS`)."""
-        renewing = asyncio.create_task(self._renew(chunk))
+        """Speak one claimed chunk, its claim kept while it takes long and looked at
+        every :data:`CLAIM_CHECK_S`: a claim lost meanwhile (the job cancelled or
+        deleted) stops the chunk's synthesis there. A failure puts it back for another
+        try, or fails its job (:data:`MAX_ATTEMPTS`)."""
+        speaking = asyncio.ensure_future(self._speaker.speak(chunk))
         try:
-            if await self._speaker.speak(chunk) is Completion.JOB_DONE:
+            if not await self._held_while(chunk, speaking):
+                speaking.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await speaking
+                logger.info("chunk %s/%s stopped: its claim was lost", chunk.job_id, chunk.index)
+                return
+            if speaking.result() is Completion.JOB_DONE:
                 self._ended.wake()
         except asyncio.CancelledError:  # stopping: the chunk is another process's at once
+            speaking.cancel()
             store = self._store
             release = asyncio.ensure_future(
                 store.call(store.release_claim, chunk.job_id, chunk.index)
@@ -324,12 +340,28 @@ class JobWorker:
             )
             if failed:  # the job ended with it
                 self._ended.wake()
-        finally:
-            renewing.cancel()
 
-    async def _renew(self, chunk: ClaimedChunk) -> None:
+    async def _held_while(self, chunk: ClaimedChunk, speaking: asyncio.Future[Completion]) -> bool:
+        """Wait for ``speaking`` to end, the chunk's claim renewed every third of its
+        lease and looked at every :data:`CLAIM_CHECK_S`; False as soon as it is seen
+        lost (``speaking`` still running), True once ``speaking`` has ended."""
         store = self._store
+        renewed = asyncio.get_running_loop().time()
         while True:
-            await asyncio.sleep(self._lease_s / 3)
-            if not await store.call(store.renew_claim, chunk.job_id, chunk.index, self._lease_s):
-                return
+            done, _ = await asyncio.wait({speaking}, timeout=self._check_s)
+            if done:
+                return True
+            now = asyncio.get_running_loop().time()
+            try:
+                if now - renewed >= self._lease_s / 3:
+                    held = await store.call(
+                        store.renew_claim, chunk.job_id, chunk.index, self._lease_s
+                    )
+                    renewed = now
+                else:
+                    held = await store.call(store.claim_held, chunk.job_id, chunk.index)
+            except Exception:  # the database away a moment: the chunk goes on
+                logger.exception("looking at chunk %s/%s's claim failed", chunk.job_id, chunk.index)
+                held = True
+            if not held and not speaking.done():
+                return False

@@ -224,3 +224,29 @@ def test_a_job_s_record_counts_its_chunks_by_chapter_and_state(
         ChapterTally(1, "pending", 1, 10, 0),
     ]
     assert records[1] == store.record(older, project) and records[1].webhook is None
+
+
+def test_projects_take_turns_at_job_work(stores: tuple[AccountStore, AccountStore]) -> None:
+    """A's two jobs were submitted first, B's one chunk after: B's chunk is spoken
+    second, not after all of A's (first come, first served kept B waiting 28 s to
+    200 s). One process speaking a chunk at a time, then two side by side."""
+    store, other = stores
+    a, b = store.create_project("a", 10**9), store.create_project("b", 10**9)
+    five = [NewChunk(0, f"भाग {i}।", "", "", 100) for i in range(5)]
+    first = store.create_job(a, SETTINGS, CHAPTERS, five, 10).id
+    store.create_job(a, SETTINGS, CHAPTERS, five, 10)
+    store.create_job(b, SETTINGS, CHAPTERS, five[:1], 10)
+    turns = []
+    for _ in range(3):  # one at a time: each claimed, spoken, done
+        claimed = store.claim_chunk(lease_s=60, owner_lease_s=30)
+        assert claimed is not None
+        turns.append(claimed.project_id)
+        store.complete_chunk(claimed.job_id, claimed.index, 5, 100, 10)
+    assert turns == [a, b, a]
+    assert claimed.job_id == first and claimed.index == 1  # A's oldest job goes on
+
+    c = store.create_project("c", 10**9)
+    store.create_job(c, SETTINGS, CHAPTERS, five[:2], 10)
+    side_by_side = [store.claim_chunk(60, 30), other.claim_chunk(60, 30)]
+    # C has had no turn yet and A none working: each of them one, not A two
+    assert sorted(str(x and x.project_id) for x in side_by_side) == sorted([a, c])

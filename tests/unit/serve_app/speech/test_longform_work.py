@@ -34,7 +34,8 @@ from serve_app.speech.longform_work import (
 )
 from serve_app.speech.vocabulary import VoiceOptions
 from tests.conftest import decode
-from tests.unit.serve_app.conftest import ESPEAK, make_state
+from tests.unit.serve_app.conftest import ESPEAK, _synthesiser, make_state
+from tests.waiting import HANG_S
 
 
 def settings(**options: str) -> str:
@@ -269,3 +270,58 @@ def test_a_job_s_audio_is_written_below_the_process_s_priority() -> None:
     writers = {JOB_FILES.submit(niceness).result(timeout=30) for _ in range(8)}
     assert writers == {min(own + BACKGROUND_NICENESS, 19)}
     assert niceness() == own  # the caller's own thread is left as it was
+
+
+async def test_a_deleted_job_s_chunk_stops_being_spoken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kokoro speaking a chunk of twelve sentences when its job is deleted (as its first
+    audio comes): the chunk's stream is closed there, not read to its end (it ran to the
+    chunk's end once, and burned the cores for a job nobody would hear), the synthesis
+    stops, nothing is stored or charged, and the worker goes on."""
+    state = make_state(tmp_path)
+    store = state.store
+    project = store.create_project("books", 10**12)
+    text = " ".join(f"वाक्य संख्या {i} यहाँ धीरे से पढ़ा जा रहा है।" for i in range(12))
+    kokoro = settings(voice="default", response_format="wav")
+    job = store.create_job(project, kokoro, json.dumps([""]), [NewChunk(0, text, "", "", 10**9)], 1)
+    pipeline = state.speech.pipeline
+    encode = pipeline.encode
+    stream_ended: list[str] = []
+
+    async def deleted_at_first_audio(work: Any) -> Any:  # the real encoder's stream
+        try:
+            async with contextlib.aclosing(encode(work)) as stream:
+                async for piece in stream:
+                    if not stream_ended:
+                        store.delete_job(job.id, project)
+                        stream_ended.append("reading")
+                    yield piece
+            stream_ended.append("read to its end")
+        except (GeneratorExit, asyncio.CancelledError):
+            stream_ended.append("closed")
+            raise
+
+    monkeypatch.setattr(pipeline, "encode", deleted_at_first_audio)
+    audio = FolderStore(tmp_path / "jobs")
+    speaker = ChunkSpeaker(state.speech, store, state.meter, audio)
+    worker = asyncio.create_task(JobWorker(speaker, store, 1, 30, idle_s=0.05, check_s=0.1).run())
+    try:
+        # Kokoro's background work crawls beside a busy neighbour: bounds for a hang only
+        await until(lambda: len(stream_ended) > 1, "the chunk's stream ends", 600)
+        await until(lambda: not _synthesiser().busy, "the synthesiser goes idle", 600)
+        assert not worker.done()  # it goes on to the next chunk
+    finally:
+        worker.cancel()
+    assert stream_ended == ["reading", "closed"]
+    assert audio.size(chunk_key(job.id, 0)) is None
+    assert store.usage(project).balance == 10**12 and store.usage(project).held == 0
+
+
+async def until(condition: Callable[[], object], what: str, timeout_s: float = HANG_S) -> None:
+    """Wait on the test's loop until ``condition()`` holds; a hang's guard only."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"{what}: not within {timeout_s:.0f} s")
+        await asyncio.sleep(0.05)
