@@ -241,7 +241,7 @@ class Pipeline:
             return local
         return None
 
-    async def encode(self, work: EncodeWork) -> AsyncIterator[EncodedChunk]:
+    async def encode(self, work: EncodeWork) -> AsyncGenerator[EncodedChunk, None]:
         """The encoded audio of ``work`` as it is synthesised. Closing the stream
         stops synthesis."""
         here = self._here(work.synthesis.params.voice)
