@@ -25,7 +25,7 @@ from typing import Literal
 
 from serve_app.accounts.database import Database, Row, Transaction
 from serve_app.accounts.ledger import reserve
-from serve_app.accounts.records import UnknownProject
+from serve_app.accounts.records import InsufficientFunds, UnknownProject
 from serve_app.accounts.webhooks import WebhookRow, add_webhook, read_webhooks, webhook_due
 
 JobState = Literal["running", "done", "cancelled", "failed"]
@@ -183,6 +183,24 @@ class LongFormTables:
             if webhook_url is not None:
                 add_webhook(tx, job_id, project_id, webhook_url, now)
             return read_job(tx, job_id, project_id)
+
+    def check_room(self, project_id: str, max_running: int, least: int) -> None:
+        """Whether the project may start a job now, asked before its text is read (the
+        reading is the work): :class:`TooManyJobs` when it runs ``max_running``,
+        :class:`InsufficientFunds` when its available balance is below ``least`` (the
+        least any job costs). :meth:`create_job` asks again, exactly, as it creates."""
+        with self._db.transaction() as tx:
+            project = tx.one("SELECT balance - held FROM projects WHERE id = ?", (project_id,))
+            if project is None:
+                raise UnknownProject(project_id)
+            running = tx.one(
+                "SELECT COUNT(*) FROM longform_jobs WHERE project_id = ? AND state = 'running'",
+                (project_id,),
+            )
+        if running is not None and int(running[0]) >= max_running:
+            raise TooManyJobs(max_running)
+        if int(project[0]) < least:
+            raise InsufficientFunds(int(project[0]), least)
 
     def job(self, job_id: str, project_id: str) -> JobRow:
         """The project's job ``job_id``; :class:`JobNotFound` for another project's."""

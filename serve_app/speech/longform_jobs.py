@@ -104,12 +104,15 @@ class LongFormJobs:
         nothing to speak, 402 when the balance cannot cover its worst case, 429 when
         the project runs its limit of jobs or the key its rate."""
         await self._meter.count(key)  # before the text is read: reading it is the work
+        await self._check_room(key.project_id)
+        if request.webhook_url is not None:
+            await check_webhook_url(request.webhook_url, self._config.webhook_private_addresses)
         chapters, chunks = await self._chapters(request)
         asked = request.model_dump(include=set(VoiceOptions.model_fields), exclude_unset=True)
         asked["response_format"] = request.response_format  # a job's default is its own
         options = VoiceOptions.model_validate(asked)
         voicing = await self._service.choose(options, False, key.project_id)
-        reserves = await self._reserves(chunks, voicing, request.text_type)
+        reserves = await self._reserves(chunks, voicing.in_background(), request.text_type)
         if not any(reserves):
             raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
         settings = JobSettings(
@@ -118,9 +121,8 @@ class LongFormJobs:
             sample_rate=voicing.sample_rate,
             bitrate_kbps=voicing.output.bitrate_kbps,
             markup=request.text_type == "ssml",
+            rules=[rule.as_dict() for rule in voicing.rules],
         )
-        if request.webhook_url is not None:
-            await check_webhook_url(request.webhook_url, self._config.webhook_private_addresses)
         pairs = zip(chunks, reserves, strict=True)
         new = [NewChunk(c.chapter, c.text, c.before, c.after, r) for c, r in pairs]
         titles = json.dumps([c.title for c in chapters], ensure_ascii=False)
@@ -138,14 +140,32 @@ class LongFormJobs:
         except InsufficientFunds as e:
             raise balance_refusal(sum(reserves), e.available) from None
         except TooManyJobs as e:
-            raise RateLimited(
-                "rate_limited",
-                f"This project has {e.limit} long-form jobs running, its limit; "
-                "another may start when one ends.",
-                headers={"Retry-After": str(RETRY_AFTER_S)},
-            ) from None
+            raise self._too_many(e) from None
         self.submitted.wake()
         return self._view(await self._record(job.id, key.project_id))
+
+    async def _check_room(self, project_id: str) -> None:
+        """429 when the project runs its limit of jobs, 402 when its balance cannot
+        cover the least a job costs (one character heard, and the per-request price):
+        asked before the text is read, so that a project that may not start a job
+        costs the service nothing."""
+        store = self._store
+        least = self._meter.cost(1, delivered=True)
+        limit = self._config.longform_max_running_jobs
+        try:
+            await store.call(store.check_room, project_id, limit, least)
+        except InsufficientFunds as e:
+            raise balance_refusal(least, e.available) from None
+        except TooManyJobs as e:
+            raise self._too_many(e) from None
+
+    def _too_many(self, e: TooManyJobs) -> RateLimited:
+        return RateLimited(
+            "rate_limited",
+            f"This project has {e.limit} long-form jobs running, its limit; "
+            "another may start when one ends.",
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
 
     async def _chapters(self, request: SpeechJobRequest) -> tuple[list[Chapter], list[Chunk]]:
         """The request's text cut into chapters and chunks, each cleaned as a speech

@@ -18,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -26,6 +27,7 @@ from deployments.encoding.chapters import ChapterMark, has_chapter_marks, mark_c
 from deployments.encoding.writers import make_writer
 from deployments.messages import EncodeWork, SynthesisWork
 from deployments.priority import run_in_background
+from deployments.reading import PronunciationRule
 from serve_app.accounts import AccountStore
 from serve_app.accounts.longform_claims import ClaimedChunk, Completion
 from serve_app.http.errors import ServiceError
@@ -71,6 +73,9 @@ class JobSettings(BaseModel):
     sample_rate: int  # of its audio, and of its chunks' PCM
     bitrate_kbps: int | None = None
     markup: bool = False  # each chunk's text is an SSML document
+    # the pronunciation rules of the job's dictionaries as they were when it was
+    # submitted (and held for): every chunk is spoken, and billed, with these
+    rules: list[dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -199,7 +204,12 @@ class ChunkSpeaker:
             self._voicings.move_to_end(chunk.job_id)
             return voicing
         options = VoiceOptions.model_validate_json(settings.options)
+        if settings.rules is not None:  # its dictionaries as they were: not looked up again
+            options = options.model_copy(update={"pronunciation_dictionaries": []})
         chosen = await self._service.choose(options, False, chunk.project_id)
+        if settings.rules is not None:
+            pinned = tuple(PronunciationRule(**rule) for rule in settings.rules)
+            chosen = replace(chosen, rules=pinned)
         voicing = chosen.in_background()
         self._voicings[chunk.job_id] = voicing
         while len(self._voicings) > VOICINGS_KEPT:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -285,3 +286,72 @@ async def test_chapter_titles_are_one_clean_line(tmp_path: Path, auth: dict[str,
         )
     assert [c["title"] for c in job["chapters"]] == ["पहला अध्याय", "[31mदूसरा अध्याय", "तीसरा अध्याय"]
     assert other.json()["chapters"][0]["title"] == "चौथा अध्याय"
+
+
+async def test_a_job_that_may_not_start_is_refused_before_its_text_is_read(
+    tmp_path: Path, auth: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key with no balance got its 402 after 17 s of reading 400k characters; a
+    project at its limit of jobs its 429 after the same: now neither text is read."""
+    state = make_state(tmp_path, longform_max_running_jobs=1)
+    reads = []
+    read = state.speech.read
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:  # the real reading, counted
+        reads.append(args)
+        return await read(*args, **kwargs)
+
+    monkeypatch.setattr(state.speech, "read", counted)
+    broke = state.store.create_key(state.store.create_project("broke", 0))
+    book = {"input": sentences(0, 600)}
+    async with service(state, worker=False) as client:
+        refused = await client.post(JOBS, headers={"Authorization": f"Bearer {broke}"}, json=book)
+        assert refused.status_code == 402, refused.text
+        assert refused.json()["error"]["code"] == "insufficient_balance"
+        assert reads == []
+        first = await client.post(JOBS, headers=auth, json={"input": "एक छोटा पाठ।"})
+        assert first.status_code == 202 and len(reads) == 1
+        too_many = await client.post(JOBS, headers=auth, json=book)
+        assert too_many.status_code == 429 and len(reads) == 1
+
+
+async def test_a_job_is_spoken_and_billed_with_its_dictionaries_as_they_were(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    """A dictionary changed while the job waits: its chunks still say (and cost) what
+    was held for, not the new alias ten times as long."""
+    state = make_state(tmp_path)
+    async with service(state, worker=False) as client:
+        rules = [{"type": "alias", "string_to_replace": "OK", "alias": "ठीक"}]
+        made = (
+            await client.post(
+                "/v1/pronunciation-dictionaries/add-from-rules",
+                headers=auth,
+                json={"name": "words", "rules": rules},
+            )
+        ).json()
+        body = {
+            "input": " ".join(["सब OK है।"] * 20),
+            "voice": ESPEAK,
+            "pronunciation_dictionaries": [{"id": made["id"]}],
+        }
+        job = (await client.post(JOBS, headers=auth, json=body)).json()
+        longer = [{"type": "alias", "string_to_replace": "OK", "alias": "बहुत " * 10 + "ठीक"}]
+        changed = await client.post(
+            f"/v1/pronunciation-dictionaries/{made['id']}/set-rules",
+            headers=auth,
+            json={"rules": longer},
+        )
+        assert changed.status_code == 200, changed.text
+    async with service(state) as client:
+        done = await finished(client, auth, job["id"])
+        # the same text as a speech request of the dictionary's first version
+        first = {**body, "response_format": "pcm", "sample_rate": 22050}
+        first["pronunciation_dictionaries"] = [{"id": made["id"], "version_id": made["version_id"]}]
+        then = await client.post("/v1/audio/speech", headers=auth, json=first)
+    assert done["state"] == "done", done
+    assert done["cost_deci_micros"] == job["held_deci_micros"]  # what was held: all of it said
+    then_seconds = len(then.content) / 2 / 22050
+    assert abs(done["audio_seconds"] - then_seconds) < 0.1 * then_seconds, (
+        done["audio_seconds"], then_seconds,
+    )  # fmt: skip
