@@ -46,7 +46,12 @@ from serve_app.speech.longform_vocabulary import (
     SpeechJobList,
     SpeechJobRequest,
 )
-from serve_app.speech.longform_work import JOB_FILES, JobSettings, write_job_audio
+from serve_app.speech.longform_work import (
+    JOB_FILES,
+    JobSettings,
+    job_characters,
+    write_job_audio,
+)
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.speech.webhooks import check_webhook_url
@@ -206,7 +211,7 @@ class LongFormJobs:
                 said = await service.read(given, voicing)
             if said is None:
                 return 0
-            return self._meter.cost(said.characters, delivered=chunk.index == 0)
+            return self._meter.cost(job_characters(given, said), delivered=chunk.index == 0)
 
         return list(await asyncio.gather(*(reserve(c) for c in chunks)))
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import struct
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -30,11 +31,11 @@ from deployments.priority import run_in_background
 from deployments.reading import PronunciationRule
 from serve_app.accounts import AccountStore
 from serve_app.accounts.longform_claims import ClaimedChunk, Completion
-from serve_app.http.errors import ServiceError
+from serve_app.http.errors import InvalidRequest, ServiceError
 from serve_app.speech import idle_waits
 from serve_app.speech.audio_store import AudioStore, job_key
 from serve_app.speech.billing import Meter
-from serve_app.speech.checked import Voicing
+from serve_app.speech.checked import BilledText, Input, Voicing
 from serve_app.speech.continuity import with_surrounding_text
 from serve_app.speech.idle_waits import IdleWait, Wakeup
 from serve_app.speech.service import SpeechService
@@ -49,6 +50,16 @@ RETRY_AFTER_S = 5.0
 # A chunk's claim lasts this long, renewed every third of it while the chunk is spoken:
 # a process lost mid-chunk holds it back this long at most.
 LEASE_S = 60.0
+# Silence a job's SSML asks for (breaks, paragraph ends) is billed as the speech it
+# stands in for: this many characters a second of it (Hindi's pace). Else a character
+# and a <break> made ten seconds of audio, and a job's audio had no bound in its price.
+PAUSE_CHARACTERS_PER_S = 15
+# The most audio a chunk may make for each character it is billed: speech at the
+# slowest speed and rate is about a quarter of a second; more is a chunk that fails
+# its job, not audio stored and served.
+MAX_AUDIO_MS_PER_CHARACTER = 500
+# ... and for a chunk of few characters, at least this much.
+MIN_AUDIO_ALLOWED_MS = 5_000
 # How often a chunk being spoken looks whether its claim still holds: a job cancelled
 # or deleted stops its chunks' synthesis within this long.
 CLAIM_CHECK_S = 0.5
@@ -87,6 +98,30 @@ class Rendered:
     audio_ms: int
 
 
+def job_characters(given: Input, said: BilledText) -> int:
+    """What a chunk is billed for: the characters heard, and its SSML's silence at
+    :data:`PAUSE_CHARACTERS_PER_S`."""
+    paused_ms = sum(p.ms for p in given.document.pauses) if given.document is not None else 0
+    return said.characters + paused_ms * PAUSE_CHARACTERS_PER_S // 1000
+
+
+def most_audio_ms(characters: int) -> int:
+    """The most audio a chunk billed ``characters`` may make."""
+    return max(MIN_AUDIO_ALLOWED_MS, characters * MAX_AUDIO_MS_PER_CHARACTER)
+
+
+class TooMuchAudio(InvalidRequest):
+    """A chunk made more audio than its price allows: its job fails at once."""
+
+    def __init__(self, audio_ms: int, characters: int) -> None:
+        super().__init__(
+            "audio_too_long",
+            f"A chunk made {audio_ms / 1000:.1f} s of audio for {characters} characters; "
+            f"a job makes at most {MAX_AUDIO_MS_PER_CHARACTER / 1000:g} s a character.",
+            "input",
+        )
+
+
 def chunk_key(job_id: str, index: int) -> str:
     """Where a chunk's audio is kept: an object per chunk (16-bit PCM at the job's rate)
     under its job's."""
@@ -102,6 +137,9 @@ def job_audio(
 ) -> Iterator[bytes]:
     """The audio of a job's ``chunks``, in order, as one stream of the job's format;
     each chunk's number of samples put in ``samples`` as it is read."""
+    if settings.format == "wav":  # its header first, then the samples as they are
+        yield from _wav_audio(audio, job_id, chunks, settings.sample_rate, samples)
+        return
     writer = make_writer(settings.format, settings.sample_rate, settings.bitrate_kbps)
     for index in chunks:
         pcm = np.frombuffer(audio.get(chunk_key(job_id, index)), dtype="<i2")
@@ -112,6 +150,39 @@ def job_audio(
             yield data
     if data := writer.finish():
         yield data
+
+
+def _wav_audio(
+    audio: AudioStore,
+    job_id: str,
+    chunks: Iterable[int],
+    sample_rate: int,
+    samples: dict[int, int] | None,
+) -> Iterator[bytes]:
+    """A job's WAV, written as it is read: its length is known from its chunks' sizes
+    before a sample is read, so no sample is held (a writer that holds them all took
+    a job of pauses to gigabytes)."""
+    chunks = list(chunks)
+    sizes = [audio.size(chunk_key(job_id, index)) or 0 for index in chunks]
+    yield wav_header(sample_rate, sum(sizes))
+    for index in chunks:
+        pcm = audio.get(chunk_key(job_id, index))
+        if samples is not None:
+            samples[index] = len(pcm) // 2
+        yield pcm
+
+
+def wav_header(sample_rate: int, data_bytes: int) -> bytes:
+    """The RIFF header of 16-bit mono PCM of ``data_bytes``; past what RIFF's 32-bit
+    sizes hold (a day of speech), the sizes say "unknown" (0xFFFFFFFF), as a stream's
+    do, and players read to the end."""
+    riff = 36 + data_bytes if 36 + data_bytes <= 0xFFFF_FFFF else 0xFFFF_FFFF
+    data = data_bytes if data_bytes <= 0xFFFF_FFFF else 0xFFFF_FFFF
+    return (
+        b"RIFF" + struct.pack("<I", riff) + b"WAVEfmt "
+        + struct.pack("<IHHIIHH", 16, 1, 1, sample_rate, sample_rate * 2, 2, 16)
+        + b"data" + struct.pack("<I", data)
+    )  # fmt: skip
 
 
 def write_job_audio(
@@ -183,6 +254,7 @@ class ChunkSpeaker:
         said = await service.read(given, voicing)
         if said is None:
             return Rendered(b"", 0, 0)
+        characters = job_characters(given, said)
         text = await with_surrounding_text(
             said.text, chunk.before, chunk.after, service.pipeline, voicing
         )
@@ -195,7 +267,10 @@ class ChunkSpeaker:
             async for encoded in stream:  # closed when cancelled: the synthesis stops
                 audio += encoded.data
                 samples += encoded.audio_samples
-        return Rendered(bytes(audio), said.characters, samples * 1000 // voicing.sample_rate)
+        audio_ms = samples * 1000 // voicing.sample_rate
+        if audio_ms > most_audio_ms(characters):
+            raise TooMuchAudio(audio_ms, characters)
+        return Rendered(bytes(audio), characters, audio_ms)
 
     async def _voicing(self, chunk: ClaimedChunk, settings: JobSettings) -> Voicing:
         """The voice ``chunk``'s job speaks in, chosen for its first chunk spoken here."""
@@ -339,13 +414,15 @@ class JobWorker:
             # what the job says to its owner: the API's message, never an internal one
             error = f"{e.code}: {e}" if isinstance(e, ServiceError) else "internal error"
             logger.warning("chunk %s/%s failed: %r", chunk.job_id, chunk.index, e)
+            # too much audio for its price is the text's own: it comes again each try
+            tries = 1 if isinstance(e, TooMuchAudio) else MAX_ATTEMPTS
             store = self._store
             failed = await store.call(
                 store.fail_chunk,
                 chunk.job_id,
                 chunk.index,
                 error,
-                MAX_ATTEMPTS,
+                tries,
                 self._retry_after_s,
             )
             if failed:  # the job ended with it

@@ -355,3 +355,28 @@ async def test_a_job_is_spoken_and_billed_with_its_dictionaries_as_they_were(
     assert abs(done["audio_seconds"] - then_seconds) < 0.1 * then_seconds, (
         done["audio_seconds"], then_seconds,
     )  # fmt: skip
+
+
+async def test_silence_a_job_asks_for_is_held_and_billed_as_speech(
+    tmp_path: Path, auth: dict[str, str]
+) -> None:
+    """A character and a ten-second break, many times over: 4,602 s of audio for
+    10,335 characters billed USD 0.0072 once. Now each second of silence is held (and
+    billed) as 15 characters."""
+    state = make_state(tmp_path)
+    price = state.config.price_per_character_deci_micros
+    # each paragraph in an element of its own: a chunk of its own (one document a chunk,
+    # and a document's pauses are bounded, 120 s)
+    paragraphs = "".join(
+        f'<prosody rate="{90 + i}%"><p>क<break time="10s"/></p></prosody>' for i in range(30)
+    )
+    markup = f"<speak>{paragraphs}</speak>"
+    async with service(state, worker=False) as client:
+        job = (
+            await client.post(
+                JOBS, headers=auth, json={"input": markup, "text_type": "ssml", "voice": ESPEAK}
+            )
+        ).json()
+    assert "held_deci_micros" in job, job
+    silence_s = 30 * 10  # the breaks alone, paragraph ends aside
+    assert job["held_deci_micros"] >= price * 15 * silence_s

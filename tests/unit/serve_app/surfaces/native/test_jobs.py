@@ -19,9 +19,15 @@ import httpx
 import numpy as np
 import pytest
 
+from deployments.normaliser import ssml
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
-from serve_app.speech.longform_work import ChunkSpeaker, JobWorker, chunk_key
+from serve_app.speech.longform_work import (
+    PAUSE_CHARACTERS_PER_S,
+    ChunkSpeaker,
+    JobWorker,
+    chunk_key,
+)
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import ESPEAK, make_state
 
@@ -169,7 +175,8 @@ async def test_an_ssml_job_is_heard_as_its_markup_says_and_billed_as_heard(
     tmp_path: Path, auth: dict[str, str]
 ) -> None:
     """The same words as text and as SSML with a two-second pause between its
-    paragraphs: the SSML job's audio is that much longer, its bill about the same."""
+    paragraphs: the SSML job's audio is that much longer, its bill the words heard and
+    its silence at 15 characters a second."""
     state = make_state(tmp_path)
     words = ("नमस्ते, आज हम एक पाठ पढ़ेंगे।", "यह पाठ बहुत छोटा है।")
     markup = f'<speak><p>{words[0]}</p><break time="2s"/><p>{words[1]}</p></speak>'
@@ -188,8 +195,12 @@ async def test_an_ssml_job_is_heard_as_its_markup_says_and_billed_as_heard(
     assert plain["state"] == marked["state"] == "done"
     # the break, and a paragraph's end that SSML marks with a pause of its own (0.5 s)
     assert 2.0 <= marked["audio_seconds"] - plain["audio_seconds"] < 3.6
-    # the words heard (and the spaces SSML's paragraphs leave), not the markup's tags
-    assert plain["cost_deci_micros"] <= marked["cost_deci_micros"] < 1.1 * plain["cost_deci_micros"]
+    # the words heard (and the spaces SSML's paragraphs leave), not the markup's tags,
+    # and the silence it asks for as the speech it stands in for
+    price = state.config.price_per_character_deci_micros
+    silence = sum(pause.ms for pause in ssml.parse(markup).pauses) * PAUSE_CHARACTERS_PER_S // 1000
+    extra = marked["cost_deci_micros"] - plain["cost_deci_micros"]
+    assert silence > 0 and silence * price <= extra <= (silence + 5) * price
     assert (refused["code"], refused["param"]) == ("invalid_value", "input")
     assert "SSML" in refused["message"]
 
