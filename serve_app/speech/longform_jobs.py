@@ -12,7 +12,7 @@ import json
 import logging
 import time
 import unicodedata
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncGenerator, Iterator, Sequence
 from dataclasses import dataclass
 
 from deployments.normaliser.cleaning import clean_text
@@ -20,6 +20,7 @@ from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds
 from serve_app.accounts.longform import (
     JobNotFound,
     JobRecord,
+    JobRow,
     NewChunk,
     TooManyJobs,
 )
@@ -38,6 +39,7 @@ from serve_app.speech.longform import (
     check_chapters,
     chunks_of,
 )
+from serve_app.speech.longform_progress import JobProgress
 from serve_app.speech.longform_ssml import ssml_chunks
 from serve_app.speech.longform_view import job_view
 from serve_app.speech.longform_vocabulary import (
@@ -59,8 +61,6 @@ from serve_app.speech.webhooks import check_webhook_url
 logger = logging.getLogger(__name__)
 # Chunks read (normalised) at once while a job is submitted.
 READ_AT_ONCE = 8
-# How often a job's progress is looked at for its event stream.
-PROGRESS_INTERVAL_S = 1.0
 # How often ended jobs past their keeping are looked for.
 SWEEP_INTERVAL_S = 300.0
 # What a folder of long-form audio is relative to.
@@ -103,6 +103,7 @@ class LongFormJobs:
         self.ended = Wakeup()
         # the files being made here, by key: whoever asks meanwhile waits for that one
         self._making: dict[str, asyncio.Future[None]] = {}
+        self._progress = JobProgress(self._row, self.job)
 
     async def submit(self, request: SpeechJobRequest, key: ApiKey) -> SpeechJob:
         """A new running job of ``request``'s text; 400 for a text too long or with
@@ -319,21 +320,14 @@ class LongFormJobs:
         (a book's MP3 takes tens of seconds to encode)."""
         await self.audio(job_id, project_id, None)
 
-    async def progress(self, job_id: str, project_id: str) -> AsyncIterator[SpeechJob]:
-        """The job now, then again each time a chunk is done, until it ends (its row
-        looked at every second, its chunks read only when that changed)."""
-        store = self._store
-        seen: tuple[str, int] | None = None
-        while True:
-            with _found(job_id):
-                row = await store.call(store.job, job_id, project_id)
-            if (row.state, row.chunks_done) != seen:
-                record = await self._record(job_id, project_id)
-                seen = (record.job.state, record.job.chunks_done)
-                yield self._view(record)
-            if row.state != "running":
-                return
-            await asyncio.sleep(PROGRESS_INTERVAL_S)
+    def progress(self, job_id: str, project_id: str) -> AsyncGenerator[SpeechJob, None]:
+        """The job now, then again each time a chunk is done, until it ends: looked at
+        once a second in this process however many watch it (:class:`JobProgress`)."""
+        return self._progress.watch(job_id, project_id)
+
+    async def _row(self, job_id: str, project_id: str) -> JobRow:
+        with _found(job_id):
+            return await self._store.call(self._store.job, job_id, project_id)
 
     async def sweep(self) -> int:
         """Delete the jobs (and their audio) ended longer ago than they are kept; how

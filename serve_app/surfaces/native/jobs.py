@@ -4,6 +4,7 @@ delegates to the services it is given (``surfaces/dependencies.py``)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -178,9 +179,10 @@ async def job_events(job_id: str, key: SpeechKey, jobs: Jobs) -> StreamingRespon
 
     async def events() -> AsyncIterator[str]:
         try:
-            async for view in jobs.progress(first.id, key.project_id):
-                name = "progress" if view.state == "running" else view.state
-                yield f"event: {name}\ndata: {view.model_dump_json()}\n\n"
+            async with contextlib.aclosing(jobs.progress(first.id, key.project_id)) as views:
+                async for view in views:  # closed when the client goes: the watch ends
+                    name = "progress" if view.state == "running" else view.state
+                    yield f"event: {name}\ndata: {view.model_dump_json()}\n\n"
         except NotFound:  # deleted while watched
             yield f'event: deleted\ndata: {{"id": "{first.id}", "deleted": true}}\n\n'
 
