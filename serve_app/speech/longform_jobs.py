@@ -39,6 +39,7 @@ from serve_app.speech.longform import (
     check_chapters,
     chunks_of,
 )
+from serve_app.speech.longform_audio import JOB_FILES, JobSettings, write_job_audio
 from serve_app.speech.longform_progress import JobProgress
 from serve_app.speech.longform_ssml import ssml_chunks
 from serve_app.speech.longform_view import job_view
@@ -48,12 +49,7 @@ from serve_app.speech.longform_vocabulary import (
     SpeechJobList,
     SpeechJobRequest,
 )
-from serve_app.speech.longform_work import (
-    JOB_FILES,
-    JobSettings,
-    job_characters,
-    write_job_audio,
-)
+from serve_app.speech.longform_work import job_characters
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.speech.webhooks import check_webhook_url

@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from deployments.encoding.writers import content_type
 from serve_app.accounts.longform import ChapterTally, JobRecord
 from serve_app.accounts.webhooks import WebhookRow
+from serve_app.speech.longform_audio import JobSettings
 from serve_app.speech.longform_vocabulary import (
     ChapterState,
     JobChapter,
     JobWebhook,
     SpeechJob,
 )
-from serve_app.speech.longform_work import JobSettings
 
 
 def job_view(record: JobRecord, keep_s: float) -> SpeechJob:

@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import json
 import sqlite3
-import struct
 import sys
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from deployments.messages import NormalisedText
@@ -28,16 +24,13 @@ from serve_app.speech import longform_work
 from serve_app.speech.audio_store import FolderStore
 from serve_app.speech.checked import Voicing
 from serve_app.speech.longform import chapters_of, chunks_of
-from serve_app.speech.longform_work import (
+from serve_app.speech.longform_audio import (
     JOB_FILES,
-    MAX_ATTEMPTS,
-    ChunkSpeaker,
     JobSettings,
-    JobWorker,
     chunk_key,
     job_audio,
-    wav_header,
 )
+from serve_app.speech.longform_work import MAX_ATTEMPTS, ChunkSpeaker, JobWorker
 from serve_app.speech.vocabulary import VoiceOptions
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import ESPEAK, _synthesiser, make_state
@@ -331,34 +324,6 @@ async def until(condition: Callable[[], object], what: str, timeout_s: float = H
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"{what}: not within {timeout_s:.0f} s")
         await asyncio.sleep(0.05)
-
-
-def test_a_long_job_s_wav_is_written_without_holding_its_samples(tmp_path: Path) -> None:
-    """An hour of a job's PCM made one WAV: written as read (a writer that held every
-    sample took a job of pauses from 584 MB to 2.2 GB), its header true."""
-    audio = FolderStore(tmp_path)
-    block = (np.arange(22050 * 60, dtype="<i2") % 2000).tobytes()  # a minute a chunk
-    for index in range(60):
-        audio.put(chunk_key("job_wav", index), block)
-    made = JobSettings(options="{}", format="wav", sample_rate=22050)
-    tracemalloc.start()
-    try:
-        size = 0
-        for part in job_audio(audio, "job_wav", range(60), made):
-            size += len(part)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert size == 44 + 60 * len(block)
-    assert peak < 4 * len(block), f"{peak:,} bytes at most held for {60 * len(block):,}"
-    first = b"".join(itertools.islice(job_audio(audio, "job_wav", range(2), made), 2))
-    samples, rate = decode(first + block)  # the header says two chunks' length
-    assert rate == 22050 and samples.size == 2 * len(block) // 2
-
-
-def test_a_wav_too_long_for_riff_s_sizes_says_its_length_is_unknown() -> None:
-    assert wav_header(24000, 5 << 30)[4:8] == wav_header(24000, 5 << 30)[40:44] == b"\xff" * 4
-    assert struct.unpack("<I", wav_header(24000, 1000)[40:44]) == (1000,)
 
 
 async def test_a_chunk_making_more_audio_than_its_price_allows_fails_its_job_at_once(

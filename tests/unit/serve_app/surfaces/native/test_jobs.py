@@ -22,12 +22,8 @@ import pytest
 from deployments.normaliser import ssml
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
-from serve_app.speech.longform_work import (
-    PAUSE_CHARACTERS_PER_S,
-    ChunkSpeaker,
-    JobWorker,
-    chunk_key,
-)
+from serve_app.speech.longform_audio import chunk_key
+from serve_app.speech.longform_work import PAUSE_CHARACTERS_PER_S, ChunkSpeaker, JobWorker
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import ESPEAK, make_state
 
