@@ -12,6 +12,7 @@ import ssl
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -49,6 +50,15 @@ def test_openai_sdk_buffered_and_streamed(service: Service) -> None:
         )
 
 
+def livekit_patience() -> Any:
+    """LiveKit's connection options with a hang's bound: its plugins give a request
+    10 s by default, and beside make test-busy's neighbour a first audio took longer.
+    These tests check the wire, not the pace."""
+    from livekit.agents import APIConnectOptions
+
+    return APIConnectOptions(timeout=HANG_S)
+
+
 @pytest.mark.parametrize("model", ["gpt-4o-mini-tts", "tts-1"])
 def test_livekit_openai_tts_without_a_room(service: Service, model: str) -> None:
     """LiveKit's OpenAI plugin asks gpt-4o-mini-tts for OpenAI's SSE events and tts-1 for
@@ -59,7 +69,7 @@ def test_livekit_openai_tts_without_a_room(service: Service, model: str) -> None
     async def speak(key: str) -> tuple[int, float]:
         tts = livekit_openai.TTS(model=model, base_url=f"{service.url}/v1", api_key=key)
         try:
-            frame = await tts.synthesize(HI).collect()
+            frame = await tts.synthesize(HI, conn_options=livekit_patience()).collect()
         finally:
             await tts.aclose()
         return frame.sample_rate, frame.samples_per_channel / frame.sample_rate
@@ -241,7 +251,7 @@ def test_livekit_elevenlabs_tts_over_multi_stream_input(service: Service) -> Non
                 api_key=key, base_url=f"{service.url}/v1", http_session=session
             )
             try:
-                stream = tts.stream()
+                stream = tts.stream(conn_options=livekit_patience())
                 stream.push_text(HI)
                 stream.end_input()
                 frames = [event.frame async for event in stream]

@@ -70,6 +70,9 @@ def charges_in(ledger: Path | str, job_id: str) -> list[str]:
         return sorted(row[0] for row in rows)
 
 
+# Long-form work runs at the idle priority: beside a busy neighbour this test took
+# 221-300 s (quiet: ~40 s), so pytest's 300 s hang guard is widened for it.
+@pytest.mark.timeout(900)
 def test_a_job_finishes_whole_when_its_synthesiser_is_killed_mid_job(service: Service) -> None:
     speaks_again(service)  # whatever the test before did
     with httpx.Client(base_url=service.url, headers=service.auth, timeout=60) as api:
