@@ -82,31 +82,42 @@ async def check_webhook_url(url: str, private_allowed: bool) -> None:
 
 
 async def _refusal(url: str, private_allowed: bool) -> str | None:
+    problem, _ = await _checked(url, private_allowed)
+    return problem
+
+
+async def _checked(url: str, private_allowed: bool) -> tuple[str | None, str | None]:
+    """Why the service will not call ``url`` (None if it will), and the address it
+    calls it at: the first of the public addresses its host resolves to, where only
+    public ones are allowed (the connection goes there, not to what the name resolves
+    to a moment later: a name that answers a public address to the check and a
+    private one to the connection reaches nothing), else None (called by its name)."""
     if any(c.isspace() or unicodedata.category(c) == "Cc" for c in url):
-        return "holds a space or a control character"
+        return "holds a space or a control character", None
     try:
         parts = urlsplit(url)
         port = parts.port
         httpx.URL(url)  # what the sender will parse it with
     except (ValueError, httpx.InvalidURL) as e:
-        return f"is not a URL ({e})"
+        return f"is not a URL ({e})", None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "must be an http:// or https:// URL with a host"
+        return "must be an http:// or https:// URL with a host", None
     if private_allowed:
-        return None
+        return None, None
     try:
         found = await asyncio.get_running_loop().getaddrinfo(
             parts.hostname, port or (443 if parts.scheme == "https" else 80)
         )
     except OSError:
-        return f"names a host that does not resolve ({parts.hostname})"
-    for *_, address in found:
-        if not public(ipaddress.ip_address(str(address[0]).partition("%")[0])):
+        return f"names a host that does not resolve ({parts.hostname})", None
+    addresses = [str(address[0]).partition("%")[0] for *_, address in found]
+    for address in addresses:
+        if not public(ipaddress.ip_address(address)):
             return (
-                f"resolves to {address[0]}, not a public address (the service's "
+                f"resolves to {address}, not a public address (the service's "
                 "webhook_private_addresses setting allows it)"
-            )
-    return None
+            ), None
+    return (None, addresses[0]) if addresses else (f"names no address ({parts.hostname})", None)
 
 
 def public(address: IpAddress) -> bool:
@@ -191,13 +202,14 @@ class WebhookSender:
         status, error, final = None, None, False
         try:
             body = await self._event(due)
-            if problem := await _refusal(due.url, self._private_allowed):
+            async with asyncio.timeout(self._timeout_s):
+                problem, address = await _checked(due.url, self._private_allowed)
+                if problem is None:
+                    status = await self._post(client, due, body, address)
+            if problem is not None:
                 error, final = f"webhook_url {problem}", True
-            else:
-                async with asyncio.timeout(self._timeout_s):
-                    status = await self._post(client, due, body)
-                if not 200 <= status < 300:
-                    error = f"the receiver answered {status}"
+            elif status is not None and not 200 <= status < 300:
+                error = f"the receiver answered {status}"
         except NotFound:  # deleted while it was due: nothing to tell
             error, final = "the job was deleted", True
         except TimeoutError:
@@ -219,11 +231,24 @@ class WebhookSender:
         except Exception:  # its claim runs out: it is tried again
             logger.exception("recording the webhook of job %s failed", due.job_id)
 
-    async def _post(self, client: httpx.AsyncClient, due: DueWebhook, body: bytes) -> int:
-        """POST the event; the receiver's status, its answer's body left unread."""
+    async def _post(
+        self, client: httpx.AsyncClient, due: DueWebhook, body: bytes, address: str | None
+    ) -> int:
+        """POST the event, to ``address`` where given (the URL's host named in its Host
+        header and, for https, in TLS's server name, against which the certificate is
+        checked); the receiver's status, its answer's body left unread."""
         headers = signed_headers(due.secret, due.event_id, body, int(time.time()))
         headers |= {"content-type": "application/json", "user-agent": USER_AGENT}
-        async with client.stream("POST", due.url, content=body, headers=headers) as answer:
+        url = httpx.URL(due.url)
+        extensions = {}
+        if address is not None:
+            headers["host"] = url.netloc.decode("ascii")
+            if url.scheme == "https":
+                extensions["sni_hostname"] = url.host
+            url = url.copy_with(host=address)
+        async with client.stream(
+            "POST", url, content=body, headers=headers, extensions=extensions
+        ) as answer:
             return answer.status_code
 
     async def _event(self, due: DueWebhook) -> bytes:

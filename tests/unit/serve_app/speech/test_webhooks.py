@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import socket
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from fastapi import FastAPI, Request, Response
 from serve_app.accounts.longform import NewChunk
 from serve_app.http.sockets import free_port
 from serve_app.ingress.state import IngressState
+from serve_app.speech import webhooks
 from serve_app.speech.webhooks import WebhookSender, public
 from tests.unit.serve_app.conftest import ESPEAK, make_state, serving
 from tests.unit.serve_app.speech.test_longform_work import SETTINGS
@@ -353,3 +355,45 @@ def test_addresses_that_are_not_public_in_any_spelling(address: str) -> None:
 )
 def test_public_addresses_and_the_ipv4_ones_that_ipv6_carries(address: str) -> None:
     assert public(ipaddress.ip_address(address))
+
+
+async def test_a_name_that_resolves_elsewhere_after_the_check_reaches_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DNS rebinding: a name that answers a public address to the check and a private
+    one a moment later. The try connects to the address that was checked, naming the
+    host in its Host header, so the second answer is never used. Here 127.0.0.1 stands
+    for a public address and 127.0.0.2 for a private one (a listener on each)."""
+    monkeypatch.setattr(webhooks, "public", lambda address: str(address) == "127.0.0.1")
+    answers = iter(["127.0.0.1"])  # then 127.0.0.2, each time after
+
+    def rebinding(host: object, port: object, *args: object, **kwargs: object) -> list:
+        if host != "hooks.rebind.test":
+            return real_getaddrinfo(host, port, *args, **kwargs)
+        address = next(answers, "127.0.0.2")
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(str(port))))]
+
+    real_getaddrinfo = socket.getaddrinfo
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    state = make_state(tmp_path)  # public addresses only, as by default
+    receiver = Receiver()
+    private_hits: list[bytes] = []
+
+    async def private(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        private_hits.append(await reader.read(1000))
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    sender = WebhookSender(state.store, state.jobs.job, False, (600.0,), idle_s=0.05)
+    with receiver.running() as url:
+        port = int(url.split(":")[2].split("/")[0])
+        inside = await asyncio.start_server(private, "127.0.0.2", port)
+        async with inside:
+            project = state.store.create_project("a", 10**9)
+            job = ended_job(state, project, f"http://hooks.rebind.test:{port}/hooks/tts")
+            async with sender_running(sender):
+                await until(lambda: webhook(state, job)["state"] != "pending", "the try")
+    assert webhook(state, job)["state"] == "delivered", webhook(state, job)
+    assert private_hits == [] and len(receiver.received) == 1
+    assert receiver.received[0][0]["host"] == f"hooks.rebind.test:{port}"
