@@ -25,6 +25,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import ssl
 import time
 import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
@@ -149,17 +150,20 @@ class WebhookSender:
         most_idle_s: float = idle_waits.MOST_S,
         timeout_s: float = SEND_TIMEOUT_S,
         at_once: int = SENDS_AT_ONCE,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
         """``wakeup``: woken when a job ends in this process (its webhook is sent at
         once); one that ends in another, or a try due again, is found within
         ``most_idle_s`` (the first retry waits longer than that). ``timeout_s``: a
-        try's whole time; ``at_once``: tries on their way at once."""
+        try's whole time; ``at_once``: tries on their way at once; ``verify``: how
+        receivers' certificates are checked (the public CAs', by default)."""
         self._store = store
         self._job = job  # (job id, project id) -> the job as its owner sees it
         self._private_allowed = private_allowed
         self._retry_after_s = retry_after_s
         self._timeout_s = timeout_s
         self._at_once = at_once
+        self._verify = verify
         self._idle = IdleWait(wakeup or Wakeup(), idle_s, most_idle_s)
 
     async def run(self) -> None:
@@ -168,7 +172,7 @@ class WebhookSender:
         slots = asyncio.Semaphore(self._at_once)
         sending: set[asyncio.Task[None]] = set()  # the loop holds tasks weakly
         async with httpx.AsyncClient(
-            timeout=self._timeout_s, follow_redirects=False, trust_env=False
+            timeout=self._timeout_s, follow_redirects=False, trust_env=False, verify=self._verify
         ) as client:
             try:
                 while True:

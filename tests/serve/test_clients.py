@@ -21,6 +21,7 @@ import pytest
 
 from tests.conftest import decode, pcm_seconds
 from tests.serve.conftest import Service
+from tests.tls import self_signed_certificate
 from tests.waiting import HANG_S
 
 pytestmark = pytest.mark.serve
@@ -309,46 +310,6 @@ def test_elevenlabs_sdk_realtime_helper_behind_tls(
             )
         )
     assert 1.5 < pcm_seconds(pcm, 24000) < 8.0
-
-
-def self_signed_certificate(folder: Path) -> Path:
-    """A certificate for 127.0.0.1 and its key (key.pem) in ``folder``."""
-    import datetime
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    (folder / "key.pem").write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    path = folder / "cert.pem"
-    path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    return path
 
 
 @contextlib.contextmanager

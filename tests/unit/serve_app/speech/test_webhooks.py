@@ -9,6 +9,7 @@ import contextlib
 import ipaddress
 import json
 import socket
+import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -24,6 +25,7 @@ from serve_app.http.sockets import free_port
 from serve_app.ingress.state import IngressState
 from serve_app.speech import webhooks
 from serve_app.speech.webhooks import WebhookSender, public
+from tests.tls import self_signed_certificate
 from tests.unit.serve_app.conftest import ESPEAK, make_state, serving
 from tests.unit.serve_app.speech.test_longform_work import SETTINGS
 from tests.unit.serve_app.surfaces.native.test_jobs import JOBS, finished, service
@@ -397,3 +399,38 @@ async def test_a_name_that_resolves_elsewhere_after_the_check_reaches_nothing_el
     assert webhook(state, job)["state"] == "delivered", webhook(state, job)
     assert private_hits == [] and len(receiver.received) == 1
     assert receiver.received[0][0]["host"] == f"hooks.rebind.test:{port}"
+
+
+async def test_an_https_receiver_reached_at_its_checked_address_is_verified_by_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The connection goes to the checked address, and TLS still names the host: the
+    receiver's certificate (for hooks.tls.test, not for an address) is verified."""
+    monkeypatch.setattr(webhooks, "public", lambda address: str(address) == "127.0.0.1")
+    real_getaddrinfo = socket.getaddrinfo
+
+    def resolving(host: object, port: object, *args: object, **kwargs: object) -> list:
+        if host == "hooks.tls.test":
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", int(str(port))))]
+        return real_getaddrinfo(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolving)
+    cert = self_signed_certificate(tmp_path, "hooks.tls.test")
+    receiver = Receiver()
+    port = free_port()
+    config = uvicorn.Config(
+        receiver.app, host="127.0.0.1", port=port, log_level="warning",
+        ssl_certfile=str(cert), ssl_keyfile=str(tmp_path / "key.pem"),
+    )  # fmt: skip
+    state = make_state(tmp_path)
+    trusted = ssl.create_default_context(cafile=str(cert))
+    sender = WebhookSender(
+        state.store, state.jobs.job, False, (600.0,), idle_s=0.05, verify=trusted
+    )
+    with serving(config):
+        project = state.store.create_project("a", 10**9)
+        job = ended_job(state, project, f"https://hooks.tls.test:{port}/hooks/tts")
+        async with sender_running(sender):
+            await until(lambda: webhook(state, job)["state"] != "pending", "the try")
+    assert webhook(state, job)["state"] == "delivered", webhook(state, job)
+    assert receiver.received[0][0]["host"] == f"hooks.tls.test:{port}"
