@@ -248,7 +248,7 @@ class WebhookSender:
         if address is not None:
             headers["host"] = url.netloc.decode("ascii")
             if url.scheme == "https":
-                extensions["sni_hostname"] = url.host
+                extensions["sni_hostname"] = url.raw_host.decode("ascii")  # IDNA: its A-label
             url = url.copy_with(host=address)
         async with client.stream(
             "POST", url, content=body, headers=headers, extensions=extensions
