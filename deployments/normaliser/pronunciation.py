@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Protocol
 
 from deployments.normaliser.cleaning import clean_text
 from deployments.reading import MAX_RULES, AppliedRule, PronunciationRule, RuleError
 
-# A letter of any script, its combining marks and joiners: a whole-word match
-# must not stop before राम's ा or inside a word.
-_WORD_CHAR = r"[\w\u0300-\u036f\u0900-\u0dff\u200c\u200d]"
+# Joiners and the underscore join a word as letters, marks and digits do.
+_JOINING = frozenset("_\u200c\u200d")
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,11 @@ class Span:
     rule: PronunciationRule | None
 
 
-_IS_WORD_CHAR = re.compile(_WORD_CHAR).match
+def _in_word(ch: str) -> bool:
+    """Whether ``ch`` belongs to a word: a letter, combining mark or digit of any
+    script, or a joiner (a whole-word match must not stop before राम's ा), but not
+    punctuation, a danda (।, ॥) included, which ends a Hindi sentence as "." does."""
+    return unicodedata.category(ch)[0] in "LMN" or ch in _JOINING
 
 
 def _fold(ch: str) -> str:
@@ -77,7 +81,7 @@ class RuleSet:
     def _match_at(self, text: str, start: int) -> tuple[int, PronunciationRule] | None:
         """The end and rule of the longest rule matching at ``start`` (of those as long,
         the one listed first), or None."""
-        after_word = start > 0 and _IS_WORD_CHAR(text[start - 1]) is not None
+        after_word = start > 0 and _in_word(text[start - 1])
         best: tuple[int, PronunciationRule] | None = None
         node = self._root
         for end in range(start + 1, len(text) + 1):
@@ -85,7 +89,7 @@ class RuleSet:
             if found is None:
                 break
             node = found
-            before_word = end < len(text) and _IS_WORD_CHAR(text[end]) is not None
+            before_word = end < len(text) and _in_word(text[end])
             for _, rule in node.ending:  # in listed order: the first that holds wins
                 if rule.word_boundaries and (after_word or before_word):
                     continue

@@ -34,13 +34,23 @@ def test_case_matters_unless_the_rule_says_not() -> None:
 
 
 def test_whole_words_only_in_any_script() -> None:
-    """SBIN is not SBI; रामा is not राम (its ा is a mark, not a letter)."""
+    """SBIN is not SBI; रामा is not राम (its ा is a mark, not a letter); a danda
+    ends a word as a full stop does."""
     assert matched("SBIN रामा", SBI, RAM) == [("SBIN रामा", None)]
     assert matched("राम, SBI.", SBI, RAM) == [
         ("राम", "राम"),
         (", ", None),
         ("SBI", "SBI"),
         (".", None),
+    ]
+    ok = PronunciationRule("OK", "alias", alias="ओके")
+    hindi_ok = PronunciationRule("ओके", "alias", alias="ठीक है")
+    assert matched("सब OK। फिर ओके॥", ok, hindi_ok) == [
+        ("सब ", None),
+        ("OK", "OK"),
+        ("। फिर ", None),
+        ("ओके", "ओके"),
+        ("॥", None),
     ]
     anywhere = PronunciationRule("bank", "alias", alias="बैंक", word_boundaries=False)
     assert matched("netbanking", anywhere) == [("net", None), ("bank", "bank"), ("ing", None)]
@@ -127,7 +137,7 @@ def test_a_phoneme_rule_marks_the_reading_of_its_match() -> None:
 def regex_split(text: str, rules: list[PronunciationRule]) -> list[Span]:
     """What rules matched as one regular expression of alternatives (longest string
     first, then listed order): the meaning the trie keeps, at any number of rules."""
-    word = r"[\w\u0300-\u036f\u0900-\u0dff\u200c\u200d]"
+    word = r"[\w\u0300-\u036f\u0900-\u0963\u0966-\u0dff\u200c\u200d]"
     order = sorted(range(len(rules)), key=lambda i: (-len(rules[i].string_to_replace), i))
 
     def pattern(rule: PronunciationRule) -> str:
@@ -148,7 +158,7 @@ def regex_split(text: str, rules: list[PronunciationRule]) -> list[Span]:
     return spans
 
 
-LETTERS = "abAB राम्ा. -K\u212a"
+LETTERS = "abAB राम्ा।. -K\u212a"
 rule_strings = st.text(LETTERS, min_size=1, max_size=4).filter(lambda s: s.strip() != "")
 
 
