@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import logging
 
+from deployments.ray_adapters.serve_settings import serve_setting
+
 logger = logging.getLogger("deployments")
 
 
 def flow_control_gaps() -> list[str]:
     """What, in this process's Serve settings, lets a stream run ahead of its reader."""
-    from ray.serve._private import constants
-
     gaps = []
-    if constants.RAY_SERVE_RUN_USER_CODE_IN_SEPARATE_THREAD:
+    if serve_setting("RAY_SERVE_RUN_USER_CODE_IN_SEPARATE_THREAD"):
         gaps.append("user code runs on its own thread (RAY_SERVE_RUN_USER_CODE_IN_SEPARATE_THREAD)")
-    if not constants.RAY_SERVE_USE_GRPC_BY_DEFAULT:
+    if not serve_setting("RAY_SERVE_USE_GRPC_BY_DEFAULT"):
         gaps.append("streams between replicas are Ray's (RAY_SERVE_USE_GRPC_BY_DEFAULT)")
     return gaps
 

@@ -16,6 +16,8 @@ import logging
 import os
 from typing import Any
 
+from deployments.ray_adapters.replica_server import replica_server_bind, set_replica_server_bind
+
 logger = logging.getLogger("deployments")
 ONE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
@@ -23,9 +25,7 @@ ONE_MACHINE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 def keep_replica_server_on_loopback() -> None:
     if os.environ.get(ONE_MACHINE) != "0":
         return
-    from ray.serve._private import replica
-
-    bind = getattr(replica, "add_port_to_grpc_server", None)
+    bind = replica_server_bind()
     if bind is None:
         logger.warning("this Ray Serve binds its replica servers elsewhere; not rebound")
         return
@@ -39,4 +39,4 @@ def keep_replica_server_on_loopback() -> None:
         return bind(server, address)
 
     on_loopback.on_loopback = True  # type: ignore[attr-defined]
-    replica.add_port_to_grpc_server = on_loopback
+    set_replica_server_bind(on_loopback)

@@ -11,6 +11,7 @@ import argparse
 import os
 import signal
 import threading
+from pathlib import Path
 
 from serve_app.accounts import AccountStore, ensure_dev_project, new_key
 from serve_app.http.sockets import free_port, port_is_free
@@ -168,12 +169,13 @@ def metrics_port(asked: int | None) -> int:
     return port
 
 
-def start_ray(num_cpus: float | None, metrics_port: int, log_to_driver: bool = True) -> None:
+def start_ray(num_cpus: float | None, metrics_port: int, log_to_driver: bool = True) -> Path:
     """A local Ray for the service (make run, the serve tests): nothing secret in
-    its runtime env, its servers on 127.0.0.1 (``local_serve_environment``)."""
+    its runtime env, its servers on 127.0.0.1 (``local_serve_environment``). Returns
+    the folder of its session (logs, sockets)."""
     import ray
 
-    ray.init(
+    context = ray.init(
         address="local",
         num_cpus=num_cpus,
         include_dashboard=False,
@@ -181,6 +183,7 @@ def start_ray(num_cpus: float | None, metrics_port: int, log_to_driver: bool = T
         _metrics_export_port=metrics_port,
         runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}},
     )
+    return Path(context.address_info["session_dir"])
 
 
 def default_replicas() -> int:

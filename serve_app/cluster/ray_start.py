@@ -8,8 +8,9 @@ controller, the replicas), but makes ``ray start`` refuse worker nodes; without 
 ``ray start`` and those processes replace 127.0.0.1 with the host's network
 address. The nodes run with the switch set (:mod:`serve_app.cluster.local`), and
 this runs Ray's own ``ray start`` with its one check of it lifted and the address
-kept as given: the nodes of one host are told apart by their ports, as in Ray's
-own multi-node test clusters (``ray.cluster_utils.Cluster``).
+kept as given (:mod:`deployments.ray_adapters.node_start`): the nodes of one host
+are told apart by their ports, as in Ray's own multi-node test clusters
+(``ray.cluster_utils.Cluster``).
 
     python -m serve_app.cluster.ray_start start --node-ip-address=127.0.0.1 ...
 """
@@ -18,17 +19,13 @@ from __future__ import annotations
 
 import sys
 
-from ray._private import ray_constants, services
 from ray.scripts import scripts
 
-
-def _as_given(host: str) -> str:
-    return host
+from deployments.ray_adapters.node_start import allow_nodes_on_loopback
 
 
 def main() -> None:
-    ray_constants.ENABLE_RAY_CLUSTER = True  # a worker node may join
-    services.resolve_ip_for_localhost = _as_given  # ... and keep 127.0.0.1
+    allow_nodes_on_loopback()
     sys.argv[0] = "ray"
     scripts.main()
 

@@ -95,7 +95,8 @@ def service(
     from serve_app.settings import IngressConfig
 
     local_serve_environment()  # as make run serves; before Ray is imported
-    pytestconfig.stash[LOGS_DIR] = default_logs_dir()  # a failed test's report shows them
+    # a failed test's report shows them (the session's own once Ray has started)
+    pytestconfig.stash[LOGS_DIR] = default_logs_dir()
     # As make run serves, but a slow request's headers are cut off sooner (the test
     # waits for it), and fewer connections from one address are let in (the test
     # opens them all; the load test and 300 idle sockets stay below).
@@ -119,7 +120,8 @@ def service(
     with ThreadPoolExecutor(1) as builder:
         voices_built = builder.submit(voices_with_vits, tmp_path_factory.mktemp("voices"))
         metrics_port = free_port()
-        start_ray(2, metrics_port, log_to_driver=False)
+        session = start_ray(2, metrics_port, log_to_driver=False)
+        pytestconfig.stash[LOGS_DIR] = session / "logs"
         port = free_port()
         serve.start(http_options={"host": "127.0.0.1", "port": port})
         voices = voices_built.result()

@@ -8,16 +8,15 @@ import asyncio
 import contextlib
 import json
 import time
-from pathlib import Path
 
 import httpx
 import psutil
 import pytest
-import ray
 import websockets
 from websockets.asyncio.client import connect
 
 from tests.serve.conftest import Service
+from tests.service_logs import LOGS_DIR
 
 pytestmark = pytest.mark.serve
 
@@ -48,7 +47,7 @@ def test_every_server_of_the_service_listens_on_the_loopback(service: Service) -
     assert not exposed, f"listening beyond the loopback: {exposed}"
 
 
-def test_the_key_is_in_no_file_ray_writes(service: Service) -> None:
+def test_the_key_is_in_no_file_ray_writes(service: Service, pytestconfig: pytest.Config) -> None:
     wrong = service.key[:-4] + "zzzz"  # a key that fails: its rejection must not log it
     with httpx.Client(base_url=service.url, timeout=60) as client:
         good = {"Authorization": f"Bearer {service.key}"}
@@ -71,7 +70,7 @@ def test_the_key_is_in_no_file_ray_writes(service: Service) -> None:
 
     asyncio.run(websocket())
     time.sleep(1)  # log lines of the requests above reach their files
-    session = Path(ray._private.worker._global_node.get_session_dir_path())
+    session = pytestconfig.stash[LOGS_DIR].parent  # this process's Ray session
     files = [p for p in session.rglob("*") if p.is_file() and not p.is_symlink()]
     assert len(files) > 20  # Ray's and Serve's logs, each replica's output
     for secret in (service.key, wrong):

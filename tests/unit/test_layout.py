@@ -26,8 +26,8 @@ LAYERS = (
 # between stages, the stages (which import none of each other: the layer STAGES), and
 # above them each stage's Serve shim (``deployments.<stage>.deployment``).
 DEPLOYMENT_LAYERS = (
-    ("reading", "priority", "espeak_binding", "flow_control", "loopback", "replica_logs",
-     "replica_streams"),
+    ("ray_adapters", "reading", "priority", "espeak_binding", "flow_control", "loopback",
+     "replica_logs", "replica_streams"),
     ("messages",),
     ("voice_design",),
     ("normaliser", "synthesis", "encoding"),
@@ -206,6 +206,59 @@ def test_stage_code_imports_without_ray() -> None:
         "deployments.normaliser.deployment",
         "deployments.synthesis.deployment",
     }
+
+
+# Where Ray's private modules may be used: one adapter module a need (its docstring).
+RAY_ADAPTERS = "deployments.ray_adapters"
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")  # __version__ is public
+
+
+def ray_private_uses(path: Path) -> list[str]:
+    """Where the file at ``path`` imports or reaches a private part of Ray (a module
+    or attribute of ``ray`` whose name begins with ``_``), inside functions too."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_"):
+            names = [ast.unparse(node)]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "ray" and any(_private(part) for part in parts[1:]):
+                found.append((node.lineno, f"{path.name}:{node.lineno} {name}"))
+                break
+    return [where for _, where in sorted(found)]
+
+
+def test_ray_s_private_parts_only_through_their_adapters() -> None:
+    files = [path for name, path in modules().items() if not name.startswith(RAY_ADAPTERS)]
+    files += list((ROOT / "tests").rglob("*.py"))
+    adapters = [path for name, path in modules().items() if name.startswith(RAY_ADAPTERS)]
+    assert len(files) > 300 and len(adapters) >= 5
+    assert [where for path in files for where in ray_private_uses(path)] == []
+    assert all(ray_private_uses(path) for path in adapters if path.name != "__init__.py")
+
+
+def test_the_private_use_finder_finds_them(tmp_path: Path) -> None:
+    module = tmp_path / "private.py"
+    module.write_text(
+        "import ray\nimport ray._private.services\nfrom ray.serve._private import replica\n"
+        "def f():\n    from ray._common import tls_utils\n    return ray._private.worker\n"
+        "print(ray.__version__)\nfrom ray.serve import _private\n"
+    )
+    assert ray_private_uses(module) == [
+        "private.py:2 ray._private.services",
+        "private.py:3 ray.serve._private",
+        "private.py:5 ray._common",
+        "private.py:6 ray._private",
+        "private.py:8 ray.serve._private",
+    ]
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

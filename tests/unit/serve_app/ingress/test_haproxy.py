@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from deployments.ray_adapters.haproxy_template import rendered_config
 from serve_app.ingress.haproxy import (
     ANSWERS,
     CLOSED,
@@ -108,33 +109,10 @@ def test_a_killed_run_s_directory_is_removed_at_the_next_start() -> None:
         stop_haproxy(str(starting))
 
 
-def ray_config(state: Path) -> str:
-    """HAProxy's config as Ray Serve 2.60 renders it (its own template), for one app."""
-    from ray.serve._private.haproxy import BackendConfig, HAProxyApi, HAProxyConfig, ServerConfig
-
-    config = HAProxyConfig(
-        socket_path=f"{state}/admin.sock",
-        server_state_base=str(state),
-        server_state_file=f"{state}/server-state",
-        stats_port=8404,
-        metrics_port=9101,
-        error_file_path=f"{state}/500.http",
-        has_received_routes=True,
-        has_received_servers=True,
-    )
-    server = ServerConfig("replica", "127.0.0.1", 30000)
-    backend = BackendConfig(
-        name="http-speech", path_prefix="/", servers=[server], app_name="speech"
-    )
-    api = HAProxyApi(config, {"speech": backend}, config_file_path=str(state / "haproxy.cfg"))
-    api._generate_config_file_internal()
-    return (state / "haproxy.cfg").read_text()
-
-
 def test_the_hardened_config_is_valid_and_has_every_limit(tmp_path: Path) -> None:
     write_error_files(tmp_path)
     limits = ProxyLimits()
-    hardened = harden(ray_config(tmp_path), str(tmp_path), ("8404", "9101"), limits)
+    hardened = harden(rendered_config(tmp_path), str(tmp_path), ("8404", "9101"), limits)
     assert harden(hardened, str(tmp_path), ("8404", "9101"), limits) == hardened  # idempotent
     lines = [line.split("#")[0].strip() for line in hardened.splitlines()]
     for expected in (
