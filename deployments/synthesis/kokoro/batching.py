@@ -19,7 +19,7 @@ from deployments.synthesis.voices import VoiceConfig
 
 
 class BatchingKokoroEngine(KokoroEngine):
-    """Kokoro on the torch backend (:meth:`KokoroEngine.load` makes one there)."""
+    """Kokoro on the torch backend (:func:`.loading.load_kokoro` makes one there)."""
 
     _model: TorchKokoro
 

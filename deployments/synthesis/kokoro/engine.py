@@ -16,7 +16,8 @@ a session with every core's threads and calls beside others take one-core
 sessions (``parallel_calls`` of them, default one per core); and the model in
 torch with float weights converted from the same export (:mod:`.model`),
 where the engine batches: the segments of concurrent streams are spoken in one
-forward pass (:class:`.batching.BatchingKokoroEngine`).
+forward pass (:class:`.batching.BatchingKokoroEngine`); :func:`.loading.load_kokoro`
+makes the engine its options ask for.
 
 Voice ``params``: ``style`` (the voice's name in kokoro-js, e.g. ``hf_alpha``),
 ``phonemes`` (eSpeak voice for its language: ``hi``, ``en-us``, ``en-gb``),
@@ -34,12 +35,11 @@ install step put them).
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -50,13 +50,12 @@ from deployments.synthesis.engine import (
     EngineError,
     EngineInfo,
 )
-from deployments.synthesis.kokoro.assets import default_voices_dir, load_style
+from deployments.synthesis.kokoro.assets import load_style
 from deployments.synthesis.kokoro.backends import (
     Item,
     KokoroBackend,
     ReadingBackend,
     Voiced,
-    load_onnx,
 )
 from deployments.synthesis.kokoro.parts import cut_frame, heard_parts, split_point
 from deployments.synthesis.kokoro.passages import (
@@ -68,8 +67,7 @@ from deployments.synthesis.kokoro.passages import (
 )
 from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer, Phonemes
 from deployments.synthesis.kokoro.styles import StyleTables
-from deployments.synthesis.kokoro.torch_backend import load_torch
-from deployments.synthesis.options import KokoroOptions, KokoroVoiceParams
+from deployments.synthesis.options import KokoroVoiceParams
 from deployments.synthesis.profiling import measure_profile
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.profiles import ProfileCache, VoiceProfile
@@ -82,13 +80,6 @@ PHONEME_VOICES = {"hi": "hi", "en": "en-us"}
 # most, on each side: the words nearest the segment, enough for its prosody to
 # continue theirs (a clause or so), few enough not to double the call.
 SURROUNDING_TOKENS = 32
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 class KokoroEngine:
@@ -120,36 +111,6 @@ class KokoroEngine:
         self._model_s = 0.0
         self._audio_s = 0.0
         self._count_lock = threading.Lock()
-
-    @classmethod
-    def load(cls, options: dict[str, Any]) -> KokoroEngine:
-        """The engine on the backend ``options`` ask for: a :class:`BatchingKokoroEngine`
-        on torch. Raises :class:`EngineUnavailable` when the backend's packages or
-        weights are not installed, :class:`EngineError` when they do not load."""
-        opts = KokoroOptions.model_validate(options)
-        threads = opts.threads or _cores()
-        backend = opts.backend
-        if backend == "auto":
-            backend = "torch" if opts.device == "cuda" else "onnx"
-        if backend == "torch":
-            from deployments.synthesis.kokoro.batching import BatchingKokoroEngine
-
-            model: KokoroBackend = load_torch(opts, threads)
-            engine_class: type[KokoroEngine] = BatchingKokoroEngine
-            parallel = 1  # one forward pass at a time: concurrency is the batch
-        else:
-            onnx = load_onnx(opts, threads)
-            model = onnx
-            engine_class = KokoroEngine
-            # CPU: a call on each narrow session, the wide one when a call runs alone
-            parallel = max(1, onnx.narrow) if onnx.device == "cpu" else 4
-        return engine_class(
-            model,
-            threads,
-            opts.parallel_calls or parallel,
-            opts.max_tokens,
-            Path(opts.voices_dir or default_voices_dir()),
-        )
 
     def add_voice(self, voice: VoiceConfig) -> int:
         params = KokoroVoiceParams.model_validate(voice.params)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loadtest.device_kit import WHEELS, image_distributions, image_packages
+from loadtest.device_image import WHEELS, image_distributions, image_packages
 from loadtest.device_service import requirements, service_distributions
 
 

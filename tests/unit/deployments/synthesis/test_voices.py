@@ -4,6 +4,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from deployments.synthesis import voice_files
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.synthesiser import Synthesiser, SynthesiserConfig
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
@@ -76,7 +77,7 @@ def test_an_engine_whose_optional_voices_lack_their_files_is_not_loaded(
     assert [e.name for e in synthesiser.info().engines] == ["espeak"]
     assert not synthesiser.speaks("hi-vits") and synthesiser.speaks("default")
     assert f"no VITS checkpoint at {missing}" in caplog.text
-    assert registry.files_missing(VoiceConfig(**{**vits, "params": {"model": str(missing)}}))
+    assert voice_files.files_missing(VoiceConfig(**{**vits, "params": {"model": str(missing)}}))
     # a voice of the engine that is not optional still fails the start where it lacks them
     path.write_text(
         yaml.safe_dump(
