@@ -139,7 +139,7 @@ STATEMENTS = (
         project_id TEXT PRIMARY KEY REFERENCES projects (id),
         claimed_at DOUBLE PRECISION NOT NULL
     )""",
-    # Webhooks (webhooks.py): a project's signing secret; a job's webhook from the
+    # Webhooks (longform/webhooks.py): a project's signing secret; a job's webhook from the
     # job's creation ('waiting') through its end ('pending') to its delivery.
     """CREATE TABLE IF NOT EXISTS webhook_secrets (
         project_id TEXT PRIMARY KEY REFERENCES projects (id),

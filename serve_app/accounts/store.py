@@ -31,8 +31,9 @@ from serve_app.accounts.keys import (
     split_key,
 )
 from serve_app.accounts.ledger import Ledger
-from serve_app.accounts.longform import LongFormTables
-from serve_app.accounts.longform_claims import ChunkClaims
+from serve_app.accounts.longform.claims import ChunkClaims
+from serve_app.accounts.longform.jobs import LongFormTables
+from serve_app.accounts.longform.webhooks import WebhookTables
 from serve_app.accounts.records import (
     ApiKey,
     KeyRecord,
@@ -41,7 +42,6 @@ from serve_app.accounts.records import (
     Usage,
 )
 from serve_app.accounts.schema import SCHEMA_VERSION, schema_statements
-from serve_app.accounts.webhooks import WebhookTables
 
 P = ParamSpec("P")
 

@@ -22,13 +22,13 @@ from serve_app.speech.billing import Meter
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.custom_voices import CustomVoices
 from serve_app.speech.dictionaries import Dictionaries
-from serve_app.speech.longform_jobs import LongFormJobs
-from serve_app.speech.longform_work import ChunkSpeaker, JobWorker
+from serve_app.speech.longform.jobs import LongFormJobs
+from serve_app.speech.longform.webhooks import WebhookSender
+from serve_app.speech.longform.work import ChunkSpeaker, JobWorker
 from serve_app.speech.metrics import Metrics, NullMetrics
 from serve_app.speech.pipeline import Pipeline
 from serve_app.speech.service import SpeechService
 from serve_app.speech.warm_up import speak_unbilled
-from serve_app.speech.webhooks import WebhookSender
 from serve_app.surfaces.compat import CompatConfig
 from serve_app.surfaces.native.protocol import ReplicaStatus
 

@@ -15,7 +15,7 @@ from serve_app.speech.admission import Admission, PerAddress
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.custom_voices import CustomVoices
 from serve_app.speech.dictionaries import Dictionaries
-from serve_app.speech.longform_jobs import LongFormJobs
+from serve_app.speech.longform.jobs import LongFormJobs
 from serve_app.speech.metrics import Metrics
 from serve_app.speech.service import SpeechService
 from serve_app.surfaces.compat import CompatConfig

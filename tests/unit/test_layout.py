@@ -1,6 +1,7 @@
-"""The house's shape: no import cycles between our modules (type-only imports
-included), serve_app's and deployments' packages in layers that import only downward,
-the stages of deployments/ independent of each other, and modules of a readable size."""
+"""The house's shape: no import cycles between our modules (type-only imports and
+those inside functions included), serve_app's and deployments' packages in layers
+that import only downward, speech/'s rooms apart, the stages of deployments/
+independent of each other, and modules of a readable size."""
 
 from __future__ import annotations
 
@@ -167,6 +168,46 @@ def test_serve_app_s_and_deployments_packages_import_only_downward() -> None:
         members = {member_of(name) for name in modules() if name.startswith(f"{root}.")}
         assert members == {name for layer in layers for name in layer}  # each has a layer
     assert against_layers(import_graph()) == []
+
+
+# The rooms of serve_app/speech/: the live request path in speech/ itself, and beside
+# it the WebSocket's text streams and the long-form jobs, which speak through the live
+# path and know nothing of each other; a room may import only itself and the live path.
+SPEECH_ROOMS = ("serve_app.speech.streams", "serve_app.speech.longform")
+
+
+def room_of(module: str) -> str | None:
+    """The room of a module of serve_app/speech/ ("" for the live path), else None."""
+    if not module.startswith("serve_app.speech"):
+        return None
+    return next((r for r in SPEECH_ROOMS if module == r or module.startswith(f"{r}.")), "")
+
+
+def across_rooms(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(
+        f"{module} -> {target}"
+        for module, imported in graph.items()
+        for target in imported
+        if room_of(module) is not None
+        and room_of(target) not in (None, "", room_of(module))
+    )
+
+
+def test_speech_s_rooms_import_only_themselves_and_the_live_path() -> None:
+    graph = import_graph()
+    for room in SPEECH_ROOMS:
+        assert any(room_of(name) == room for name in graph), room
+    assert across_rooms(graph) == []
+    assert across_rooms(
+        {
+            "serve_app.speech.service": {"serve_app.speech.longform.jobs"},
+            "serve_app.speech.longform.work": {"serve_app.speech.pipeline"},
+            "serve_app.speech.streams.text_stream": {"serve_app.speech.longform.ssml"},
+        }
+    ) == [
+        "serve_app.speech.service -> serve_app.speech.longform.jobs",
+        "serve_app.speech.streams.text_stream -> serve_app.speech.longform.ssml",
+    ]
 
 
 def test_the_layer_check_finds_an_upward_import() -> None:

@@ -17,8 +17,8 @@ from serve_app.http.body import parse_body, read_json, validate
 from serve_app.http.errors import InvalidRequest, NotFound
 from serve_app.http.query import Whole, known_query
 from serve_app.http.ranges import byte_range
-from serve_app.speech.longform_jobs import JobAudio, LongFormJobs
-from serve_app.speech.longform_vocabulary import SpeechJob, SpeechJobList, SpeechJobRequest
+from serve_app.speech.longform.jobs import JobAudio, LongFormJobs
+from serve_app.speech.longform.vocabulary import SpeechJob, SpeechJobList, SpeechJobRequest
 from serve_app.surfaces.dependencies import SpeechKey, services
 from serve_app.surfaces.framing import SSE_CONTENT_TYPE
 from serve_app.surfaces.native.protocol import ErrorResponse

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from serve_app.settings import DEFAULT_MODEL_ID
-from serve_app.speech.text_buffer import DEFAULT_SCHEDULE
+from serve_app.speech.streams.text_buffer import DEFAULT_SCHEDULE
 from serve_app.speech.vocabulary import (
     CONTROLS,
     DICTIONARIES_FIELD,

@@ -1,5 +1,5 @@
 """The project's webhook signing secret: what a receiver of its jobs' webhooks checks
-their signatures with (``serve_app.speech.webhooks``)."""
+their signatures with (``serve_app.speech.longform.webhooks``)."""
 
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from serve_app.http.errors import RateLimited
-from serve_app.speech.text_buffer import DEFAULT_SCHEDULE
-from serve_app.speech.text_stream import TextStream, TextStreamSettings, TextStreamSink
+from serve_app.speech.streams.text_buffer import DEFAULT_SCHEDULE
+from serve_app.speech.streams.text_stream import TextStream, TextStreamSettings, TextStreamSink
 from serve_app.surfaces.services import Services
 from serve_app.surfaces.websocket.wire import ClientMessage
 

@@ -11,7 +11,7 @@
 
 What differs between them (the query, the frames, the names) is each surface's
 :class:`~serve_app.surfaces.websocket.wire.WireProtocol`; the session is the same.
-Each context is a :class:`~serve_app.speech.text_stream.TextStream` of the speech
+Each context is a :class:`~serve_app.speech.streams.text_stream.TextStream` of the speech
 layer: a buffer that cuts its text into pieces, a producer that checks, voices,
 reads, pays for and synthesises pieces in order (the next while the last is sent),
 and a sender that encodes them as one stream and hands them here to send in input
@@ -51,7 +51,7 @@ from serve_app.http.origins import origin_allowed
 from serve_app.speech.admission import Ticket, client_address
 from serve_app.speech.checked import Voicing, elapsed_ms
 from serve_app.speech.delivery import Delivery
-from serve_app.speech.text_stream import TextStream, TextStreamSettings, all_or_none
+from serve_app.speech.streams.text_stream import TextStream, TextStreamSettings, all_or_none
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.surfaces.native.protocol import WsFinalMessage
 from serve_app.surfaces.services import Services

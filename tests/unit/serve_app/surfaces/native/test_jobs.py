@@ -22,8 +22,8 @@ import pytest
 from deployments.normaliser import ssml
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
-from serve_app.speech.longform_audio import chunk_key
-from serve_app.speech.longform_work import PAUSE_CHARACTERS_PER_S, ChunkSpeaker, JobWorker
+from serve_app.speech.longform.audio import chunk_key
+from serve_app.speech.longform.work import PAUSE_CHARACTERS_PER_S, ChunkSpeaker, JobWorker
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import ESPEAK, make_state
 
@@ -267,7 +267,7 @@ async def test_a_file_asked_for_by_many_at_once_is_made_once(
 ) -> None:
     """A chapter's file is made when first asked for: those who ask while it is being
     made wait for that one (a book's MP3 takes tens of seconds) and get the same bytes."""
-    from serve_app.speech import longform_jobs
+    from serve_app.speech.longform import jobs as longform_jobs
 
     made: list[str] = []
     write = longform_jobs.write_job_audio

@@ -8,7 +8,7 @@ import base64
 import time
 
 from serve_app.accounts import AccountStore
-from tests.unit.serve_app.accounts.test_longform import CHAPTERS, CHUNKS, SETTINGS
+from tests.unit.serve_app.accounts.longform.test_jobs import CHAPTERS, CHUNKS, SETTINGS
 
 URL = "https://hooks.example.com/tts"
 

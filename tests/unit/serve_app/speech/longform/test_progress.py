@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from serve_app.accounts.longform import JobNotFound, JobRow, NewChunk
+from serve_app.accounts.longform.jobs import JobNotFound, JobRow, NewChunk
 from serve_app.http.errors import NotFound
-from serve_app.speech.longform_progress import JobProgress
+from serve_app.speech.longform.progress import JobProgress
 from tests.unit.serve_app.conftest import make_state
-from tests.unit.serve_app.speech.test_longform_work import SETTINGS
-from tests.unit.serve_app.speech.test_webhooks import until
+from tests.unit.serve_app.speech.longform.test_webhooks import until
+from tests.unit.serve_app.speech.longform.test_work import SETTINGS
 
 WATCHERS = 50
 INTERVAL_S = 0.05

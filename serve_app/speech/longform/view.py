@@ -8,10 +8,10 @@ import time
 from collections.abc import Sequence
 
 from deployments.encoding.writers import content_type
-from serve_app.accounts.longform import ChapterTally, JobRecord
-from serve_app.accounts.webhooks import WebhookRow
-from serve_app.speech.longform_audio import JobSettings
-from serve_app.speech.longform_vocabulary import (
+from serve_app.accounts.longform.jobs import ChapterTally, JobRecord
+from serve_app.accounts.longform.webhooks import WebhookRow
+from serve_app.speech.longform.audio import JobSettings
+from serve_app.speech.longform.vocabulary import (
     ChapterState,
     JobChapter,
     JobWebhook,

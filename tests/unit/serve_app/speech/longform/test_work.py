@@ -18,19 +18,19 @@ from deployments.messages import NormalisedText
 from deployments.normaliser.normaliser import TextNormaliser
 from deployments.priority import BACKGROUND_NICENESS, niceness
 from deployments.reading import ReadingOptions
-from serve_app.accounts.longform import NewChunk
+from serve_app.accounts.longform.jobs import NewChunk
 from serve_app.ingress.state import IngressState
-from serve_app.speech import longform_work
-from serve_app.speech.audio_store import FolderStore
 from serve_app.speech.checked import Voicing
-from serve_app.speech.longform import chapters_of, chunks_of
-from serve_app.speech.longform_audio import (
+from serve_app.speech.longform import work as longform_work
+from serve_app.speech.longform.audio import (
     JOB_FILES,
     JobSettings,
     chunk_key,
     job_audio,
 )
-from serve_app.speech.longform_work import MAX_ATTEMPTS, ChunkSpeaker, JobWorker
+from serve_app.speech.longform.audio_store import FolderStore
+from serve_app.speech.longform.chunks import chapters_of, chunks_of
+from serve_app.speech.longform.work import MAX_ATTEMPTS, ChunkSpeaker, JobWorker
 from serve_app.speech.vocabulary import VoiceOptions
 from tests.conftest import decode
 from tests.unit.serve_app.conftest import ESPEAK, _synthesiser, make_state

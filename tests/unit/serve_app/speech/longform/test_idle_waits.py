@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from serve_app.speech.idle_waits import IdleWait, Wakeup
+from serve_app.speech.longform.idle_waits import IdleWait, Wakeup
 
 
 async def test_each_look_in_vain_doubles_the_rest_up_to_its_bound() -> None:

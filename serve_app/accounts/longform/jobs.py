@@ -11,7 +11,7 @@ which the ledger's unique index allows once: a chunk is never billed twice,
 whichever process speaks it and however often. Cancelling releases what the
 chunks not yet done reserved.
 
-Work: a process *claims* a pending chunk for a lease (``longform_claims``); only the
+Work: a process *claims* a pending chunk for a lease (``claims``); only the
 process that holds the claim can complete it.
 """
 
@@ -25,8 +25,8 @@ from typing import Literal
 
 from serve_app.accounts.database import Database, Row, Transaction
 from serve_app.accounts.ledger import reserve
+from serve_app.accounts.longform.webhooks import WebhookRow, add_webhook, read_webhooks, webhook_due
 from serve_app.accounts.records import InsufficientFunds, UnknownProject
-from serve_app.accounts.webhooks import WebhookRow, add_webhook, read_webhooks, webhook_due
 
 JobState = Literal["running", "done", "cancelled", "failed"]
 ChunkState = Literal["pending", "working", "done", "cancelled"]

@@ -10,8 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from serve_app.accounts import AccountStore, InsufficientFunds
-from serve_app.accounts.longform import ChapterTally, JobNotFound, NewChunk, TooManyJobs
-from serve_app.accounts.longform_claims import Completion, charge_id
+from serve_app.accounts.longform.claims import Completion, charge_id
+from serve_app.accounts.longform.jobs import ChapterTally, JobNotFound, NewChunk, TooManyJobs
 
 CHUNKS = [NewChunk(0, "पहला भाग।", "", "दूसरा", 900), NewChunk(1, "दूसरा भाग।", "पहला", "", 1_000)]
 SETTINGS = json.dumps({"voice": "default", "response_format": "mp3"})

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from serve_app.accounts.database import Database
 from serve_app.accounts.ledger import write_charge
-from serve_app.accounts.longform import end_job, read_job
-from serve_app.accounts.webhooks import webhook_due
+from serve_app.accounts.longform.jobs import end_job, read_job
+from serve_app.accounts.longform.webhooks import webhook_due
 
 
 @dataclass(frozen=True)

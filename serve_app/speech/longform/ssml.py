@@ -22,7 +22,7 @@ from defusedxml.ElementTree import fromstring
 
 from deployments.normaliser.ssml import MAX_DEPTH
 from serve_app.http.errors import InvalidRequest
-from serve_app.speech.longform import CHUNK_CHARS, SURROUNDING_CHARS, Chapter, Chunk
+from serve_app.speech.longform.chunks import CHUNK_CHARS, SURROUNDING_CHARS, Chapter, Chunk
 
 BLOCKS = frozenset({"p", "s", "paragraph", "sentence"})
 _XML = "{http://www.w3.org/XML/1998/namespace}"

@@ -6,7 +6,7 @@ that the receiver checks it with any of that spec's libraries or with the OpenAI
 SDK's ``client.webhooks.verify_signature``.
 
 Every ingress replica runs a :class:`WebhookSender`; the accounts database hands each
-due webhook to one of them at a time (``serve_app.accounts.webhooks``), the project
+due webhook to one of them at a time (``serve_app.accounts.longform.webhooks``), the project
 with the fewest on their way first. A receiver that does not answer 2xx is tried
 again, later each time, for about five hours.
 
@@ -34,11 +34,11 @@ from urllib.parse import urlsplit
 import httpx
 
 from serve_app.accounts import AccountStore
-from serve_app.accounts.webhooks import SECRET_PREFIX, DueWebhook
+from serve_app.accounts.longform.webhooks import SECRET_PREFIX, DueWebhook
 from serve_app.http.errors import InvalidRequest, NotFound
-from serve_app.speech import idle_waits
-from serve_app.speech.idle_waits import IdleWait, Wakeup
-from serve_app.speech.longform_vocabulary import SpeechJob
+from serve_app.speech.longform import idle_waits
+from serve_app.speech.longform.idle_waits import IdleWait, Wakeup
+from serve_app.speech.longform.vocabulary import SpeechJob
 
 logger = logging.getLogger(__name__)
 # Seconds before each try after a failed one: 7 tries over about five hours.

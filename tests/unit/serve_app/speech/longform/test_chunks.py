@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serve_app.speech.longform import SURROUNDING_CHARS, Chapter, chapters_of, chunks_of
+from serve_app.speech.longform.chunks import SURROUNDING_CHARS, Chapter, chapters_of, chunks_of
 
 BOOK = """\
 Some words before the first chapter.

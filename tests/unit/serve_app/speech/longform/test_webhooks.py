@@ -20,14 +20,14 @@ import pytest
 import uvicorn
 from fastapi import FastAPI, Request, Response
 
-from serve_app.accounts.longform import NewChunk
+from serve_app.accounts.longform.jobs import NewChunk
 from serve_app.http.sockets import free_port
 from serve_app.ingress.state import IngressState
-from serve_app.speech import webhooks
-from serve_app.speech.webhooks import WebhookSender, public
+from serve_app.speech.longform import webhooks
+from serve_app.speech.longform.webhooks import WebhookSender, public
 from tests.tls import self_signed_certificate
 from tests.unit.serve_app.conftest import ESPEAK, make_state, serving
-from tests.unit.serve_app.speech.test_longform_work import SETTINGS
+from tests.unit.serve_app.speech.longform.test_work import SETTINGS
 from tests.unit.serve_app.surfaces.native.test_jobs import JOBS, finished, service
 from tests.waiting import HANG_S
 

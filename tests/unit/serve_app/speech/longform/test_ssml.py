@@ -8,7 +8,7 @@ import pytest
 
 from deployments.normaliser import ssml
 from serve_app.http.errors import InvalidRequest
-from serve_app.speech.longform_ssml import ssml_chunks
+from serve_app.speech.longform.ssml import ssml_chunks
 
 DOCUMENT = """<?xml version="1.0"?>
 <speak version="1.0" xmlns="http://www.w3.org/2001/10/synthesis" xml:lang="hi-IN">

@@ -10,9 +10,9 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
 
-from serve_app.accounts.longform import JobRow
+from serve_app.accounts.longform.jobs import JobRow
 from serve_app.http.errors import NotFound
-from serve_app.speech.longform_vocabulary import SpeechJob
+from serve_app.speech.longform.vocabulary import SpeechJob
 
 logger = logging.getLogger(__name__)
 # How often a watched job's progress is looked at.

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from serve_app.speech.longform import MAX_CHAPTERS
+from serve_app.speech.longform.chunks import MAX_CHAPTERS
 from serve_app.speech.vocabulary import Format, UnicodeText, VoiceOptions
 
 JobTextType = Literal["text", "markdown", "ssml"]

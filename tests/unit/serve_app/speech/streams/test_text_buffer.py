@@ -3,7 +3,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deployments.reading import PronunciationRule
-from serve_app.speech.text_buffer import Piece, TextBuffer
+from serve_app.speech.streams.text_buffer import Piece, TextBuffer
 
 
 def feed(buffer: TextBuffer, *parts: str) -> list[str]:

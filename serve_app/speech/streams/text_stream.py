@@ -25,7 +25,7 @@ from serve_app.http.errors import InsufficientBalance, InvalidRequest
 from serve_app.speech.admission import Ticket
 from serve_app.speech.checked import Voicing, with_alignment
 from serve_app.speech.service import SpeechService
-from serve_app.speech.text_buffer import Piece, TextBuffer
+from serve_app.speech.streams.text_buffer import Piece, TextBuffer
 
 _DONE = None
 # Pieces (each at most a schedule's length, ~290 characters, or a sentence) that may

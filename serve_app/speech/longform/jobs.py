@@ -1,7 +1,7 @@
 """Long-form jobs as a project sees them: submitted (the text cut into chunks, each
 read as its voice will read it so that the worst case held is exact), watched,
 listened to, deleted. The chunks are spoken by every ingress replica's
-:class:`~serve_app.speech.longform_work.JobWorker`; this is the side that answers.
+:class:`~serve_app.speech.longform.work.JobWorker`; this is the side that answers.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from deployments.normaliser.cleaning import clean_text
 from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds
-from serve_app.accounts.longform import (
+from serve_app.accounts.longform.jobs import (
     JobNotFound,
     JobRecord,
     JobRow,
@@ -26,11 +26,11 @@ from serve_app.accounts.longform import (
 )
 from serve_app.http.errors import InvalidRequest, NotFound, RateLimited
 from serve_app.settings import CONFIGS, IngressConfig
-from serve_app.speech.audio_store import AudioStore, job_key, open_store
 from serve_app.speech.billing import Meter, balance_refusal
 from serve_app.speech.checked import Voicing
-from serve_app.speech.idle_waits import Wakeup
-from serve_app.speech.longform import (
+from serve_app.speech.longform.audio import JOB_FILES, JobSettings, write_job_audio
+from serve_app.speech.longform.audio_store import AudioStore, job_key, open_store
+from serve_app.speech.longform.chunks import (
     MAX_CHAPTERS,
     Chapter,
     Chunk,
@@ -39,20 +39,20 @@ from serve_app.speech.longform import (
     check_chapters,
     chunks_of,
 )
-from serve_app.speech.longform_audio import JOB_FILES, JobSettings, write_job_audio
-from serve_app.speech.longform_progress import JobProgress
-from serve_app.speech.longform_ssml import ssml_chunks
-from serve_app.speech.longform_view import job_view
-from serve_app.speech.longform_vocabulary import (
+from serve_app.speech.longform.idle_waits import Wakeup
+from serve_app.speech.longform.progress import JobProgress
+from serve_app.speech.longform.ssml import ssml_chunks
+from serve_app.speech.longform.view import job_view
+from serve_app.speech.longform.vocabulary import (
     JobTextType,
     SpeechJob,
     SpeechJobList,
     SpeechJobRequest,
 )
-from serve_app.speech.longform_work import job_characters
+from serve_app.speech.longform.webhooks import check_webhook_url
+from serve_app.speech.longform.work import job_characters
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import VoiceOptions
-from serve_app.speech.webhooks import check_webhook_url
 
 logger = logging.getLogger(__name__)
 # Chunks read (normalised) at once while a job is submitted.
