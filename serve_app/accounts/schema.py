@@ -95,7 +95,7 @@ STATEMENTS = (
     )""",
     """CREATE INDEX IF NOT EXISTS pronunciation_dictionaries_by_project
         ON pronunciation_dictionaries (project_id)""",
-    # Long-form jobs (longform.py): a job's worst case is in projects.held until
+    # Long-form jobs (longform/jobs.py): a job's worst case is in projects.held until
     # its chunks are charged (a ledger row each: request_id names job and chunk).
     """CREATE TABLE IF NOT EXISTS longform_jobs (
         id TEXT PRIMARY KEY,

@@ -1,5 +1,5 @@
-"""The repository speaks of itself alone: every document it names is one it holds,
-no path climbs out of it, and the README's links land on pages the docs site has."""
+"""The repository speaks of itself alone: every document and module it names is one it
+holds, no path climbs out of it, and the README's links land on pages the docs site has."""
 
 from __future__ import annotations
 
@@ -61,6 +61,30 @@ def test_the_check_finds_an_outside_reference() -> None:
     assert outside_references(here, "see NOWHERE.md for the fields", documents)
     assert outside_references(here, "as ../../elsewhere/notes.md decides", documents)
     assert not outside_references(here, "[HTTP](api/http.md), [x](../docs/index.md)", documents)
+
+
+# A module named by its path from the repository's root (`serve_app/speech/service.py`,
+# `tests/unit/test_docs.py`): the folders the project's code lives in.
+NAMED_MODULE = re.compile(r"(?<![\w./-])((?:serve_app|deployments|loadtest|tests)/[\w/]+\.py)\b")
+
+
+def missing_modules(texts: dict[Path, str]) -> list[str]:
+    """The modules ``texts`` name by their path that the repository does not hold: a
+    file moved or gone and the text that names it left behind."""
+    return sorted(
+        f"{path.relative_to(ROOT)}: {named}"
+        for path, text in texts.items()
+        for named in set(NAMED_MODULE.findall(text))
+        if not (ROOT / named).is_file()
+    )
+
+
+def test_every_module_named_by_its_path_exists() -> None:
+    texts = tracked_text_files()
+    texts.pop(Path(__file__), None)  # its own examples
+    assert missing_modules(texts) == []
+    example = {ROOT / "docs" / "x.md": "see `serve_app/speech/gone.py` and serve_app/app.py"}
+    assert missing_modules(example) == ["docs/x.md: serve_app/speech/gone.py"]
 
 
 def relative_links(path: Path) -> list[str]:
