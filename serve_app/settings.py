@@ -115,9 +115,10 @@ class IngressConfig(BaseModel):
     first_audio_wait_s: float = Field(
         60.0,
         gt=0,
-        description="How long a request waits for its first audio from the Synthesiser "
+        description="How long a live request waits for its first audio from the Synthesiser "
         "deployment, a replica starting from zero included (a GPU config lets it scale to "
-        "zero when idle); past it: 503 overloaded with Retry-After, nothing billed.",
+        "zero when idle); past it: 503 overloaded with Retry-After, nothing billed. A "
+        "long-form job's chunk waits its turn behind live requests as long as it takes.",
     )
     send_timeout_s: float = Field(
         30.0,

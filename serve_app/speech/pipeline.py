@@ -20,7 +20,14 @@ from ray.exceptions import ActorUnavailableError, RayActorError
 from ray.serve.exceptions import BackPressureError
 
 from deployments.encoding.encoder import encode_stream
-from deployments.messages import AudioChunk, EncodedChunk, EncodeWork, NormalisedText, SynthesisWork
+from deployments.messages import (
+    AudioChunk,
+    EncodedChunk,
+    EncodeWork,
+    NormalisedText,
+    SynthesisParams,
+    SynthesisWork,
+)
 from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
 from deployments.reading import ReadingOptions
 from deployments.replica_streams import without_nothing
@@ -241,13 +248,23 @@ class Pipeline:
             return local
         return None
 
+    def _first_audio_wait(
+        self, here: LocalSynthesis | None, params: SynthesisParams
+    ) -> float | None:
+        """How long ``params``' first audio may take (None: as long as it takes): bounded
+        for the Synthesiser deployment's listeners only. Synthesis in this process has
+        no replica to wait for; background work (a long-form job's chunk, which no
+        listener waits for) waits behind every live stream by design, its claim kept
+        meanwhile: on a busy hour that is a wait, not an overload that fails its job."""
+        return None if here is not None or params.background else self._wait_s
+
     async def encode(self, work: EncodeWork) -> AsyncGenerator[EncodedChunk, None]:
         """The encoded audio of ``work`` as it is synthesised. Closing the stream
         stops synthesis."""
         here = self._here(work.synthesis.params.voice)
         encoding = LocalEncoding(here) if here is not None else self._encoding
         assert encoding is not None  # a pipeline has somewhere to synthesise
-        wait_s = None if here is not None else self._wait_s
+        wait_s = self._first_audio_wait(here, work.synthesis.params)
         async for chunk in _as_service_errors(_begun_within(encoding.encode(work), wait_s)):
             yield chunk
 
@@ -258,7 +275,7 @@ class Pipeline:
         here = self._here(work.params.voice)
         synthesis = here or self._remote
         assert synthesis is not None  # a pipeline has somewhere to synthesise
-        wait_s = None if here is not None else self._wait_s
+        wait_s = self._first_audio_wait(here, work.params)
         async for chunk in _as_service_errors(_begun_within(synthesis.synthesise(work), wait_s)):
             yield chunk
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator
+from dataclasses import replace
 
 import pytest
 
@@ -123,6 +124,22 @@ async def test_past_its_bound_a_request_is_told_to_retry_and_stops_waiting(
     with pytest.raises(Overloaded):
         async for _ in pipeline.synthesise(_work(text).synthesis):
             pass
+
+
+async def test_work_no_listener_waits_for_waits_past_the_bound(kokoro: SynthesisRunner) -> None:
+    """A long-form job's chunk (background work) waits behind every live stream by
+    design: a busy hour's wait for its first audio is not an overload that fails it."""
+    _, pipeline = starting(kokoro, start_s=1.0, wait_s=0.2)
+    text = await pipeline.normalise("नमस्ते।", ReadingOptions("hi", "balanced"))
+    work = _work(text)
+    work = replace(
+        work,
+        synthesis=replace(work.synthesis, params=replace(work.synthesis.params, background=True)),
+    )
+    chunks = [chunk async for chunk in pipeline.encode(work)]
+    assert chunks and sum(c.audio_samples for c in chunks) > 0
+    raw = [chunk async for chunk in pipeline.synthesise(work.synthesis)]
+    assert raw and sum(c.samples.size for c in raw) > 0
 
 
 async def test_a_deployment_scaled_to_zero_is_not_woken_to_say_what_it_has(
