@@ -39,15 +39,15 @@ COMPILED := ray torch fastapi starlette pydantic pydantic_core uvicorn onnxrunti
 NOT_COMPILED := (^|/)(ray/(rllib|data|train|tune|llm|air)|torch/testing/_internal)/
 FIND_LINKS := $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null)
 
-$(VENV)/.installed: pyproject.toml constraints.txt deployments/synthesis/data/kokoro_voices.sha256
+$(VENV)/.installed: pyproject.toml constraints.txt deployments/synthesis/engines/kokoro/data/kokoro_voices.sha256
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -c constraints.txt uv
 	$(PY) -m uv pip install -q --python $(PY) -c constraints.txt \
 	  $(addprefix --find-links ,$(FIND_LINKS)) -e '.[dev,clients,piper,vits,kokoro-torch,docs]'
 	cd "$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" && \
 	  $(abspath $(PY)) -m compileall -q -j0 -x '$(NOT_COMPILED)' $(COMPILED)
-	$(PY) -m deployments.synthesis.kokoro.assets
-	$(PY) -m deployments.synthesis.kokoro.model.weights
+	$(PY) -m deployments.synthesis.engines.kokoro.assets
+	$(PY) -m deployments.synthesis.engines.kokoro.model.weights
 	$(PY) -m deployments.synthesis.synthesiser
 	touch $@
 

@@ -21,7 +21,7 @@ import numpy as np
 import soxr
 
 from deployments.messages import PhonemeTiming, Segment, SynthesisParams
-from deployments.synthesis.kokoro.engine import KokoroEngine
+from deployments.synthesis.engines.kokoro.engine import KokoroEngine
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.synthesiser import CONFIGS
 from deployments.synthesis.voices import VoiceRegistry

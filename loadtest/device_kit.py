@@ -171,7 +171,7 @@ def download_wheels(dest: Path, python_version: str) -> list[Path]:
 def pack(out: Path, python_version: str, piece_mib: float, service: bool = False) -> list[Path]:
     """The kit for a machine running ``python_version``, in pieces under ``out``; with
     ``service``, what the whole service needs too (:mod:`loadtest.device_service`)."""
-    from deployments.synthesis.kokoro.assets import default_voices_dir
+    from deployments.synthesis.engines.kokoro.assets import default_voices_dir
 
     voices, styles = default_voices_dir(), kokoro_styles()
     missing = [v for v in styles if not (voices / f"{v}.bin").is_file()]
@@ -206,7 +206,7 @@ def assemble(kit: Path, site: Path) -> None:
             check=True,
         )
         sys.path.insert(0, str(site))  # pydantic and the model's packages, from here on
-        from deployments.synthesis.kokoro.assets import default_voices_dir, voice_hashes
+        from deployments.synthesis.engines.kokoro.assets import default_voices_dir, voice_hashes
 
         hashes = voice_hashes()
         dest = default_voices_dir()
@@ -215,7 +215,7 @@ def assemble(kit: Path, site: Path) -> None:
             if sha256(path.read_bytes()) != hashes.get(path.stem):
                 raise KitError(f"voice {path.stem} is not kokoro-js's (sha256 differs)")
             shutil.copyfile(path, dest / path.name)
-    from deployments.synthesis.kokoro.model import weights
+    from deployments.synthesis.engines.kokoro.model import weights
 
     print(weights.install(weights.default_weights_path()))
     print(f"kit: {len(wheels)} wheels into {site}, voices into {dest}")

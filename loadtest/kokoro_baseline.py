@@ -26,8 +26,12 @@ from pydantic import BaseModel
 
 from deployments.encoding.writers import to_int16
 from deployments.espeak_binding import espeak_library
-from deployments.synthesis.kokoro.assets import default_voices_dir, load_model_bytes, load_style
-from deployments.synthesis.kokoro.phonemes import KokoroPhonemizer
+from deployments.synthesis.engines.kokoro.assets import (
+    default_voices_dir,
+    load_model_bytes,
+    load_style,
+)
+from deployments.synthesis.engines.kokoro.phonemes import KokoroPhonemizer
 
 SENTENCE_END = re.compile(r"(?<=[।.!?])\s+")
 STYLE = "hf_alpha"  # the service's default voice

@@ -3,7 +3,7 @@ alone (the default voice, one-thread ONNX sessions, as calls beside others run):
 
 - whole: one model call;
 - parts: read once, rendered in two parts cut in the pause after the clause
-  (deployments/synthesis/kokoro/parts.py);
+  (deployments/synthesis/engines/kokoro/parts.py);
 - two calls: the clause alone, then the rest.
 
     python -m loadtest.kokoro_parts [--rounds 5]
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from deployments.messages import Segment, SynthesisParams
-from deployments.synthesis.kokoro.model.spectral import mel_distance
+from deployments.synthesis.engines.kokoro.model.spectral import mel_distance
 from deployments.synthesis.registry import load_engine
 from loadtest.kokoro_backends import SENTENCES, VOICE
 from loadtest.report import machine

@@ -34,7 +34,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         model = args.model
         if model is None:
-            from deployments.synthesis.vits import build_random_checkpoint
+            from deployments.synthesis.engines.vits.engine import build_random_checkpoint
 
             model = str(build_random_checkpoint(Path(tmp) / "tiny"))
         engine = load_engine("vits", {"device": args.device, "dtype": args.dtype})

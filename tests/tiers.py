@@ -17,7 +17,7 @@ import sys
 
 COMPUTE_TESTS = (
     "tests/gpu/",
-    "tests/unit/deployments/synthesis/kokoro/",
+    "tests/unit/deployments/synthesis/engines/kokoro/",
     "tests/unit/deployments/synthesis/test_phoneme_timings.py",
     "tests/unit/loadtest/test_kokoro_baseline.py",
 )

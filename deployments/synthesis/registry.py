@@ -11,28 +11,28 @@ from deployments.synthesis.engine import Engine, EngineError, EngineUnavailable
 
 
 def _load_espeak(options: dict[str, Any]) -> Engine:
-    from deployments.synthesis.espeak import EspeakEngine
+    from deployments.synthesis.engines.espeak.engine import EspeakEngine
 
     return EspeakEngine.load(options)
 
 
 def _load_piper(options: dict[str, Any]) -> Engine:
     try:
-        from deployments.synthesis.piper import PiperEngine
+        from deployments.synthesis.engines.piper.engine import PiperEngine
     except ImportError as e:
         raise EngineUnavailable(f"the piper engine needs piper-tts installed ({e})") from e
     return PiperEngine.load(options)
 
 
 def _load_kokoro(options: dict[str, Any]) -> Engine:
-    from deployments.synthesis.kokoro.loading import load_kokoro
+    from deployments.synthesis.engines.kokoro.loading import load_kokoro
 
     return load_kokoro(options)
 
 
 def _load_vits(options: dict[str, Any]) -> Engine:
     try:
-        from deployments.synthesis.vits import VitsEngine
+        from deployments.synthesis.engines.vits.engine import VitsEngine
     except ImportError as e:
         raise EngineUnavailable(f"the vits engine needs torch and transformers ({e})") from e
     return VitsEngine.load(options)

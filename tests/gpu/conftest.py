@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.deployments.synthesis.kokoro.model.conftest import (  # noqa: F401
+from tests.unit.deployments.synthesis.engines.kokoro.model.conftest import (  # noqa: F401
     conversion,
     export,
     model_bytes,

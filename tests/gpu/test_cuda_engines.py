@@ -16,8 +16,8 @@ pytestmark = pytest.mark.gpu
 
 def test_vits_batches_on_the_device(tmp_path: Path, device: str) -> None:
     from deployments.messages import Segment, SynthesisParams
+    from deployments.synthesis.engines.vits.engine import build_random_checkpoint
     from deployments.synthesis.registry import load_engine
-    from deployments.synthesis.vits import build_random_checkpoint
     from deployments.synthesis.voices import VoiceConfig
 
     checkpoint = build_random_checkpoint(tmp_path / "tiny")

@@ -16,17 +16,17 @@ torch = pytest.importorskip("torch", reason="the kokoro-torch extra is not insta
 pytestmark = pytest.mark.gpu
 pytest.importorskip("onnx", reason="the kokoro-torch extra is not installed")
 
-from deployments.synthesis.kokoro.backends import ONNX_GAIN, OnnxKokoro  # noqa: E402
-from deployments.synthesis.kokoro.model.model import KokoroModel  # noqa: E402
-from deployments.synthesis.kokoro.model.spectral import mel_distance  # noqa: E402
+from deployments.synthesis.engines.kokoro.backends import ONNX_GAIN, OnnxKokoro  # noqa: E402
+from deployments.synthesis.engines.kokoro.model.model import KokoroModel  # noqa: E402
+from deployments.synthesis.engines.kokoro.model.spectral import mel_distance  # noqa: E402
 from tests.gpu.conftest import cuda_only  # noqa: E402
-from tests.unit.deployments.synthesis.kokoro.model.conftest import HINDI_VOICES  # noqa: E402
-from tests.unit.deployments.synthesis.kokoro.model.test_model import (  # noqa: E402
+from tests.unit.deployments.synthesis.engines.kokoro.model.conftest import HINDI_VOICES  # noqa: E402
+from tests.unit.deployments.synthesis.engines.kokoro.model.test_model import (  # noqa: E402
     MAX_BATCH_DISTANCE_DB,
     MAX_DISTANCE_DB,
     SENTENCES,
 )
-from tests.unit.deployments.synthesis.kokoro.model.test_precision import (  # noqa: E402
+from tests.unit.deployments.synthesis.engines.kokoro.model.test_precision import (  # noqa: E402
     MAX_HALF_DISTANCE_DB,
 )
 

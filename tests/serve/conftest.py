@@ -51,7 +51,7 @@ def voices_with_vits(root: Path) -> Path:
     extra is installed), so the whole graph serves a locally saved checkpoint."""
     document = yaml.safe_load((ROOT / "configs" / "voices.yaml").read_text())
     try:
-        from deployments.synthesis.vits import build_random_checkpoint
+        from deployments.synthesis.engines.vits.engine import build_random_checkpoint
     except ImportError:
         pass
     else:

@@ -188,8 +188,7 @@ def across_rooms(graph: dict[str, set[str]]) -> list[str]:
         f"{module} -> {target}"
         for module, imported in graph.items()
         for target in imported
-        if room_of(module) is not None
-        and room_of(target) not in (None, "", room_of(module))
+        if room_of(module) is not None and room_of(target) not in (None, "", room_of(module))
     )
 
 

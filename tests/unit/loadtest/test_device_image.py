@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from deployments.synthesis.kokoro import assets
+from deployments.synthesis.engines.kokoro import assets
 from loadtest.device_image import (
     MODEL_PACKAGES,
     WHEELS,

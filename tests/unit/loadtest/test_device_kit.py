@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from deployments.synthesis.kokoro.assets import voice_hashes
+from deployments.synthesis.engines.kokoro.assets import voice_hashes
 from deployments.synthesis.voices import VoiceRegistry
 from loadtest.device_image import KitError
 from loadtest.device_kit import (

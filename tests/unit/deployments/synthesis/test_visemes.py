@@ -6,7 +6,7 @@ import pytest
 
 from deployments.espeak_binding import espeak_library
 from deployments.messages import PhonemeTiming
-from deployments.synthesis.kokoro.phonemes import KOKORO_IPA, vocabulary
+from deployments.synthesis.engines.kokoro.phonemes import KOKORO_IPA, vocabulary
 from deployments.synthesis.visemes import _LETTERS, VISEMES, _letters, shapes, viseme_track
 
 

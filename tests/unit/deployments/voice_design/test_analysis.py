@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from deployments.messages import SynthesisParams
-from deployments.synthesis.espeak import EspeakEngine
+from deployments.synthesis.engines.espeak.engine import EspeakEngine
 from deployments.synthesis.voices import VoiceConfig
 from deployments.voice_design.analysis import NotSpeech, Silence, measure
 from tests.conftest import speech_like

@@ -1,0 +1,1 @@
+"""eSpeak NG through its C library (engine.py): every language it has, on the CPU."""

@@ -1,0 +1,1 @@
+"""Piper's ONNX voices (engine.py), with the ``piper`` extra installed."""

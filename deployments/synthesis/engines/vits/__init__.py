@@ -1,0 +1,1 @@
+"""A VITS checkpoint in torch (engine.py), with the ``vits`` extra installed."""
