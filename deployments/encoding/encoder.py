@@ -8,7 +8,7 @@ from typing import ParamSpec, TypeVar
 
 import numpy as np
 
-from deployments.encoding.session import EncodingSession
+from deployments.encoding.audio_path import AudioPath
 from deployments.messages import (
     Alignment,
     AudioChunk,
@@ -34,8 +34,8 @@ class StreamEncoder:
     """
 
     def __init__(self, output: OutputParams, input_rate: int) -> None:
-        self._session = EncodingSession(output, input_rate)
-        self.sample_rate = self._session.sample_rate
+        self._path = AudioPath(output, input_rate)
+        self.sample_rate = self._path.sample_rate
         self._input_rate = input_rate
         self._heard = 0  # input samples added so far
         self._sent = 0  # output samples of the chunks already taken
@@ -67,16 +67,16 @@ class StreamEncoder:
             if timings is not None:
                 self._timed = True
                 self._timings = (self._timings or Timings()).followed_by(timings, offset_ms)
-        session = self._session
+        path = self._path
         self._heard += samples.size
-        data, count = await _run(session.offload, session.encode, samples)
+        data, count = await _run(path.offload, path.encode, samples)
         self._samples += count
         self._end_char = end_char
         return self._take(data) if data else None
 
     async def finish(self) -> EncodedChunk | None:
         """The encoder's last bytes and what they carry, if any."""
-        data, count = await _run(self._session.offload, self._session.finish)
+        data, count = await _run(self._path.offload, self._path.finish)
         self._samples += count
         return self._take(data) if data or self._samples else None
 

@@ -1,5 +1,5 @@
 """Every engine by name, loaded on demand: the one place that knows them all, so the
-engine protocol (engine.py) imports none of its engines, and an engine whose extra is
+engine interface (engine.py) imports none of its engines, and an engine whose extra is
 not installed is only an error when a voice asks for it."""
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ class PerAddress:
         self._held: Counter[str] = Counter()
 
     @contextlib.contextmanager
-    def hold(self, address: str) -> Iterator[None]:
+    def place(self, address: str) -> Iterator[None]:
         """A place for ``address`` while the block runs; :class:`RateLimited` if it
         holds ``limit`` already."""
         if self._held[address] >= self.limit:

@@ -94,7 +94,7 @@ class Meter:
             cost_deci_micros=self.cost(bill.characters, bill.chunks > 0),
         )
 
-    async def hold(self, key: ApiKey, characters: int) -> Bill:
+    async def open_bill(self, key: ApiKey, characters: int) -> Bill:
         """A new bill with a hold for speaking ``characters``, counted against the key's
         rate; 402 if the balance is short, 429 past the rate."""
         bill = Bill(uuid.uuid4().hex, key.key_id, checkpoint_at=time.monotonic())

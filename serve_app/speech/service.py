@@ -198,7 +198,7 @@ class SpeechService:
             normalised = await with_surrounding_text(
                 said.text, previous_text, next_text, self.pipeline, voicing
             )
-            bill = await self.meter.hold(key, said.characters)
+            bill = await self.meter.open_bill(key, said.characters)
         except BaseException:
             ticket.release()
             raise
@@ -262,8 +262,8 @@ class SpeechService:
         delivery.attach(stream, first)
         return delivery
 
-    async def hold(self, key: ApiKey, received_at: float) -> Delivery:
+    async def open_delivery(self, key: ApiKey, received_at: float) -> Delivery:
         """A delivery with no audio yet, for a session whose texts arrive as it runs:
         a hold of nothing to begin with, grown by :meth:`Delivery.extend`."""
-        bill = await self.meter.hold(key, 0)
+        bill = await self.meter.open_bill(key, 0)
         return Delivery(self.meter, self.metrics, bill, received_at)

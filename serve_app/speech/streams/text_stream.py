@@ -91,7 +91,7 @@ class TextStreamSink(Protocol):
 class TextStream:
     """One stream's text to audio: its buffer, its pieces synthesised in order, one
     encoder (one MP3 stream however many pieces) and its message index. ``id`` is its
-    WebSocket context's; ``bill_stream`` numbers it among the session's streams, each
+    WebSocket context's; ``stream_number`` numbers it among the session's streams, each
     billed for its own text."""
 
     def __init__(
@@ -101,10 +101,10 @@ class TextStream:
         sink: TextStreamSink,
         context_id: str,
         schedule: tuple[int, ...] | None,
-        bill_stream: int = 0,
+        stream_number: int = 0,
     ) -> None:
         self.id = context_id
-        self.bill_stream = bill_stream
+        self.stream_number = stream_number
         self.buffer = TextBuffer(schedule, markup=settings.ssml, rules=settings.rules)
         self._speech = speech
         self._settings = settings

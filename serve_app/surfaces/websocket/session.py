@@ -113,7 +113,7 @@ class StreamInputSession:
     async def release_unsent(self, context: TextStream) -> None:
         if self._delivery is None:
             return
-        unsent = context.held - self._delivery.spoken(context.bill_stream)
+        unsent = context.held - self._delivery.spoken(context.stream_number)
         if unsent > 0:
             context.held -= unsent
             await self._delivery.shrink(unsent)
@@ -221,7 +221,7 @@ class StreamInputSession:
         """The client's next message within ``deadline_s`` (None: none came), the socket
         meanwhile one of the few its address may have waiting (:class:`RateLimited`
         past them)."""
-        with self._state.unauthenticated.hold(client_address(self._ws.scope)):
+        with self._state.unauthenticated.place(client_address(self._ws.scope)):
             return await self._next_message(min(deadline_s, self._inactivity_s))
 
     async def _open(self, key: ApiKey, first: ClientMessage, fields: dict[str, object]) -> None:
@@ -243,7 +243,7 @@ class StreamInputSession:
         )
         if self._wire.voice_known(self._options):
             await self.voicing_for("")  # the voice is known: check it now
-        self._delivery = await self._state.speech.hold(key, self._started)
+        self._delivery = await self._state.speech.open_delivery(key, self._started)
 
     async def voicing_for(self, text: str) -> Voicing:
         """The session's voicing, chosen once, when the first ``text`` is known (the
@@ -334,7 +334,7 @@ class StreamInputSession:
         async with self._send_lock:
             if message is not None:
                 await self._ws.send_text(json.dumps(message, separators=(",", ":")))
-            await asyncio.shield(self._delivery.delivered(chunk, context.bill_stream))
+            await asyncio.shield(self._delivery.delivered(chunk, context.stream_number))
 
     async def send_flush_done(self, context: TextStream, flush_id: str) -> None:
         done = {"flushDone": True, "flushId": flush_id}

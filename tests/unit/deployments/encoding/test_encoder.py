@@ -4,8 +4,8 @@ from collections.abc import AsyncIterator
 import numpy as np
 import pytest
 
+from deployments.encoding.audio_path import AudioPath
 from deployments.encoding.encoder import encode_stream
-from deployments.encoding.session import EncodingSession
 from deployments.messages import (
     Alignment,
     AudioChunk,
@@ -67,8 +67,8 @@ def test_wav_arrives_as_one_file_and_mp3_as_one_stream() -> None:
 
 
 def test_volume_scales_samples() -> None:
-    session = EncodingSession(OutputParams("pcm", None, volume=2.0), RATE)
-    data, n = session.encode(np.full(10, 0.25, dtype=np.float32))
+    path = AudioPath(OutputParams("pcm", None, volume=2.0), RATE)
+    data, n = path.encode(np.full(10, 0.25, dtype=np.float32))
     assert n == 10
     assert np.frombuffer(data, "<i2")[0] == round(0.5 * 32767)
 

@@ -34,7 +34,7 @@ async def test_progress_reaches_the_ledger_within_an_interval_without_another_ch
     project = ingress.create_project("acme", 1_000_000)
     key = ApiKey(key_id="k", project_id=project, scopes=("speech",))
     meter = Meter(ingress, IngressConfig(progress_interval_s=INTERVAL_S, rate_limit_per_minute=0))
-    bill = await meter.hold(key, characters=40)
+    bill = await meter.open_bill(key, characters=40)
     await meter.delivered(bill, chunk(500, 10))
     await asyncio.sleep(INTERVAL_S / 4)
     await meter.delivered(bill, chunk(300, 20))  # within the same interval
@@ -52,7 +52,7 @@ async def test_settling_stops_a_pending_record(database_url: str) -> None:
     project = store.create_project("acme", 1_000_000)
     key = ApiKey(key_id="k", project_id=project, scopes=("speech",))
     meter = Meter(store, IngressConfig(progress_interval_s=60, rate_limit_per_minute=0))
-    bill = await meter.hold(key, characters=40)
+    bill = await meter.open_bill(key, characters=40)
     await meter.delivered(bill, chunk(500, 10))
     pending = bill.checkpoint
     assert pending is not None and not pending.done()
@@ -99,7 +99,7 @@ async def test_a_request_cancelled_while_its_hold_is_written_leaves_no_hold(
     project = store.create_project("acme", 10_000)
     key = ApiKey(key_id="k", project_id=project, scopes=("speech",))
     meter = Meter(store, IngressConfig(rate_limit_per_minute=0))
-    request = asyncio.create_task(meter.hold(key, characters=60))
+    request = asyncio.create_task(meter.open_bill(key, characters=60))
     await asyncio.to_thread(store.writing.wait, 10)
     request.cancel()
     store.gate.set()
@@ -121,7 +121,7 @@ async def test_a_thousand_hang_ups_leave_no_hold(database_url: str) -> None:
     rng = random.Random(40)
 
     async def hang_up() -> None:
-        request = asyncio.create_task(meter.hold(key, characters=60))
+        request = asyncio.create_task(meter.open_bill(key, characters=60))
         await asyncio.sleep(rng.uniform(0, 0.005))
         request.cancel()
         with contextlib.suppress(asyncio.CancelledError, InsufficientBalance):

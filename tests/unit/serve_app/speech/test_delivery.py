@@ -63,7 +63,7 @@ async def new_delivery(
     project = store.create_project("acme", 1_000_000)
     key = ApiKey(key_id="k", project_id=project, scopes=("speech",))
     meter = Meter(store, IngressConfig(rate_limit_per_minute=0))
-    bill = await meter.hold(key, characters=30)
+    bill = await meter.open_bill(key, characters=30)
     ticket = admission.enter() if admission is not None else None
     return Delivery(meter, metrics, bill, received_at=0.0, ticket=ticket), project
 
@@ -160,7 +160,7 @@ async def test_synthesis_that_no_client_hears_spends_the_key_s_budget_then_is_re
     meter = Meter(store, IngressConfig(rate_limit_per_minute=0, unproductive_seconds_per_minute=1))
 
     async def delivery() -> Delivery:
-        started = Delivery(meter, Finished(), await meter.hold(key, 30), received_at=0.0)
+        started = Delivery(meter, Finished(), await meter.open_bill(key, 30), received_at=0.0)
         started.synthesising()
         return started
 
@@ -186,10 +186,10 @@ async def test_synthesis_that_no_client_hears_spends_the_key_s_budget_then_is_re
     assert (await left.aclose()).cost_deci_micros == 0
     assert unproductive_debt(store, "k") >= 1200
     with pytest.raises(RateLimited) as refused:
-        await meter.hold(key, 30)
+        await meter.open_bill(key, 30)
     assert refused.value.code == "rate_limited"
     assert "made no audio" in refused.value.message
     assert 1 <= int(refused.value.headers["Retry-After"]) <= 60
     other = ApiKey(key_id="k2", project_id=project, scopes=("speech",))
-    await meter.settle(await meter.hold(other, 30))  # each key its own budget
+    await meter.settle(await meter.open_bill(other, 30))  # each key its own budget
     assert store.usage(project).held == 0 and store.usage(project).spent == 10 * PRICE

@@ -9,7 +9,7 @@ from deployments.encoding.writers import AUDIO_FORMATS, make_writer
 from deployments.messages import OutputParams
 
 
-class EncodingSession:
+class AudioPath:
     """Turns a request's float32 chunks at the voice's rate into its wire bytes.
 
     Resampling is streamed (soxr keeps the filter state between chunks), so the
