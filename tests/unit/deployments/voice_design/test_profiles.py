@@ -72,8 +72,8 @@ def test_the_cache_measures_once_and_survives_a_restart(tmp_path: Path) -> None:
 def test_a_voice_that_cannot_be_measured_still_serves(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from deployments.synthesis.engines.espeak import engine as espeak
     from deployments.synthesis import profiling as engines
+    from deployments.synthesis.engines.espeak import engine as espeak
     from deployments.synthesis.voices import VoiceConfig
 
     def unmeasurable(*_: object, **__: object) -> VoiceProfile:
