@@ -22,6 +22,7 @@ from serve_app.accounts import (
     RateExceeded,
     RateLimit,
 )
+from serve_app.accounts.records import UsageResponse
 from serve_app.http.errors import AuthenticationFailed, InsufficientBalance, RateLimited
 from serve_app.settings import IngressConfig
 from serve_app.speech.vocabulary import RequestUsage
@@ -117,6 +118,10 @@ class Meter:
         except RateExceeded as e:
             raise self._rate_refusal(e) from None
         return bill
+
+    async def account(self, project_id: str) -> UsageResponse:
+        """The project's balance and what it has spent, from the ledger."""
+        return UsageResponse.of(await self._store.call(self._store.usage, project_id))
 
     async def count(self, key: ApiKey) -> None:
         """Count a request of ``key`` that holds nothing yet (a long-form job, before

@@ -4,7 +4,7 @@
 :class:`Voicing` (``voice_choice.py``); :meth:`SpeechService.prepare` adds the text, normalised and
 paid for with a hold; :meth:`SpeechService.deliver` starts the audio, metered and
 settled by its :class:`Delivery`. The surfaces frame what comes back
-(``surfaces/framing.py``, ``surfaces/websocket/session.py``).
+(``surfaces/framing.py``; a WebSocket's ``speech/streams/session.py`` hands it audio to send).
 """
 
 from __future__ import annotations

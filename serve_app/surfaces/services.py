@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from serve_app.accounts import AccountStore
 from serve_app.http.auth import Authenticator
 from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission, PerAddress
@@ -32,7 +31,6 @@ class Services(Protocol):
     unauthenticated: PerAddress  # sockets still waiting for their key, by address
     dictionaries: Dictionaries
     voices: CustomVoices  # the projects' own voices
-    store: AccountStore  # the ledger: usage
     jobs: LongFormJobs  # the projects' long-form jobs
 
     async def catalog(self) -> Catalog:

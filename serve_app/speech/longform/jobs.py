@@ -212,6 +212,10 @@ class LongFormJobs:
 
         return list(await asyncio.gather(*(reserve(c) for c in chunks)))
 
+    async def webhook_secret(self, project_id: str) -> str:
+        """The key the project's job webhooks are signed with, made on first asking."""
+        return await self._store.call(self._store.webhook_secret, project_id)
+
     async def job(self, job_id: str, project_id: str) -> SpeechJob:
         return self._view(await self._record(job_id, project_id))
 

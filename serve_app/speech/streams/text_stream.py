@@ -50,12 +50,14 @@ class FlushMark:
 class TextStreamSettings:
     """What a session's query and first message settle for all its text streams: SSML
     texts, phoneme timings, the dictionaries' rules, the longest text that may wait
-    for a sentence end."""
+    for a sentence end, and ``auto_mode`` (no chunk schedule: pieces end at sentences
+    and flushes)."""
 
     ssml: bool = False
     phonemes: bool = False
     rules: tuple[PronunciationRule, ...] = ()
     max_buffered_chars: int = 8192
+    auto_mode: bool = False
 
 
 class TextStreamSink(Protocol):

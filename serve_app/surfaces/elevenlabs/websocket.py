@@ -60,19 +60,19 @@ class ElevenWire:
         located = first.pronunciation_dictionary_locators
         return None if located is None else [d.model_dump() for d in located]
 
-    def voice_known(self, options: VoiceOptions) -> bool:
-        # without a language_code, the voice depends on the first text's script
-        return options.language is not None
+    # ElevenLabs' clients send no language: without a language_code, the voice
+    # depends on the first text's script
+    language_by_script: bool = True
 
-    async def options_for(
-        self, options: VoiceOptions, text: str, voice_id: str, state: Services
+    async def session_options(
+        self, options: VoiceOptions, voice_id: str, state: Services
     ) -> VoiceOptions:
-        """ElevenLabs' clients send no language: without a language_code, the language
-        of the first text's script; their voice ids name ours."""
+        """A language_code checked now; their voice ids name ours."""
         catalog = await state.catalog()
-        language = client_language(catalog, options.language, text, "language_code")
+        if options.language is not None:
+            language = client_language(catalog, options.language, "", "language_code")
+            options = options.model_copy(update={"language": language})
         voice = state.compat.elevenlabs.voice(voice_id, catalog)
-        options = options.model_copy(update={"language": language})
         if voice is None:  # perhaps the project's own
             return options.model_copy(update={"voice": voice_id})
         return preferring(options, voice.id)

@@ -120,7 +120,7 @@ async def delete_voice(voice_id: str, key: SpeechKey, state: State) -> None:
 
 @router.get("/v1/account/usage")
 async def account_usage(key: UsageKey, state: State) -> UsageResponse:
-    return UsageResponse.of(await state.store.call(state.store.usage, key.project_id))
+    return await state.speech.meter.account(key.project_id)
 
 
 @router.post(

@@ -25,5 +25,4 @@ class WebhookSecret(BaseModel):
 async def webhook_secret(key: UsageKey, state: State) -> WebhookSecret:
     """The project's webhook signing secret, made on first asking; a project key only
     (its `usage` scope), as the usage is."""
-    store = state.store
-    return WebhookSecret(secret=await store.call(store.webhook_secret, key.project_id))
+    return WebhookSecret(secret=await state.jobs.webhook_secret(key.project_id))

@@ -51,11 +51,10 @@ class NativeWire:
         located = first.pronunciation_dictionaries
         return None if located is None else [d.model_dump() for d in located]
 
-    def voice_known(self, options: VoiceOptions) -> bool:
-        return True  # the URL names our voice id
+    language_by_script = False  # the URL names our voice id, the query its language
 
-    async def options_for(
-        self, options: VoiceOptions, text: str, voice_id: str, state: Services
+    async def session_options(
+        self, options: VoiceOptions, voice_id: str, state: Services
     ) -> VoiceOptions:
         return options
 

@@ -11,14 +11,11 @@
 
 What differs between them (the query, the frames, the names) is each surface's
 :class:`~serve_app.surfaces.websocket.wire.WireProtocol`; the session is the same.
-Each context is a :class:`~serve_app.speech.streams.text_stream.TextStream` of the speech
-layer: a buffer that cuts its text into pieces, a producer that checks, voices,
-reads, pays for and synthesises pieces in order (the next while the last is sent),
-and a sender that encodes them as one stream and hands them here to send in input
-order; the session's contexts are opened, cleared (barge-in) and ended in
-contexts.py. The session reads messages and writes frames. Turns: a named
-flush (``flush_id``) is answered ``flushDone`` after its last audio, ``clear``
-``cleared`` once its context has stopped. One bill per session, one :class:`Delivery`.
+Here the socket is read and written: its key, its message rate, its frames. What the
+text becomes (its contexts, voicing, bill and settlement) is the speech layer's
+:class:`~serve_app.speech.streams.session.StreamSession`, which hands back audio to
+send and notices to write. Turns: a named flush (``flush_id``) is answered
+``flushDone`` after its last audio, ``clear`` ``cleared`` once its context has stopped.
 """
 
 from __future__ import annotations
@@ -29,9 +26,8 @@ import contextlib
 import json
 import logging
 import time
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from deployments.messages import EncodedChunk
@@ -49,20 +45,17 @@ from serve_app.http.errors import (
 )
 from serve_app.http.origins import origin_allowed
 from serve_app.speech.admission import Ticket, client_address
-from serve_app.speech.checked import Voicing, elapsed_ms
-from serve_app.speech.delivery import Delivery
-from serve_app.speech.streams.text_stream import TextStream, TextStreamSettings, all_or_none
+from serve_app.speech.checked import elapsed_ms
+from serve_app.speech.streams.session import StreamSession, StreamVoice
+from serve_app.speech.streams.text_stream import TextStreamSettings, all_or_none
 from serve_app.speech.vocabulary import VoiceOptions
 from serve_app.surfaces.native.protocol import WsFinalMessage
 from serve_app.surfaces.services import Services
-from serve_app.surfaces.websocket.contexts import Contexts
 from serve_app.surfaces.websocket.message_rate import MessageRate
-from serve_app.surfaces.websocket.wire import ClientMessage, WireProtocol
+from serve_app.surfaces.websocket.wire import ClientMessage, SessionQuery, WireProtocol
 
 logger = logging.getLogger("serve_app")
 
-
-M = TypeVar("M", bound=BaseModel)
 
 POLICY_VIOLATION = 1008
 SERVER_ERROR = 1011
@@ -72,7 +65,8 @@ _SETTLING: set[asyncio.Future[None]] = set()
 
 
 class StreamInputSession:
-    """One WebSocket: its key, its query, its contexts, and one bill settled at the end."""
+    """One WebSocket: its key, its query, its messages and frames; what its text
+    becomes is its :class:`StreamSession`'s."""
 
     def __init__(
         self, websocket: WebSocket, state: Services, voice_id: str, wire: WireProtocol
@@ -82,41 +76,22 @@ class StreamInputSession:
         self._voice_id = voice_id
         self._wire = wire
         self._request_id: str = websocket.scope["state"]["request_id"]
-        self._delivery: Delivery | None = None  # the session's one bill, once it has a key
         self._close_reason = ""
         self._started = websocket.scope["state"]["received_at"]
         self._rate = MessageRate(state.config.ws_max_messages_per_s)
-        self._send_lock = asyncio.Lock()
-        self._contexts = Contexts(self, state, self._send_json, self._send_lock, wire.multi)
-        self._ssml = False  # the query says
-        self._phonemes = False  # the query asks for phoneme timings
+        self._speech = StreamSession(
+            state.speech,
+            self._send_audio,
+            self._send_notice,
+            multi=wire.multi,
+            max_contexts=state.config.ws_max_contexts,
+            received_at=self._started,
+        )
+        self._query: SessionQuery | None = None
         self._sent_any = False
         self._error_sent = False
-        self._options: VoiceOptions | None = None
-        self._bitrate_kbps: int | None = None
-        self._voicing: Voicing | None = None
-        self._project_id: str | None = None
         self._format = "pcm"
         self._inactivity_s = 20.0
-
-    # -- where its contexts' text is voiced and paid for, and their audio goes
-    # (text_stream.TextStreamSink) --
-
-    async def extend_bill(self, characters: int) -> None:
-        assert self._delivery is not None
-        await self._delivery.extend(characters)
-
-    def spent_without_audio(self, seconds: float) -> None:
-        if self._delivery is not None:
-            self._delivery.spent_without_audio(seconds)
-
-    async def release_unsent(self, context: TextStream) -> None:
-        if self._delivery is None:
-            return
-        unsent = context.held - self._delivery.spoken(context.stream_number)
-        if unsent > 0:
-            context.held -= unsent
-            await self._delivery.shrink(unsent)
 
     async def run(self) -> None:
         """Serve the session to its end. Every way out settles what was delivered,
@@ -161,10 +136,7 @@ class StreamInputSession:
 
     async def _settle(self) -> None:
         """Stop the contexts (what they spent on the bill), then settle the bill."""
-        await self._contexts.cancel_all()
-        if self._delivery is not None:
-            self._delivery.voicing = self._voicing
-            await self._delivery.aclose()
+        await self._speech.close()
 
     def _read_query(self) -> dict[str, object]:
         """The origin and the URL's query checked; the options the query sets."""
@@ -175,12 +147,9 @@ class StreamInputSession:
                 "(the service's allowed_origins).",
             )
         query = self._wire.read_query(dict(self._ws.query_params), self._voice_id, self._state)
+        self._query = query
         self._inactivity_s = query.inactivity_s
-        self._bitrate_kbps = query.bitrate_kbps
         self._format = query.response_format
-        self._ssml = query.ssml
-        self._phonemes = query.phonemes
-        self._contexts.auto_mode = query.auto_mode
         return dict(query.fields)
 
     async def _authenticate_session(self) -> tuple[ApiKey, ClientMessage | None]:
@@ -225,36 +194,30 @@ class StreamInputSession:
             return await self._next_message(min(deadline_s, self._inactivity_s))
 
     async def _open(self, key: ApiKey, first: ClientMessage, fields: dict[str, object]) -> None:
-        """Check the voice and the first message's settings; place the session's hold."""
-        self._project_id = key.project_id
-        settings = first.voice_settings
-        if settings is not None:
-            fields |= settings.model_dump()
-        located = self._wire.dictionaries_of(first)
+        """Read the first message's settings; the stream session checks the voice
+        (where it is known before any text) and places the session's hold."""
+        query, wire = self._query, self._wire
+        assert query is not None
+        voice_settings = first.voice_settings
+        if voice_settings is not None:
+            fields |= voice_settings.model_dump()
+        located = wire.dictionaries_of(first)
         if located is not None:
             fields["pronunciation_dictionaries"] = located
         # what the options refuse is the client's mistake: an error message and 1008
-        self._options = validate(VoiceOptions, fields)
+        options = validate(VoiceOptions, fields)
         rules = await self._state.dictionaries.rules_for(
-            key.project_id, self._options.pronunciation_dictionaries, self._wire.dictionaries_param
+            key.project_id, options.pronunciation_dictionaries, wire.dictionaries_param
         )
-        self._contexts.settings = TextStreamSettings(
-            self._ssml, self._phonemes, rules, self._state.config.ws_max_buffered_chars
+        limit = self._state.config.ws_max_buffered_chars
+        settings = TextStreamSettings(query.ssml, query.phonemes, rules, limit, query.auto_mode)
+        voice = StreamVoice(
+            await wire.session_options(options, self._voice_id, self._state),
+            wire.language_by_script,
+            wire.dictionaries_param,
+            query.bitrate_kbps,
         )
-        if self._wire.voice_known(self._options):
-            await self.voicing_for("")  # the voice is known: check it now
-        self._delivery = await self._state.speech.open_delivery(key, self._started)
-
-    async def voicing_for(self, text: str) -> Voicing:
-        """The session's voicing, chosen once, when the first ``text`` is known (the
-        protocol may choose by it: ElevenLabs' clients send no language)."""
-        if self._voicing is None:
-            assert self._options is not None
-            options = await self._wire.options_for(self._options, text, self._voice_id, self._state)
-            self._voicing = await self._state.speech.choose(
-                options, True, self._project_id, self._wire.dictionaries_param, self._bitrate_kbps
-            )
-        return self._voicing
+        await self._speech.open(key, settings, voice)
 
     async def _authenticate(self, authorization: str | None) -> ApiKey:
         return await self._state.auth.authorise(authorization, "speech")
@@ -262,20 +225,20 @@ class StreamInputSession:
     async def _serve(self, first: ClientMessage) -> None:
         await all_or_none(self._receive(first), self._supervise())
         if not self._wire.multi:
-            assert self._delivery is not None
             # settled before the client is told: the usage it reads is in the ledger
-            self._delivery.voicing = self._voicing
-            usage = await self._delivery.aclose()
+            usage = await self._speech.close()
+            assert usage is not None
             await self._ws.send_text(WsFinalMessage(usage=usage).model_dump_json())
 
     async def _supervise(self) -> None:
         """Fail the session with the first context that fails."""
-        if (error := await self._contexts.failures.get()) is not None:
+        if (error := await self._speech.failure()) is not None:
             raise error
 
     async def _receive(self, first: ClientMessage) -> None:
         message: ClientMessage | None = first
         multi = self._wire.multi
+        speech = self._speech
         ends_at = time.monotonic() + self._state.config.ws_max_session_s
         while message is not None:
             if time.monotonic() >= ends_at:
@@ -286,24 +249,25 @@ class StreamInputSession:
                 self._close_reason = "close_socket"
                 break
             if message.clear:
-                await self._contexts.clear(context_id)
+                await speech.clear(context_id)
             if message.clear and not message.text and not message.flush_id:
                 pass  # a clear alone (its empty text does not end the input)
             elif getattr(message, "close_context", False):
-                if (context := self._contexts.get(context_id)) is not None:
-                    await context.end()
+                await speech.close_context(context_id)
             elif message.text == "" and not (multi and message.flush) and not message.flush_id:
                 if not multi:  # stream-input: the end of the input
                     self._close_reason = "end of input"
                     break
                 # multi-stream-input: a keep-alive
             elif message.text is not None or message.flush_id is not None:
-                context = self._contexts.open(context_id, message)
-                await context.add(
+                config = message.generation_config
+                await speech.add(
+                    context_id,
                     message.text or "",
                     message.flush,
                     message.try_trigger_generation,
                     message.flush_id,
+                    tuple(config.chunk_length_schedule) if config else None,
                 )
             message = await self._next_message(ends_at=ends_at)
             if message is not None and not multi and self._has_settings(message):
@@ -314,31 +278,33 @@ class StreamInputSession:
             self._close_reason = (
                 "maximum session length" if time.monotonic() >= ends_at else "inactivity timeout"
             )
-        await self._contexts.end_all()
+        await speech.end()
 
-    async def send_audio(self, context: TextStream, index: int, chunk: EncodedChunk) -> None:
-        """Send ``chunk`` and count it delivered, both under the send lock: a context
-        cleared meanwhile (:meth:`Contexts.clear`) stops between chunks, never between
-        a chunk's sending and its counting."""
-        assert self._delivery is not None
+    async def _send_audio(self, context_id: str, index: int, chunk: EncodedChunk) -> None:
+        """The ``index``-th audio message of ``context_id`` (the stream session sends
+        audio and notices one at a time, and counts the chunk delivered after)."""
         if not self._sent_any:
             self._sent_any = True
             self._state.metrics.first_audio(elapsed_ms(self._started), "websocket", self._format)
-        message = None
         if chunk.data:
             alignment = chunk.alignment.as_wire() if chunk.alignment else None
             audio = base64.b64encode(chunk.data).decode("ascii")
-            message = self._wire.audio_message(index, audio, alignment, context.id)
+            message = self._wire.audio_message(index, audio, alignment, context_id)
             if chunk.timings is not None:
                 message |= chunk.timings.as_wire()
-        async with self._send_lock:
-            if message is not None:
-                await self._ws.send_text(json.dumps(message, separators=(",", ":")))
-            await asyncio.shield(self._delivery.delivered(chunk, context.stream_number))
+            await self._send_json(message)
 
-    async def send_flush_done(self, context: TextStream, flush_id: str) -> None:
-        done = {"flushDone": True, "flushId": flush_id}
-        await self._send_json(self._contexts.acknowledgement(done, context.id))
+    async def _send_notice(self, what: str, context_id: str, flush_id: str | None) -> None:
+        """A context's notice: its named flush done, its clear done, its end (only where
+        a socket has several contexts, each named in what is said of it)."""
+        multi = self._wire.multi
+        if what == "ended":
+            message: dict[str, Any] = {"isFinal": True}
+        elif what == "cleared":
+            message = {"cleared": True}
+        else:
+            message = {"flushDone": True, "flushId": flush_id}
+        await self._send_json(message | {"contextId": context_id} if multi else message)
 
     def _has_settings(self, message: ClientMessage) -> bool:
         return bool(
@@ -348,8 +314,7 @@ class StreamInputSession:
         )
 
     async def _send_json(self, payload: dict[str, Any]) -> None:
-        async with self._send_lock:  # contexts send from their own tasks
-            await self._ws.send_text(json.dumps(payload, separators=(",", ":")))
+        await self._ws.send_text(json.dumps(payload, separators=(",", ":")))
 
     async def _next_message(
         self, timeout_s: float | None = None, ends_at: float | None = None

@@ -92,14 +92,17 @@ class WireProtocol(Protocol):
         and the project's defaults apply)."""
         ...
 
-    def voice_known(self, options: VoiceOptions) -> bool:
-        """Whether the voice can be checked before any text has arrived."""
+    @property
+    def language_by_script(self) -> bool:
+        """Whether, where a session names no language, its first text's script chooses
+        it (the protocol's clients send none)."""
         ...
 
-    async def options_for(
-        self, options: VoiceOptions, text: str, voice_id: str, state: Services
+    async def session_options(
+        self, options: VoiceOptions, voice_id: str, state: Services
     ) -> VoiceOptions:
-        """The session's options once its first ``text`` is known."""
+        """The session's options as the protocol reads them: the URL's ``voice_id`` in
+        our names, the language it names checked."""
         ...
 
     def audio_message(

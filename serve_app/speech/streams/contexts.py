@@ -1,47 +1,47 @@
-"""A session's contexts: opened by their first text (within the session's limit, each
-past the first with an admission place of its own), each run in a task of its own,
-cleared on a barge-in, ended with the input; the first that fails fails the session."""
+"""A stream session's contexts: opened by their first text (within the session's
+limit, each past the first with an admission place of its own), each run in a task of
+its own, cleared on a barge-in, ended with the input; the first that fails fails the
+session. Their notices (cleared, ended) go out through the session's ``notify``."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from serve_app.http.errors import RateLimited
+from serve_app.speech.service import SpeechService
 from serve_app.speech.streams.text_buffer import DEFAULT_SCHEDULE
 from serve_app.speech.streams.text_stream import TextStream, TextStreamSettings, TextStreamSink
-from serve_app.surfaces.services import Services
-from serve_app.surfaces.websocket.wire import ClientMessage
 
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+# (what happened, the context's id): "cleared" or "ended"
+Notify = Callable[[str, str], Awaitable[None]]
 # How long a session that ends waits for its cancelled contexts' tasks (each ends at its
 # next await; a piece's engine call running in a thread is not waited for)
 CANCEL_WAIT_S = 5.0
 
 
 class Contexts:
-    """The contexts of one session, by id. ``multi``: each context ends with its own
-    final message (multi-stream-input); ``auto_mode``: no chunk schedule; ``send``
-    sends a JSON message, ``send_lock`` is the one audio is sent under."""
+    """The contexts of one session, by id, at most ``max_contexts`` at once.
+    ``multi``: each context ends on its own (``close_context``), told with an "ended"
+    notice; ``notify`` sends a notice, ``send_lock`` is the one audio is sent under."""
 
     def __init__(
         self,
         sink: TextStreamSink,
-        state: Services,
-        send: Send,
+        speech: SpeechService,
+        max_contexts: int,
+        notify: Notify,
         send_lock: asyncio.Lock,
         multi: bool,
-        auto_mode: bool = False,
     ) -> None:
         self._sink = sink
         self.settings = TextStreamSettings()  # the session's, once its first message is read
-        self._state = state
-        self._send = send
+        self._speech = speech
+        self._max_contexts = max_contexts
+        self._notify = notify
         self._send_lock = send_lock
         self._multi = multi
-        self.auto_mode = auto_mode
         self._open: dict[str, TextStream] = {}
         # closed (close_context) but still speaking what they held: their ids are free
         # for a new context, as ElevenLabs has it
@@ -52,15 +52,16 @@ class Contexts:
     def get(self, context_id: str) -> TextStream | None:
         return self._open.get(context_id)
 
-    def open(self, context_id: str, message: ClientMessage) -> TextStream:
-        """The open context ``context_id``, or a new one that ``message`` opens (429
+    def open(self, context_id: str, schedule: tuple[int, ...] | None) -> TextStream:
+        """The open context ``context_id``, or a new one (cut by ``schedule``, None: the
+        default; none in the settings' ``auto_mode``) (429
         ``rate_limited`` past the session's limit; 503 past the replica's capacity). A
         context closed with ``close_context`` keeps speaking what it held, its id free
         for a new context (they count towards the limit until the old one ends)."""
         context = self._open.get(context_id)
         if context is not None and not context.ended:
             return context
-        limit = self._state.config.ws_max_contexts
+        limit = self._max_contexts
         if len(self._open) + len(self._closing) - (context is not None) >= limit:
             raise RateLimited(
                 "rate_limited",
@@ -69,17 +70,15 @@ class Contexts:
             )
         # the session's admission place covers one context; each other one takes a
         # place of its own, as a request would (503 past the replica's capacity)
-        ticket = self._state.admission.enter() if self._open or self._closing else None
+        ticket = self._speech.admission.enter() if self._open or self._closing else None
         if context is not None:
             self._closing.add(context)
-        config = message.generation_config
-        schedule = tuple(config.chunk_length_schedule) if config else DEFAULT_SCHEDULE
         context = TextStream(
-            self._state.speech,
+            self._speech,
             self.settings,
             self._sink,
             context_id,
-            None if self.auto_mode else schedule,
+            None if self.settings.auto_mode else DEFAULT_SCHEDULE if schedule is None else schedule,
             next(self._streams),
         )
         context.ticket = ticket
@@ -95,7 +94,7 @@ class Contexts:
                 if self._open.get(context.id) is context:
                     del self._open[context.id]
                 self._closing.discard(context)
-                await self._send({"isFinal": True, "contextId": context.id})
+                await self._notify("ended", context.id)
         except asyncio.CancelledError:
             raise
         except BaseException as e:
@@ -120,11 +119,7 @@ class Contexts:
                     context.task.cancel()
                 await asyncio.gather(context.task, return_exceptions=True)
             await self._sink.release_unsent(context)  # its next turn may use the balance
-        await self._send(self.acknowledgement({"cleared": True}, context_id))
-
-    def acknowledgement(self, message: dict[str, Any], context_id: str) -> dict[str, Any]:
-        """``message`` as sent about a context: with its id where there are several."""
-        return message | {"contextId": context_id} if self._multi else message
+        await self._notify("cleared", context_id)
 
     async def end_all(self) -> None:
         """No more input: each open context speaks what it holds, then ends."""
