@@ -22,12 +22,11 @@ from ray.serve.schema import ServeDeploySchema
 
 from deployments.encoding.deployment import AudioEncoderDeployment
 from deployments.normaliser.deployment import TextNormaliserDeployment
+from deployments.synthesis import SynthesiserConfig, VoiceRegistry
 from deployments.synthesis.deployment import SynthesiserDeployment
-from deployments.synthesis.synthesiser import CONFIGS, SynthesiserConfig
-from deployments.synthesis.voices import VoiceRegistry
 from serve_app.ingress.deployment import Ingress, Stages
 from serve_app.ingress.placement import Placement
-from serve_app.settings import IngressConfig
+from serve_app.settings import CONFIGS, IngressConfig
 
 LOCAL_CONFIG = CONFIGS / "local.yaml"
 

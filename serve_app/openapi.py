@@ -17,7 +17,7 @@ from typing import Any
 
 def document() -> dict[str, Any]:
     """The OpenAPI document every ingress replica serves at ``/openapi.json``."""
-    from deployments.synthesis.runner import SynthesisRunner
+    from deployments.synthesis import SynthesisRunner
     from serve_app.ingress.api import create_app
     from serve_app.ingress.state import IngressState
     from serve_app.settings import IngressConfig

@@ -23,7 +23,7 @@ import functools
 import re
 from pathlib import Path
 
-from deployments.normaliser import romanised
+import deployments.normaliser.romanised as romanised
 from deployments.normaliser.hindi_letters import hindi_in_script
 from deployments.normaliser.indic_scripts import DEVANAGARI, SCRIPTS, Script
 

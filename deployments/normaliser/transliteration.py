@@ -12,7 +12,7 @@ import re
 
 from indic_transliteration import sanscript
 
-from deployments.normaliser import romanised
+import deployments.normaliser.romanised as romanised
 from deployments.normaliser.english_words import lexicon
 
 _WORD = re.compile(r"[A-Za-z]+")

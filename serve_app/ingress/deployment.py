@@ -11,7 +11,7 @@ from ray import serve
 from deployments.flow_control import warn_without_flow_control
 from deployments.loopback import keep_replica_server_on_loopback
 from deployments.replica_logs import log_to_replica_file
-from deployments.synthesis.runner import SynthesisRunner
+from deployments.synthesis import SynthesisRunner
 from serve_app.http.ws_frames import bound_websocket_messages
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import psutil
 
-from deployments.normaliser.policy import LanguagePolicy
+from deployments.normaliser import LanguagePolicy
 from serve_app.accounts import AccountStore, ensure_dev_project
 from serve_app.http.auth import Authenticator
 from serve_app.http.errors import ServiceError

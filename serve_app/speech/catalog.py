@@ -3,10 +3,8 @@ the loaded engines (the native surface renders them: surfaces/native/discovery.p
 
 from __future__ import annotations
 
-from deployments.normaliser.policy import LanguagePolicy
-from deployments.synthesis.engine import EngineInfo
-from deployments.synthesis.synthesiser import SynthesiserInfo
-from deployments.synthesis.voices import VoiceConfig
+from deployments.normaliser import LanguagePolicy
+from deployments.synthesis import EngineInfo, SynthesiserInfo, VoiceConfig
 from serve_app.settings import IngressConfig
 from serve_app.speech.vocabulary import VoiceRecord
 

@@ -7,12 +7,7 @@ import time
 import unicodedata
 from dataclasses import dataclass, replace
 
-from deployments.encoding.writers import (
-    AUDIO_FORMATS,
-    STREAMABLE_FORMATS,
-    bitrate_kbps,
-    content_type,
-)
+from deployments.encoding import AUDIO_FORMATS, STREAMABLE_FORMATS, bitrate_kbps, content_type
 from deployments.messages import (
     EncodeWork,
     NormalisedText,
@@ -21,8 +16,8 @@ from deployments.messages import (
     SynthesisWork,
 )
 from deployments.reading import PronunciationRule, ReadingOptions, SsmlText
-from deployments.synthesis.voices import VoiceConfig
-from deployments.voice_design.description import Report
+from deployments.synthesis import VoiceConfig
+from deployments.voice_design import Report
 from serve_app.http.errors import InvalidRequest
 from serve_app.settings import PCM_DEFAULT_RATE, SAMPLE_RATES
 from serve_app.speech.admission import Ticket

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from deployments.messages import VoiceDesign
-from deployments.voice_design.description import Report
+from deployments.voice_design import Report
 from serve_app.accounts import AccountStore
 from serve_app.http.errors import NotFound
 from serve_app.speech.catalog import Catalog

@@ -19,7 +19,7 @@ from typing import Any, Protocol, TypeVar
 from ray.exceptions import ActorUnavailableError, RayActorError
 from ray.serve.exceptions import BackPressureError
 
-from deployments.encoding.encoder import encode_stream
+from deployments.encoding import encode_stream
 from deployments.messages import (
     AudioChunk,
     EncodedChunk,
@@ -28,11 +28,10 @@ from deployments.messages import (
     SynthesisParams,
     SynthesisWork,
 )
-from deployments.normaliser.normaliser import TextNormaliser, normalise_off_loop
+from deployments.normaliser import TextNormaliser, normalise_off_loop
 from deployments.reading import ReadingOptions
 from deployments.replica_streams import without_nothing
-from deployments.synthesis.runner import SynthesisRunner
-from deployments.synthesis.synthesiser import SynthesiserInfo
+from deployments.synthesis import SynthesiserInfo, SynthesisRunner
 from serve_app.http.errors import InternalError, Overloaded, ServiceError
 
 logger = logging.getLogger("serve_app")

@@ -13,10 +13,7 @@ import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from deployments.messages import AudioChunk, NormalisedText, SynthesisWork
-from deployments.normaliser import ssml
-from deployments.normaliser.cleaning import clean_text
-from deployments.normaliser.normaliser import off_loop_if_long
-from deployments.normaliser.stretches import base_language
+from deployments.normaliser import base_language, clean_text, off_loop_if_long, ssml
 from deployments.reading import ReadingOptions, SsmlText
 from serve_app.accounts import ApiKey
 from serve_app.http.errors import InvalidRequest, ServiceError

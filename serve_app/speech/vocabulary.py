@@ -13,8 +13,8 @@ from typing import Annotated, Literal, TypeVar
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field
 
-from deployments.synthesis.voices import VOICE_ID_PATTERN
-from deployments.voice_design.description import Report
+from deployments.synthesis import VOICE_ID_PATTERN
+from deployments.voice_design import Report
 from serve_app.settings import DEFAULT_MODEL_ID
 
 

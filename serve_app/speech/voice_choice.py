@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from deployments.messages import SynthesisParams
-from deployments.synthesis.voices import VoiceConfig, is_voice_id
+from deployments.synthesis import VoiceConfig, is_voice_id
 from serve_app.http.errors import InvalidRequest, NotFound
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.checked import Voicing, output_of

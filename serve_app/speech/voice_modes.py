@@ -18,16 +18,20 @@ import numpy as np
 import soundfile
 
 from deployments.messages import SynthesisParams, VoiceDesign
-from deployments.synthesis.voices import VoiceConfig
-from deployments.voice_design.analysis import (
+from deployments.synthesis import VoiceConfig
+from deployments.voice_design import (
+    Candidate,
+    Match,
     NotAVoice,
     NotSpeech,
+    Report,
     Silence,
     SpeechMeasure,
+    from_description,
+    from_reference,
     measure,
+    parse_description,
 )
-from deployments.voice_design.description import Report, parse
-from deployments.voice_design.matching import Candidate, Match, from_description, from_reference
 from serve_app.http.errors import InvalidRequest
 from serve_app.settings import MAX_REFERENCE_B64_CHARS, REFERENCE_SECONDS
 
@@ -175,7 +179,7 @@ def designed(
     pitched = "pitch" in engine.controls
     match: Match
     if description is not None:
-        match = from_description(parse(description), base, pool, engine.blends, pitched)
+        match = from_description(parse_description(description), base, pool, engine.blends, pitched)
     else:
         assert heard is not None
         match = from_reference(heard, pool, engine.blends, pitched)

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from deployments.synthesis.voices import VoiceConfig, is_voice_id
+from deployments.synthesis import VoiceConfig, is_voice_id
 from serve_app.http.errors import InvalidRequest, NotFound
 from serve_app.speech.catalog import Catalog
 

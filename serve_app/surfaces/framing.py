@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Send
 
-from deployments.encoding.writers import FORMATS, content_type
+from deployments.encoding import FORMATS, content_type
 from deployments.messages import Timings
 from serve_app.http.errors import ServiceError
 from serve_app.speech.checked import CheckedRequest, elapsed_ms

@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from deployments.encoding.chapters import ChapterMark, has_chapter_marks, mark_chapters
-from deployments.encoding.writers import make_writer
+from deployments.encoding import ChapterMark, has_chapter_marks, make_writer, mark_chapters
 from deployments.priority import run_in_background
 from serve_app.speech.longform.audio_store import AudioStore, job_key
 

@@ -24,8 +24,7 @@ from typing import Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from deployments.normaliser.cleaning import clean_text
-from deployments.normaliser.segmenter import SegmentationProfile, segment
+from deployments.normaliser import SegmentationProfile, clean_text, segment
 from serve_app.http.errors import InvalidRequest
 
 TextFormat = Literal["text", "markdown"]

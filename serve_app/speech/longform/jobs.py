@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import AsyncGenerator, Iterator, Sequence
 from dataclasses import dataclass
 
-from deployments.normaliser.cleaning import clean_text
+from deployments.normaliser import clean_text
 from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds
 from serve_app.accounts.longform.jobs import (
     JobNotFound,

@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape, quoteattr
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
-from deployments.normaliser.ssml import MAX_DEPTH
+from deployments.normaliser import ssml
 from serve_app.http.errors import InvalidRequest
 from serve_app.speech.longform.chunks import CHUNK_CHARS, SURROUNDING_CHARS, Chapter, Chunk
 
@@ -73,9 +73,9 @@ def _root(markup: str) -> Element:
         raise InvalidRequest("invalid_value", f"input: SSML: {e}", "input") from None
     if _name(root.tag) != "speak":
         raise InvalidRequest("invalid_value", "input: SSML's root must be <speak>.", "input")
-    if _deeper_than(root, MAX_DEPTH):  # read recursively below: refused first, as a request's
+    if _deeper_than(root, ssml.MAX_DEPTH):  # read recursively below: refused first, as a request's
         raise InvalidRequest(
-            "invalid_value", f"input: SSML: elements nested deeper than {MAX_DEPTH}", "input"
+            "invalid_value", f"input: SSML: elements nested deeper than {ssml.MAX_DEPTH}", "input"
         )
     return root
 

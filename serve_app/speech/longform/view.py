@@ -7,7 +7,7 @@ import json
 import time
 from collections.abc import Sequence
 
-from deployments.encoding.writers import content_type
+from deployments.encoding import content_type
 from serve_app.accounts.longform.jobs import ChapterTally, JobRecord
 from serve_app.accounts.longform.webhooks import WebhookRow
 from serve_app.speech.longform.audio import JobSettings

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deployments.normaliser.segmenter import CLAUSE_END
+from deployments.normaliser import CLAUSE_END
 from deployments.reading import PronunciationRule
 
 DEFAULT_SCHEDULE = (120, 160, 250, 290)

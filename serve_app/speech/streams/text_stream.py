@@ -11,7 +11,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from deployments.encoding.encoder import StreamEncoder
+from deployments.encoding import StreamEncoder
 from deployments.messages import (
     AudioChunk,
     EncodedChunk,
@@ -19,7 +19,7 @@ from deployments.messages import (
     billed_ends,
     billed_through,
 )
-from deployments.normaliser.ssml import without_tags
+from deployments.normaliser import without_tags
 from deployments.reading import PronunciationRule
 from serve_app.http.errors import InsufficientBalance, InvalidRequest
 from serve_app.speech.admission import Ticket

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import get_args
 
-from deployments.encoding.writers import AUDIO_FORMATS, STREAMABLE_FORMATS, content_type
-from deployments.normaliser.languages import FULL_RULES, number_languages
-from deployments.synthesis.visemes import VISEMES
+from deployments.encoding import AUDIO_FORMATS, STREAMABLE_FORMATS, content_type
+from deployments.normaliser import FULL_RULES, number_languages
+from deployments.synthesis import VISEMES
 from serve_app.settings import PCM_DEFAULT_RATE, REFERENCE_LIMITS, SAMPLE_RATES
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.vocabulary import CONTROLS, Quality

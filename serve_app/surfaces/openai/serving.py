@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 
-from deployments.encoding.writers import STREAMABLE_FORMATS
+from deployments.encoding import STREAMABLE_FORMATS
 from deployments.messages import Timings
 from serve_app.http.body import validate
 from serve_app.speech.catalog import Catalog
