@@ -203,6 +203,20 @@ class NormalisedText:
 
 
 @dataclass(frozen=True)
+class Surroundings:
+    """The text before and after a request, as written (the API's ``previous_text``
+    and ``next_text``, or its earlier requests' texts): read with the request in one
+    call to the normaliser and given to its first and last segment
+    (``Segment.previous_text``, ``Segment.next_text``), never spoken or billed."""
+
+    previous_text: str = ""
+    next_text: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.previous_text or self.next_text)
+
+
+@dataclass(frozen=True)
 class VoiceDesign:
     """A voice built from registered ones (the description and reference modes).
 

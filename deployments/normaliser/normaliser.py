@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import functools
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
-from deployments.messages import NormalisedText, PhonemeSpan, Prosody, Segment
+from deployments.messages import NormalisedText, PhonemeSpan, Prosody, Segment, Surroundings
 from deployments.normaliser.cleaning import clean, clean_text
 from deployments.normaliser.english_words import native_spellings
 from deployments.normaliser.indic_scripts import SCRIPTS
@@ -34,6 +35,7 @@ from deployments.normaliser.segmenter import PROFILES, segment
 from deployments.normaliser.sources import word_sources
 from deployments.normaliser.ssml import MAX_PAUSE_MS, parse
 from deployments.normaliser.stretches import Stretch, stretches
+from deployments.normaliser.surroundings import with_surroundings
 from deployments.normaliser.transliteration import is_romanised, romanised_to_devanagari
 from deployments.priority import run_in_background
 from deployments.reading import AppliedRule, Pause, PronunciationRule, ReadingOptions, SsmlText
@@ -163,6 +165,16 @@ class TextNormaliser:
             segments=tuple(segments),
             applied=applied,
             expansion=sum(extra for _, extra in expansions),
+        )
+
+    def normalise_around(
+        self, text: str, options: ReadingOptions, around: Surroundings
+    ) -> NormalisedText:
+        """:meth:`normalise`, with the text ``around`` it read as it is (without its
+        markup) and given to its first and last segment (``surroundings.py``)."""
+        plain = replace(options, ssml=False)
+        return with_surroundings(
+            self.normalise(text, options), around, lambda t: self.normalise(t, plain).text
         )
 
 
@@ -317,15 +329,24 @@ async def off_loop_if_long(call: Callable[..., T], text: str, *args: Any) -> T:
 
 
 async def normalise_off_loop(
-    normaliser: TextNormaliser, text: str, options: ReadingOptions
+    normaliser: TextNormaliser,
+    text: str,
+    options: ReadingOptions,
+    around: Surroundings | None = None,
 ) -> NormalisedText:
-    """``normaliser.normalise``, on a thread when the text is long enough to matter,
-    or its rules are many (the first use of a large dictionary builds its trie:
-    ~30 ms a thousand rules here); background text always on the thread below the
-    process's priority, never on the event loop that live requests' text is read on."""
+    """``normaliser.normalise`` (with the text ``around`` it, where given: one call), on
+    a thread when the text is long enough to matter, or its rules are many (the first
+    use of a large dictionary builds its trie: ~30 ms a thousand rules here);
+    background text always on the thread below the process's priority, never on the
+    event loop that live requests' text is read on."""
+    read: Callable[[str], NormalisedText] = functools.partial(normaliser.normalise, options=options)
+    if around:
+        read = functools.partial(normaliser.normalise_around, options=options, around=around)
     if options.background:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(IN_BACKGROUND, normaliser.normalise, text, options)
+        return await asyncio.get_running_loop().run_in_executor(IN_BACKGROUND, read, text)
     if len(options.rules) > INLINE_RULES:
-        return await asyncio.to_thread(normaliser.normalise, text, options)
-    return await off_loop_if_long(normaliser.normalise, text, options)
+        return await asyncio.to_thread(read, text)
+    whole = text + (around.previous_text + around.next_text if around else "")
+    if len(whole) <= INLINE_NORMALISE_CHARS:
+        return read(text)
+    return await asyncio.to_thread(read, text)

@@ -25,6 +25,7 @@ from deployments.messages import (
     EncodedChunk,
     EncodeWork,
     NormalisedText,
+    Surroundings,
     SynthesisParams,
     SynthesisWork,
 )
@@ -62,7 +63,9 @@ def service_error(exc: BaseException) -> ServiceError:
 
 
 class Normalisation(Protocol):
-    async def normalise(self, text: str, options: ReadingOptions) -> NormalisedText: ...
+    async def normalise(
+        self, text: str, options: ReadingOptions, around: Surroundings | None = None
+    ) -> NormalisedText: ...
 
 
 class LocalNormalisation:
@@ -72,8 +75,10 @@ class LocalNormalisation:
         self._normaliser = TextNormaliser()
         self._normaliser.warm_up()
 
-    async def normalise(self, text: str, options: ReadingOptions) -> NormalisedText:
-        return await normalise_off_loop(self._normaliser, text, options)
+    async def normalise(
+        self, text: str, options: ReadingOptions, around: Surroundings | None = None
+    ) -> NormalisedText:
+        return await normalise_off_loop(self._normaliser, text, options, around)
 
 
 class RemoteNormalisation:
@@ -82,8 +87,10 @@ class RemoteNormalisation:
     def __init__(self, handle: Any) -> None:
         self._handle = handle
 
-    async def normalise(self, text: str, options: ReadingOptions) -> NormalisedText:
-        result: NormalisedText = await self._handle.normalise.remote(text, options)
+    async def normalise(
+        self, text: str, options: ReadingOptions, around: Surroundings | None = None
+    ) -> NormalisedText:
+        result: NormalisedText = await self._handle.normalise.remote(text, options, around)
         return result
 
 
@@ -205,10 +212,14 @@ class Pipeline:
         local = LocalSynthesis(synthesiser)
         return cls(LocalNormalisation(), None, [local], local)
 
-    async def normalise(self, text: str, options: ReadingOptions) -> NormalisedText:
-        """``text`` cleaned, segmented and read as ``options`` say."""
+    async def normalise(
+        self, text: str, options: ReadingOptions, around: Surroundings | None = None
+    ) -> NormalisedText:
+        """``text`` cleaned, segmented and read as ``options`` say; the text ``around``
+        it read in the same call (one hop to the normaliser), for its first and last
+        segment."""
         try:
-            return await self._normalisation.normalise(text, options)
+            return await self._normalisation.normalise(text, options, around)
         except Exception as e:
             raise service_error(e) from e
 

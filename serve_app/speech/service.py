@@ -12,7 +12,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable
 
-from deployments.messages import AudioChunk, NormalisedText, SynthesisWork
+from deployments.messages import AudioChunk, NormalisedText, Surroundings, SynthesisWork
 from deployments.normaliser import base_language, clean_text, off_loop_if_long, ssml
 from deployments.reading import ReadingOptions, SsmlText
 from serve_app.accounts import ApiKey
@@ -30,7 +30,7 @@ from serve_app.speech.checked import (
     speakable,
     with_timings,
 )
-from serve_app.speech.continuity import RecentTexts, with_surrounding_text
+from serve_app.speech.continuity import RecentTexts, surroundings
 from serve_app.speech.custom_voices import CustomVoices
 from serve_app.speech.delivery import Delivery
 from serve_app.speech.dictionaries import Dictionaries
@@ -149,10 +149,16 @@ class SpeechService:
             ticket.release()
 
     async def normalise(
-        self, text: str, voicing: Voicing, param: str = "input", ssml: bool | SsmlText = False
+        self,
+        text: str,
+        voicing: Voicing,
+        param: str = "input",
+        ssml: bool | SsmlText = False,
+        around: Surroundings | None = None,
     ) -> NormalisedText:
-        """``text`` as the voice will be given it, if that is within the spoken limit."""
-        normalised = await self.pipeline.normalise(text, voicing.reading(ssml))
+        """``text`` as the voice will be given it (with the text ``around`` it given
+        to its first and last segment), if that is within the spoken limit."""
+        normalised = await self.pipeline.normalise(text, voicing.reading(ssml), around)
         limit = self._config.max_spoken_chars
         # what is heard: the text read out, and what aliases and phonemes add to it
         heard = len(normalised.text) + normalised.expansion
@@ -186,28 +192,32 @@ class SpeechService:
             )
             voicing = with_timings(voicing, request, framed=alignment)
             given = await self.check_input(request.input, request.text_type)
-            said = await self.read(given, voicing)
+            around = surroundings(*self.recent.around(key.project_id, request))
+            said = await self.read(given, voicing, around=around)
             if said is None:
                 raise InvalidRequest(
                     "empty_input", "input has nothing to speak (no letters or digits).", "input"
                 )
-            previous_text, next_text = self.recent.around(key.project_id, request)
-            normalised = await with_surrounding_text(
-                said.text, previous_text, next_text, self.pipeline, voicing
-            )
             bill = await self.meter.open_bill(key, said.characters)
         except BaseException:
             ticket.release()
             raise
         self.recent.remember(key.project_id, request_id, request.input)
-        return CheckedRequest(request_id, voicing, normalised, bill, received_at, ticket)
+        return CheckedRequest(request_id, voicing, said.text, bill, received_at, ticket)
 
-    async def read(self, given: Input, voicing: Voicing, param: str = "input") -> BilledText | None:
-        """``given`` as ``voicing`` will speak it, and the characters it is billed for
-        (what a listener hears, aliases as heard); None if it says nothing (no letter
-        or digit). The one step from checked text to a paid request, for a request's input
-        and a WebSocket's pieces alike."""
-        normalised = await self.normalise(given.text, voicing, param, given.markup)
+    async def read(
+        self,
+        given: Input,
+        voicing: Voicing,
+        param: str = "input",
+        around: Surroundings | None = None,
+    ) -> BilledText | None:
+        """``given`` as ``voicing`` will speak it (the text ``around`` it read in the
+        same call, for its first and last segment), and the characters it is billed
+        for (what a listener hears, aliases as heard); None if it says nothing (no
+        letter or digit). The one step from checked text to a paid request, for a
+        request's input, a job's chunk and a WebSocket's pieces alike."""
+        normalised = await self.normalise(given.text, voicing, param, given.markup, around)
         if not speakable(normalised):
             return None
         return BilledText(normalised, given.billed + normalised.expansion)

@@ -25,7 +25,7 @@ from serve_app.accounts.longform.claims import ClaimedChunk, Completion
 from serve_app.http.errors import InvalidRequest, ServiceError
 from serve_app.speech.billing import Meter
 from serve_app.speech.checked import BilledText, Input, Voicing
-from serve_app.speech.continuity import with_surrounding_text
+from serve_app.speech.continuity import surroundings
 from serve_app.speech.longform import idle_waits
 from serve_app.speech.longform.audio import JOB_FILES, JobSettings, chunk_key
 from serve_app.speech.longform.audio_store import AudioStore
@@ -124,17 +124,14 @@ class ChunkSpeaker:
         settings = JobSettings.model_validate_json(chunk.settings)
         voicing = await self._voicing(chunk, settings)
         given = await service.check_input(chunk.text, "ssml" if settings.markup else "text")
-        said = await service.read(given, voicing)
+        said = await service.read(given, voicing, around=surroundings(chunk.before, chunk.after))
         if said is None:
             return Rendered(b"", 0, 0)
         characters = job_characters(given, said)
-        text = await with_surrounding_text(
-            said.text, chunk.before, chunk.after, service.pipeline, voicing
-        )
         # kept as PCM: the job's format is made when its audio is read (job_audio), as
         # one stream (MP3 frames of separate encoders, WAV headers do not concatenate)
         pcm = replace(voicing.output, format="pcm", sample_rate=voicing.sample_rate)
-        work = EncodeWork(SynthesisWork(text.segments, voicing.params), pcm)
+        work = EncodeWork(SynthesisWork(said.text.segments, voicing.params), pcm)
         audio, samples = bytearray(), 0
         async with contextlib.aclosing(service.pipeline.encode(work)) as stream:
             async for encoded in stream:  # closed when cancelled: the synthesis stops

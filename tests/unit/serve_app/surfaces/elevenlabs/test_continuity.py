@@ -4,13 +4,16 @@ and billed."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 from elevenlabs.client import AsyncElevenLabs
 
+from deployments.messages import NormalisedText, Surroundings
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
-from serve_app.speech.continuity import SURROUNDING_READ_CHARS, RecentTexts, nearest
+from serve_app.speech.continuity import RecentTexts
 from tests.conftest import pcm_seconds
 from tests.unit.serve_app.conftest import DEV_KEY
 
@@ -52,6 +55,23 @@ async def test_surrounding_text_changes_the_reading_not_the_words_or_the_bill(
     assert read.content != alone.content
     assert 0.75 < pcm_seconds(read.content, 24000) / pcm_seconds(alone.content, 24000) < 1.25
     assert after["characters"] - before["characters"] == len(SECOND)
+
+
+async def test_a_request_and_the_text_around_it_go_to_the_normaliser_in_one_call(
+    http: httpx.AsyncClient, state: IngressState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pipeline = state.speech.pipeline
+    normalise, calls = pipeline.normalise, []
+
+    async def counted(*args: Any, **kwargs: Any) -> NormalisedText:
+        calls.append(args)
+        return await normalise(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "normalise", counted)
+    await spoken(http, previous_text=FIRST, next_text=THIRD)
+    assert len(calls) == 1  # one hop: was three (the text, then each side)
+    text, _, around = calls[0]
+    assert text == SECOND and around == Surroundings(FIRST, THIRD)
 
 
 async def test_previous_request_ids_name_the_project_s_own_requests(
@@ -106,16 +126,3 @@ async def test_more_request_ids_than_allowed_is_a_400_naming_the_field(
     assert response.status_code == 400, response.text
     error = response.json()["error"]
     assert error["code"] == "invalid_value" and error["param"] == "next_request_ids"
-
-
-def test_surrounding_text_read_out_long_is_cut_to_the_words_nearest_the_request() -> None:
-    """500 digits of previous_text read out are thousands of characters; the engine
-    reads the few words nearest the request, so only those are kept (it cost 3.7x
-    the request's own Synthesiser time, unbilled)."""
-    words = " ".join(f"शब्द{i}" for i in range(400))
-    before, after = nearest(words, last=True), nearest(words, last=False)
-    assert len(before) <= SURROUNDING_READ_CHARS and words.endswith(before)
-    assert len(after) <= SURROUNDING_READ_CHARS and words.startswith(after)
-    assert before.split(" ")[0] in words.split(" ")  # whole words, not a cut one
-    assert after.split(" ")[-1] in words.split(" ")
-    assert nearest("छोटा", last=True) == "छोटा"
