@@ -41,6 +41,18 @@ from deployments.normaliser.languages.units import Unit
 
 
 class HindiReader(InFullReader):
+    """Hindi's words and grammar over the rules every language read in full shares.
+
+    Inherited, not composed, by choice: each level adds rules built from hooks that
+    the level below calls (base.py: numbers and codes; addresses.py; in_full.py:
+    dates, times, money, units, fractions), and a language overrides the hooks its
+    grammar says differently. Hindi overrides about thirty (hundreds for 1100-1999,
+    halves and quarters by name, साढ़े and सवा in clock times, scale words), each short
+    and named for what it says; composed, they would be as many callables handed to a
+    shared reader, no easier to read. Languages that differ only in their words are
+    composed already: :class:`~deployments.normaliser.languages.indic.IndicReader`
+    takes a table of them (``IndicWords``)."""
+
     decimal_word = "दशमलव"
     minus_word = "माइनस"
     percent_word = "प्रतिशत"
