@@ -3,13 +3,15 @@
 Marathi, Tamil, Telugu and Kannada are our own tables (checked by hand; 0-99 in
 Marathi are irregular like Hindi's, Tamil and Telugu compose tens and units with
 oblique forms, Kannada joins them by sandhi). Bengali uses num2words, which spells
-it correctly (its Kannada does not: ಮೂವತ್ಏಳು for 37).
+it correctly (its Kannada does not: ಮೂವತ್ಏಳು for 37). Gujarati, Malayalam, Punjabi
+and Odia use AI4Bharat's indic-numtowords (num2words has none of them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from indic_numtowords import num2words as indic_num2words
 from num2words import num2words
 
 from deployments.normaliser.english_words import counted_spelling, native_spelling
@@ -324,10 +326,34 @@ def bengali(n: int) -> str:
     return str(num2words(n, lang="bn")).replace(",", "").strip()
 
 
+# AI4Bharat's indic-numtowords spells numbers below a hundred crore
+AI4BHARAT_BELOW = 10**9
+
+
+def ai4bharat(language: str) -> Callable[[int], str]:
+    """Gujarati, Malayalam, Punjabi and Odia as AI4Bharat's ``indic-numtowords`` spells
+    them (Malayalam's joined: ആയിരത്തി തൊള്ളായിരത്തി നാല്പത്തിയേഴ്); from a hundred
+    crore up, the crores counted as a number of their own."""
+
+    def cardinal(n: int) -> str:
+        if n < AI4BHARAT_BELOW:
+            return str(indic_num2words(n, lang=language)).strip()
+        crores, rest = divmod(n, 10**7)
+        crore = str(indic_num2words(10**7, lang=language)).split()[-1]
+        spoken = f"{cardinal(crores)} {crore}"
+        return f"{spoken} {cardinal(rest)}" if rest else spoken
+
+    return cardinal
+
+
 NUMBER_READERS: dict[str, IndicReader] = {
     "mr": IndicReader("mr", marathi, "दशांश", "उणे", "टक्के"),
     "ta": IndicReader("ta", tamil, "புள்ளி", "கழித்தல்", "சதவீதம்"),
     "te": IndicReader("te", telugu, "పాయింట్", "మైనస్", "శాతం"),
     "bn": IndicReader("bn", bengali, "দশমিক", "মাইনাস", "শতাংশ"),
     "kn": IndicReader("kn", kannada, "ದಶಮಾಂಶ", "ಮೈನಸ್", "ಶೇಕಡಾ"),
+    "gu": IndicReader("gu", ai4bharat("gu"), "દશાંશ", "માઇનસ", "ટકા"),
+    "pa": IndicReader("pa", ai4bharat("pa"), "ਦਸ਼ਮਲਵ", "ਮਾਈਨਸ", "ਪ੍ਰਤੀਸ਼ਤ"),
+    "or": IndicReader("or", ai4bharat("or"), "ଦଶମିକ", "ମାଇନସ", "ପ୍ରତିଶତ"),
+    "ml": IndicReader("ml", ai4bharat("ml"), "ദശാംശം", "മൈനസ്", "ശതമാനം"),
 }

@@ -84,6 +84,14 @@ def kannada_from(amount: str) -> str:
     return amount + " ಇಂದ"
 
 
+def odia_from(amount: str) -> str:
+    """Odia's "from" (ରୁ) on an amount's last word: ଦଶ -> ଦଶରୁ, ଶହେ -> ଶହେରୁ; a word in
+    another script (a currency's name) is left as it is and the ending follows it."""
+    if amount and "\u0b00" <= amount[-1] <= "\u0b7f":
+        return amount + "ରୁ"
+    return amount + " ରୁ"
+
+
 def said_before(halves: dict[int, str], half: str, quarter: str, short_of: str) -> Mixed:
     """Marathi and Bengali put the fraction first: दीड, अडीच, साडे तीन; सव्वा दोन;
     पावणे दोन (1¾: a quarter short of two)."""
@@ -246,5 +254,100 @@ WORDS = {
             "ಕು.": "ಕುಮಾರಿ",
         },
         unit_abbreviations={"ಕಿಮೀ": "km", "ಕಿ.ಮೀ": "km", "ಕಿ.ಮೀ.": "km", "ಕಿಗ್ರಾ": "kg", "ಕಿ.ಗ್ರಾ": "kg"},
+    ),
+    "gu": IndicWords(
+        months=_months("જાન્યુઆરી ફેબ્રુઆરી માર્ચ એપ્રિલ મે જૂન જુલાઈ ઓગસ્ટ સપ્ટેમ્બર ઓક્ટોબર નવેમ્બર ડિસેમ્બર"),
+        rupees="રૂપિયા",
+        paise="પૈસા",
+        and_="અને",
+        plus="પ્લસ",
+        to="થી",
+        until="",
+        on_the_hour="{h} વાગ્યે",
+        with_minutes="{h} વાગીને {m} મિનિટ",
+        seconds="સેકન્ડ",
+        one="એક",
+        rupee="રૂપિયો",
+        half="અડધું",
+        quarter="પા",
+        three_quarters="પોણું",
+        over="બાય",
+        mixed=said_before({1: "દોઢ", 2: "અઢી"}, "સાડા", "સવા", "પોણા"),
+        abbreviations={"ડૉ.": "ડૉક્ટર", "શ્રી.": "શ્રી", "શ્રીમતી.": "શ્રીમતી", "પ્રો.": "પ્રોફેસર"},
+        hundreds=" સો",
+        unit_abbreviations={"કિમી": "km", "કિ.મી.": "km", "કિગ્રા": "kg", "કિ.ગ્રા.": "kg"},
+    ),
+    "pa": IndicWords(
+        months=_months("ਜਨਵਰੀ ਫ਼ਰਵਰੀ ਮਾਰਚ ਅਪ੍ਰੈਲ ਮਈ ਜੂਨ ਜੁਲਾਈ ਅਗਸਤ ਸਤੰਬਰ ਅਕਤੂਬਰ ਨਵੰਬਰ ਦਸੰਬਰ"),
+        rupees="ਰੁਪਏ",
+        paise="ਪੈਸੇ",
+        and_="ਅਤੇ",
+        plus="ਪਲੱਸ",
+        to="ਤੋਂ",
+        until="",
+        on_the_hour="{h} ਵਜੇ",
+        with_minutes="{h} ਵੱਜ ਕੇ {m} ਮਿੰਟ",
+        seconds="ਸਕਿੰਟ",
+        one="ਇੱਕ",
+        rupee="ਰੁਪਇਆ",
+        half="ਅੱਧਾ",
+        quarter="ਚੌਥਾਈ",
+        three_quarters="ਪੌਣਾ",
+        over="ਬਟਾ",
+        mixed=said_before({1: "ਡੇਢ", 2: "ਢਾਈ"}, "ਸਾਢੇ", "ਸਵਾ", "ਪੌਣੇ"),
+        abbreviations={
+            "ਡਾ.": "ਡਾਕਟਰ",
+            "ਸ੍ਰੀ.": "ਸ੍ਰੀ",
+            "ਸ਼੍ਰੀ.": "ਸ਼੍ਰੀ",
+            "ਸ੍ਰੀਮਤੀ.": "ਸ੍ਰੀਮਤੀ",
+            "ਪ੍ਰੋ.": "ਪ੍ਰੋਫ਼ੈਸਰ",
+        },
+        hundreds=" ਸੌ",
+        unit_abbreviations={"ਕਿਮੀ": "km", "ਕਿ.ਮੀ.": "km", "ਕਿਗ੍ਰਾ": "kg", "ਕਿ.ਗ੍ਰਾ.": "kg"},
+    ),
+    "or": IndicWords(
+        months=_months("ଜାନୁଆରୀ ଫେବୃଆରୀ ମାର୍ଚ୍ଚ ଅପ୍ରେଲ ମଇ ଜୁନ ଜୁଲାଇ ଅଗଷ୍ଟ ସେପ୍ଟେମ୍ବର ଅକ୍ଟୋବର ନଭେମ୍ବର ଡିସେମ୍ବର"),
+        rupees="ଟଙ୍କା",
+        paise="ପଇସା",
+        and_="ଏବଂ",
+        plus="ପ୍ଲସ",
+        range_from=odia_from,
+        to="ରୁ",  # joined to the number (:func:`odia_from`): ଦଶରୁ କୋଡ଼ିଏ
+        until="",
+        on_the_hour="{h}ଟା",
+        with_minutes="{h}ଟା {m} ମିନିଟ",
+        seconds="ସେକେଣ୍ଡ",
+        one="ଏକ",
+        rupee="ଟଙ୍କା",
+        half="ଅଧା",
+        quarter="ଏକ ଚତୁର୍ଥାଂଶ",
+        three_quarters="ତିନି ଚତୁର୍ଥାଂଶ",
+        over="ବାଇ",
+        mixed=said_before({1: "ଦେଢ଼", 2: "ଅଢ଼େଇ"}, "ସାଢ଼େ", "ସୱା", "ପାଉଣେ"),
+        abbreviations={"ଡା.": "ଡାକ୍ତର", "ଶ୍ରୀ.": "ଶ୍ରୀ", "ଶ୍ରୀମତୀ.": "ଶ୍ରୀମତୀ", "ପ୍ରଫେ.": "ପ୍ରଫେସର"},
+        hundreds=" ଶହ",
+        unit_abbreviations={"କିମି": "km", "କି.ମି.": "km", "କିଗ୍ରା": "kg", "କି.ଗ୍ରା.": "kg"},
+    ),
+    "ml": IndicWords(
+        months=_months("ജനുവരി ഫെബ്രുവരി മാർച്ച് ഏപ്രിൽ മേയ് ജൂൺ ജൂലൈ ഓഗസ്റ്റ് സെപ്റ്റംബർ ഒക്ടോബർ നവംബർ ഡിസംബർ"),
+        rupees="രൂപ",
+        paise="പൈസ",
+        and_="ഒപ്പം",
+        plus="പ്ലസ്",
+        to="മുതൽ",
+        until="വരെ",
+        on_the_hour="{h} മണി",
+        with_minutes="{h} മണി {m} മിനിറ്റ്",
+        seconds="സെക്കൻഡ്",
+        one="ഒരു",
+        rupee="രൂപ",
+        half="അര",
+        quarter="കാൽ",
+        three_quarters="മുക്കാൽ",
+        over="ബൈ",
+        # ഒന്ന് -> ഒന്നര, ഒന്നേകാൽ, ഒന്നേമുക്കാൽ
+        mixed=joined_after("്", {"½": ("", "ര"), "¼": ("േ", "കാൽ"), "¾": ("േ", "മുക്കാൽ")}),
+        abbreviations={"ഡോ.": "ഡോക്ടർ", "ശ്രീ.": "ശ്രീ", "ശ്രീമതി.": "ശ്രീമതി", "പ്രൊഫ.": "പ്രൊഫസർ"},
+        unit_abbreviations={"കി.മീ.": "km", "കിമീ": "km", "കി.ഗ്രാ.": "kg", "കിഗ്രാ": "kg"},
     ),
 }

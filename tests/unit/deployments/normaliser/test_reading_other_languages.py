@@ -109,7 +109,7 @@ OTHER = [
     ("mr", "0522-2345678", "शून्य पाच दोन दोन, दोन तीन चार पाच सहा सात आठ"),
     ("mr", "98765 43210", "नऊ आठ सात सहा पाच, चार तीन दोन एक शून्य"),
     ("ta", "1800-180-1551", "ஒன்று எட்டு பூஜ்ஜியம் பூஜ்ஜியம், ஒன்று எட்டு பூஜ்ஜியம், ஒன்று ஐந்து ஐந்து ஒன்று"),
-    ("gu", "૧૨", "12"),  # no reader yet: digits become ASCII for the engine
+    ("as", "১২", "12"),  # no reader: digits become ASCII for the engine
     # English words in the language's own script; codes digit by digit
     ("ta", "உங்கள் order online ஆனது", "உங்கள் ஆர்டர் ஆன்லைன் ஆனது"),
     ("ta", "OTP 4821", "ஓ டீ பீ நான்கு எட்டு இரண்டு ஒன்று"),
