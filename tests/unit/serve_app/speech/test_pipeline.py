@@ -30,6 +30,7 @@ from serve_app.speech.pipeline import (
     LocalSynthesis,
     Pipeline,
 )
+from tests.waiting import HANG_S
 
 
 async def test_voices_of_ingress_engines_are_spoken_here_the_rest_there() -> None:
@@ -101,10 +102,14 @@ def starting(
 async def test_a_request_waits_for_a_starting_replica_within_its_bound(
     kokoro: SynthesisRunner,
 ) -> None:
-    _, pipeline = starting(kokoro, start_s=0.3, wait_s=5)
+    """The replica takes a second to start; the bound (a hang's, not the host's speed:
+    Kokoro's first audio on a starved host took over 5 s) lets the request wait."""
+    _, pipeline = starting(kokoro, start_s=1.0, wait_s=HANG_S)
     text = await pipeline.normalise("नमस्ते।", ReadingOptions("hi", "balanced"))
+    started = time.monotonic()
     chunks = [chunk async for chunk in pipeline.encode(_work(text))]
     assert chunks and sum(c.audio_samples for c in chunks) > 0
+    assert time.monotonic() - started >= 1.0  # it waited for the start
 
 
 async def test_past_its_bound_a_request_is_told_to_retry_and_stops_waiting(
@@ -116,10 +121,10 @@ async def test_past_its_bound_a_request_is_told_to_retry_and_stops_waiting(
     with pytest.raises(Overloaded) as raised:
         async for _ in pipeline.encode(_work(text)):
             pass
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < replica.start_s  # told before the replica started
     assert raised.value.code == "overloaded"
     assert raised.value.headers["Retry-After"] == str(FIRST_AUDIO_RETRY_S)
-    await asyncio.wait_for(replica.closed.wait(), 1)  # the remote call was cancelled
+    await asyncio.wait_for(replica.closed.wait(), HANG_S)  # the remote call was cancelled
     # the raw stream (a WebSocket context's) has the same bound
     with pytest.raises(Overloaded):
         async for _ in pipeline.synthesise(_work(text).synthesis):
