@@ -71,6 +71,11 @@ class LanguagePolicy(BaseModel):
                     return code
         return None
 
+    def language_of(self, text: str) -> str:
+        """The language of ``text``'s script (:meth:`language_of_script`), else the
+        default: what a client that names no language is taken to speak."""
+        return self.language_of_script(text) or self.default
+
 
 # Unicode's script names where the policy says them otherwise.
 _UNICODE_SCRIPTS = {"ORIYA": "Odia"}

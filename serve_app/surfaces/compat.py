@@ -60,7 +60,7 @@ def client_language(catalog: Catalog, given: str | None, text: str, param: str) 
     (its clients send none) the language of ``text``'s script, else the default."""
     policy = catalog.policy
     if given is None:
-        return policy.language_of_script(text) or policy.default
+        return policy.language_of(text)
     canonical = policy.canonical(given)
     if canonical is None:
         raise InvalidRequest("unsupported_language", f"Unknown language '{given}'.", param)

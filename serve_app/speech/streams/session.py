@@ -143,8 +143,7 @@ class StreamSession:
             assert voice is not None
             options = voice.options
             if voice.by_script and options.language is None:
-                policy = (await self._speech.catalog()).policy
-                language = policy.language_of_script(text) or policy.default
+                language = (await self._speech.catalog()).policy.language_of(text)
                 options = options.model_copy(update={"language": language})
             self._voicing = await self._speech.choose(
                 options, True, self._project_id, voice.dictionaries_param, voice.bitrate_kbps
