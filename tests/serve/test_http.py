@@ -167,6 +167,34 @@ def test_private_voice_sample_rate_and_language_alias(
     assert english.headers["x-service-representation"] == "latin"
 
 
+SPOKEN = {
+    "gujarati": ("gu", "તમારો ઓર્ડર 15/08/2026 સુધીમાં આવશે."),
+    "malayalam": ("ml", "നിങ്ങളുടെ ഓർഡർ 15/08/2026 ഓടെ എത്തും."),
+    "punjabi": ("pa", "ਤੁਹਾਡਾ ਆਰਡਰ 15/08/2026 ਤੱਕ ਆਵੇਗਾ।"),
+    "odia": ("or", "ଆପଣଙ୍କ ଅର୍ଡର 15/08/2026 ସୁଦ୍ଧା ଆସିବ।"),
+}
+
+
+@pytest.mark.parametrize("alias", sorted(SPOKEN))
+def test_each_language_is_listed_with_its_voice_and_speaks(
+    client: httpx.Client, service: Service, alias: str
+) -> None:
+    language, text = SPOKEN[alias]
+    voices = client.get("/v1/voices").json()["data"]
+    assert any(v["languages"][0] == language for v in voices), language
+    response = speech(
+        client, service, input=text, language=alias, response_format="wav", stream=False
+    )
+    assert response.status_code == 200, response.text
+    headers = response.headers
+    assert (headers["x-service-language"], headers["x-service-representation"]) == (
+        language,
+        "native",
+    )
+    samples, rate = decode(response.content)
+    assert samples.size / rate > 1.0 and float(abs(samples).max()) > 0.05
+
+
 @pytest.mark.parametrize(
     ("body", "status", "code"),
     [

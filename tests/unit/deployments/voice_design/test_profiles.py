@@ -129,4 +129,4 @@ def test_the_shipped_voices_come_measured(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(engines, "measure_voice", counted)
     info = Synthesiser.from_config(SynthesiserConfig(warm_up=False)).info()
     profiled = sum(len(engine.profiles) for engine in info.engines)
-    assert profiled >= 9 + 7 and measured == []  # Kokoro's nine, eSpeak's seven
+    assert profiled >= 9 + 15 and measured == []  # Kokoro's nine, eSpeak's fifteen

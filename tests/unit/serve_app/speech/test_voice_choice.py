@@ -24,6 +24,15 @@ async def test_a_language_without_a_voice_gets_its_own_voice(tmp_path: Path) -> 
     assert "en" in voicing.voice.languages
 
 
+@pytest.mark.parametrize("language", ["bn", "ta", "te", "kn", "ml", "mr", "gu", "pa", "or"])
+async def test_each_indian_language_gets_its_own_named_voice(tmp_path: Path, language: str) -> None:
+    """Every Indian language the normaliser reads has a voice of its own in the
+    catalogue (eSpeak NG's), chosen when a request names the language alone."""
+    voicing = await make_state(tmp_path).speech.choose(VoiceOptions(language=language), False)
+    assert (voicing.params.language, voicing.voice.languages[0]) == (language, language)
+    assert voicing.voice.public and voicing.voice.engine == "espeak"
+
+
 async def test_the_voicing_reads_text_as_the_request_asks(tmp_path: Path) -> None:
     options = VoiceOptions(voice=ESPEAK, quality="high", apply_text_normalization="off")
     voicing = await make_state(tmp_path).speech.choose(options, False)
