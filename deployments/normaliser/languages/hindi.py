@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 
-from num2words import num2words
-
 from deployments.normaliser.english_words import native_spelling
 from deployments.normaliser.languages.base import NUMBER, Rule, alternatives, parse_number
 from deployments.normaliser.languages.currencies import CURRENCIES, Currency, currency_of
+from deployments.normaliser.languages.hindi_context import context_rules
 from deployments.normaliser.languages.hindi_words import (
     ABBREVIATIONS,
     CODE_WORDS,
@@ -36,8 +35,10 @@ from deployments.normaliser.languages.hindi_words import (
     UNITS,
     WORD_ACRONYMS,
 )
-from deployments.normaliser.languages.in_full import InFullReader
+from deployments.normaliser.languages.in_full import ENGLISH_ORDINAL, InFullReader, english_ordinal
 from deployments.normaliser.languages.units import Unit
+
+SCALE_VALUES = {name: value for value, name in SCALES if value > 100}  # हज़ार, लाख, करोड़
 
 
 class HindiReader(InFullReader):
@@ -130,12 +131,12 @@ class HindiReader(InFullReader):
         return self.half_more(whole) if fraction == "5" else self.number(text)
 
     def vulgar(self, whole: str | None, symbol: str) -> str:
-        """1½ डेढ़, 2½ ढाई, 2¼ सवा दो, 1¾ पौने दो."""
+        """1½ डेढ़, 2½ ढाई, 1¼ सवा, 2¼ सवा दो, 1¾ पौने दो."""
         if whole and symbol in "½¼¾":
             n = int(whole)
             if symbol == "½":
                 return self.half_more(n)
-            return f"सवा {self.cardinal(n)}" if symbol == "¼" else f"पौने {self.cardinal(n + 1)}"
+            return self.quarter_more(n) if symbol == "¼" else f"पौने {self.cardinal(n + 1)}"
         return super().vulgar(whole, symbol)
 
     def mixed(self, whole: int, numerator: int, denominator: int) -> str:
@@ -189,13 +190,15 @@ class HindiReader(InFullReader):
     def english_ordinal(self, n: int) -> str:
         """1st, 22nd as Hindi speakers say an ordinal written the English way: in
         English (फ़र्स्ट, ट्वेंटी सेकंड); 1ला, 2री are Hindi's own (पहला, दूसरी)."""
-        words = num2words(n, lang="en", to="ordinal").replace("-", " ").replace(",", "")
-        return " ".join(native_spelling(word, "hi") for word in words.split() if word != "and")
+        return english_ordinal(n, "hi")
 
     def code_rules(self) -> list[Rule]:
-        """Scores, and times with AM/PM, before the clock rule reads them bare; a
-        number 1100-1999 before में, से, तक, की, ई. is a year (1526 में: पंद्रह सौ छब्बीस)."""
+        """What the words around a number decide (:mod:`hindi_context`: clock ranges,
+        financial years, trains' classes, flights, masked numbers, cricket), scores,
+        and times with AM/PM, before the clock rule reads them bare; a number
+        1100-1999 before में, से, तक, की, ई. is a year (1526 में: पंद्रह सौ छब्बीस)."""
         return [
+            *context_rules(self),
             *super().code_rules(),
             Rule(
                 re.compile(
@@ -245,16 +248,34 @@ class HindiReader(InFullReader):
     def scale_words(written: str) -> str:
         return " ".join(SCALE_WORDS[word.lower()] for word in written.split())
 
+    def quarter_more(self, whole: int) -> str:
+        """``whole`` and a quarter: सवा (one and a quarter: सवा किलो, सवा लाख), सवा दो."""
+        return "सवा" if whole == 1 else f"सवा {self.cardinal(whole)}"
+
     def scaled(self, text: str) -> str:
-        """A number before लाख/करोड़/हज़ार: 1.5 -> डेढ़, 2.5 -> ढाई, 1.25 -> सवा एक."""
+        """A number before लाख/करोड़/हज़ार: 1.5 -> डेढ़, 2.5 -> ढाई, 1.25 -> सवा."""
         whole, fraction = parse_number(text)
+        fraction = fraction.rstrip("0")
         if fraction == "5":
             return self.half_more(whole)
         if fraction == "25" and whole:
-            return f"सवा {self.cardinal(whole)}"
+            return self.quarter_more(whole)
         if fraction == "75":
             return f"पौने {self.cardinal(whole + 1)}"
         return self.number(text)
+
+    def in_scale(self, text: str, written: str) -> str:
+        """A number and its scale word(s): halves and quarters by name (ढाई लाख), any
+        other decimal of one scale as the amount it makes (3.2 लाख: तीन लाख बीस हज़ार,
+        12.34 करोड़: बारह करोड़ चौंतीस लाख), as Indians say such sums."""
+        words = self.scale_words(written)
+        whole, fraction = parse_number(text)
+        fraction = fraction.rstrip("0")
+        if fraction and fraction not in ("5", "25", "75") and words in SCALE_VALUES:
+            scale = SCALE_VALUES[words]
+            if len(fraction) < len(str(scale)):  # 3.2 लाख = 3,20,000
+                return self.cardinal(whole * scale + int(fraction.ljust(len(str(scale)) - 1, "0")))
+        return f"{self.scaled(text)} {words}"
 
     def money_rules(self, currency: str) -> list[Rule]:
         one = alternatives(SCALE_WORDS)
@@ -267,13 +288,13 @@ class HindiReader(InFullReader):
                 ),
                 lambda m: (
                     (f"{self.scaled(m[2])} {self.to} " if m[3] else "")
-                    + f"{self.scaled(m[3] or m[2])} {self.scale_words(m[4])} "
+                    + f"{self.in_scale(m[3] or m[2], m[4])} "
                     + currency_of(m[1]).hindi
                 ),
             ),
             Rule(
                 re.compile(rf"(?<![\w.])({NUMBER})\s?({scales})(?![\w])", re.I),
-                lambda m: f"{self.scaled(m[1])} {self.scale_words(m[2])}",
+                lambda m: self.in_scale(m[1], m[2]),
             ),
             # "₹500 रुपये" says the currency twice: read it once; "Rs.500/-" closes it.
             Rule(
@@ -294,7 +315,7 @@ class HindiReader(InFullReader):
         return [
             Rule(ORDINAL_SUFFIX, lambda m: self.ordinal(int(m[1]), m[2])),
             Rule(  # 2nd फ्लोर: an English ordinal is said in English (सेकंड फ्लोर)
-                re.compile(r"(\d+)(?:st|nd|rd|th)(?![\w])", re.I),
+                ENGLISH_ORDINAL,
                 lambda m: self.english_ordinal(int(m[1])),
             ),
         ]

@@ -9,8 +9,11 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import ClassVar
 
+from num2words import num2words
+
 import deployments.normaliser.languages.currencies as currencies
 import deployments.normaliser.languages.dates as dates
+from deployments.normaliser.english_words import native_spelling
 from deployments.normaliser.languages.addresses import AddressReader
 from deployments.normaliser.languages.base import NUMBER, Rule, alternatives
 from deployments.normaliser.languages.codes import code_rules
@@ -24,6 +27,16 @@ AM_PM = r"(?=\s?[AaPp]\.?\s?[Mm]\.?(?![A-Za-z]))"
 # Not inside a word: after no letter, digit or Devanagari sign (vowel signs are not
 # \w to Python's re).
 NOT_AFTER_A_LETTER = r"(?<![\w\u0900-\u0963\u0971-\u097F])"
+
+# An ordinal written the English way: 1st, 22nd, 3rd, 11th.
+ENGLISH_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)(?![\w])", re.I)
+
+
+def english_ordinal(n: int, language: str) -> str:
+    """``n`` as an English ordinal, in ``language``'s script: Indians say 1st, 2nd
+    floor in English whatever language they speak."""
+    words = num2words(n, lang="en", to="ordinal").replace("-", " ").replace(",", "")
+    return " ".join(native_spelling(word, language) for word in words.split() if word != "and")
 
 
 class InFullReader(AddressReader):
@@ -179,7 +192,7 @@ class InFullReader(AddressReader):
         name = self.percent_word if m[3] == "%" else self._unit_words(m, 3, m[2])
         if name is None or not self.to:
             return m[0]
-        return self.range(self.number(m[1]), f"{self.quantity(m[2])} {name}")
+        return self.range(self.quantity(m[1]), f"{self.quantity(m[2])} {name}")
 
     def currency_words(self, currency: Currency, one: bool) -> tuple[str, str]:
         """What the language calls ``currency`` (after one of it, or more) and its
@@ -191,13 +204,16 @@ class InFullReader(AddressReader):
         return self.quantity(text)
 
     def money(self, amount: str, currency: Currency) -> str:
-        """``amount`` (as written, with commas) of ``currency``, hundredths included."""
+        """``amount`` (as written, with commas) of ``currency``, hundredths included (only
+        them where there is no whole unit)."""
         whole, _, fraction = amount.partition(".")
         unit, hundredth = self.currency_words(currency, whole == "1")
         if not hundredth:  # yen, won: the decimals are the number's
             return f"{self.amount(amount)} {unit}"
-        words = f"{self.amount(whole)} {unit}"
         cents = int((fraction + "00")[:2]) if fraction else 0
+        if cents and not whole.strip("0,"):  # ₹0.50: पचास पैसे, $0.99: ninety nine cents
+            return f"{self.cardinal(cents)} {hundredth}"
+        words = f"{self.amount(whole)} {unit}"
         return words + (f"{self.money_and}{self.cardinal(cents)} {hundredth}" if cents else "")
 
     def vulgar(self, whole: str | None, symbol: str) -> str:

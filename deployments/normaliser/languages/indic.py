@@ -9,14 +9,16 @@ and Odia use AI4Bharat's indic-numtowords (num2words has none of them).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
 from indic_numtowords import num2words as indic_num2words
 from num2words import num2words
 
 from deployments.normaliser.english_words import counted_spelling, native_spelling
+from deployments.normaliser.languages.base import Rule
 from deployments.normaliser.languages.currencies import Currency
-from deployments.normaliser.languages.in_full import InFullReader
+from deployments.normaliser.languages.in_full import ENGLISH_ORDINAL, InFullReader, english_ordinal
 from deployments.normaliser.languages.indic_words import WORDS, IndicWords
 from deployments.normaliser.languages.units import Unit
 
@@ -314,6 +316,11 @@ class IndicReader(InFullReader):
         spoken = self.words.mixed(self.cardinal, int(whole), symbol)
         return spoken or super().vulgar(whole, symbol)
 
+    def ordinal_rules(self) -> list[Rule]:
+        """1st, 2nd: an ordinal written the English way is said in English, in the
+        language's script, as its speakers say it (second floor, first class)."""
+        return [Rule(ENGLISH_ORDINAL, lambda m: english_ordinal(int(m[1]), self.language))]
+
     def fraction(self, numerator: int, denominator: int) -> str:
         """1/2, 1/4, 3/4 by name; the rest, door numbers included, "a by b"."""
         named = {(1, 2): "½", (1, 4): "¼", (3, 4): "¾"}.get((numerator, denominator))
@@ -329,15 +336,45 @@ def bengali(n: int) -> str:
 # AI4Bharat's indic-numtowords spells numbers below a hundred crore
 AI4BHARAT_BELOW = 10**9
 
+# Malayalam's numbers before a unit end in a joining form (ഇരുപത്തി, നൂറ്റി,
+# ആയിരത്തി: -ത്തി, -റ്റി), which the unit joins as one word. indic-numtowords joins
+# some (ഇരുപത്തിയഞ്ച്) and leaves a space in others (ഇരുപത്തി ആറ്, നൂറ്റി ഒന്ന്), with
+# three spellings of nine; written Malayalam joins them all, a vowel through the
+# glide യ (ഇരുപത്തിയാറ്, നൂറ്റിയൊന്ന്), a consonant directly (ഇരുപത്തിമൂന്ന്).
+MALAYALAM_JOINING = ("ത്തി", "റ്റി")
+MALAYALAM_UNITS = {
+    "ഒന്ന്": "ഒന്ന്", "രണ്ട്": "രണ്ട്", "രണ്ടു": "രണ്ട്", "മൂന്ന്": "മൂന്ന്",
+    "നാല്": "നാല്", "അഞ്ച്": "അഞ്ച്", "അഞ്ചു": "അഞ്ച്", "ആറ്": "ആറ്", "ഏഴ്": "ഏഴ്",
+    "എട്ട്": "എട്ട്", "ഒമ്പത്": "ഒമ്പത്", "ഒന്പത്": "ഒമ്പത്", "ഒൻപതു": "ഒമ്പത്",
+}  # fmt: skip
+# a vowel letter after the joining ി becomes യ with the vowel's sign
+MALAYALAM_GLIDE = {"അ": "യ", "ആ": "യാ", "എ": "യെ", "ഏ": "യേ", "ഒ": "യൊ", "ഓ": "യോ"}
+
+
+def malayalam_joined(spoken: str) -> str:
+    """``spoken`` (in NFC: the package writes some vowel signs in two parts) with each
+    unit joined to the number before it."""
+    words: list[str] = []
+    for word in unicodedata.normalize("NFC", spoken).split():
+        unit = MALAYALAM_UNITS.get(word)
+        if unit and words and words[-1].endswith(MALAYALAM_JOINING):
+            glide = MALAYALAM_GLIDE.get(unit[0])
+            words[-1] += glide + unit[1:] if glide else unit
+        else:
+            words.append(word)
+    return " ".join(words)
+
 
 def ai4bharat(language: str) -> Callable[[int], str]:
     """Gujarati, Malayalam, Punjabi and Odia as AI4Bharat's ``indic-numtowords`` spells
-    them (Malayalam's joined: ആയിരത്തി തൊള്ളായിരത്തി നാല്പത്തിയേഴ്); from a hundred
-    crore up, the crores counted as a number of their own."""
+    them (Malayalam's units joined to the number before them: ആയിരത്തി തൊള്ളായിരത്തി
+    നാല്പത്തിയേഴ്, ഇരുപത്തിയാറ്, നൂറ്റിയൊന്ന്); from a hundred crore up, the crores counted as a
+    number of their own."""
 
     def cardinal(n: int) -> str:
         if n < AI4BHARAT_BELOW:
-            return str(indic_num2words(n, lang=language)).strip()
+            spoken = str(indic_num2words(n, lang=language)).strip()
+            return malayalam_joined(spoken) if language == "ml" else spoken
         crores, rest = divmod(n, 10**7)
         crore = str(indic_num2words(10**7, lang=language)).split()[-1]
         spoken = f"{cardinal(crores)} {crore}"

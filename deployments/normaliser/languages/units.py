@@ -92,6 +92,10 @@ UNITS = (
     _unit("GB", "जीबी", "gigabyte"),
     _unit("MB", "एमबी", "megabyte"),
     _unit("TB", "टीबी", "terabyte"),
+    _unit("KB", "केबी", "kilobyte", exact_case=True),
+    _unit("Mbps", "एमबीपीएस", "megabit per second", "megabits per second"),
+    _unit("Gbps", "जीबीपीएस", "gigabit per second", "gigabits per second"),
+    _unit("kbps", "केबीपीएस", "kilobit per second", "kilobits per second"),
     # time
     _unit("hr|hrs", "घंटे", "hour", hindi_one="घंटा"),
     _unit("yr|yrs", "साल", "year"),

@@ -75,6 +75,12 @@ TABLE = [
     ("gu", "98765 43210", "નવ આઠ સાત છ પાંચ, ચાર ત્રણ બે એક શૂન્ય"),
     ("or", "OTP 4821", "ଓ ଟୀ ପୀ ଚାରି ଆଠ ଦୁଇ ଏକ"),
     ("pa", "ਤੁਹਾਡਾ bank order", "ਤੁਹਾਡਾ ਬੈਂਕ ਆਰਡਰ"),
+    # ordinals: the language's own ending, or the English way said in English
+    ("gu", "21મી સદી", "એકવીસમી સદી"),
+    ("gu", "2nd ફ્લોર", "સેકંડ ફ્લોર"),
+    ("ml", "1st", "ഫർസ്ട്"),
+    ("pa", "5th", "ਫ਼ਿਫ਼ਥ"),
+    ("or", "2nd", "ସେକଂଡ୍"),
     # digits of the language's own script
     ("gu", "૧૨", "બાર"),
     ("or", "୨୫", "ପଚିଶ"),
@@ -94,16 +100,45 @@ def test_the_four_languages_read_as_their_speakers_say(
     assert read(text, language) == expected
 
 
+# Malayalam as it is written (the numbers' pages of Malayalam Wikipedia, school
+# primers): a unit joins the number before it, through യ before a vowel.
+MALAYALAM_WRITTEN = {
+    23: "ഇരുപത്തിമൂന്ന്", 26: "ഇരുപത്തിയാറ്", 27: "ഇരുപത്തിയേഴ്", 29: "ഇരുപത്തിയൊമ്പത്",
+    35: "മുപ്പത്തിയഞ്ച്", 38: "മുപ്പത്തിയെട്ട്", 39: "മുപ്പത്തിയൊമ്പത്", 62: "അറുപത്തിരണ്ട്",
+    75: "എഴുപത്തിയഞ്ച്", 91: "തൊണ്ണൂറ്റിയൊന്ന്", 99: "തൊണ്ണൂറ്റിയൊമ്പത്",
+    101: "നൂറ്റിയൊന്ന്", 205: "ഇരുനൂറ്റിയഞ്ച്", 1008: "ആയിരത്തിയെട്ട്",
+    2026: "രണ്ടായിരത്തി ഇരുപത്തിയാറ്",
+}  # fmt: skip
+UNIT_SPELLINGS = {"രണ്ടു": "രണ്ട്", "അഞ്ചു": "അഞ്ച്", "ഒന്പത്": "ഒമ്പത്", "ഒൻപതു": "ഒമ്പത്"}
+TENS = re.compile("(ത്തി|റ്റി) (ഒന്ന്|രണ്ട്|മൂന്ന്|നാല്|അഞ്ച്|ആറ്|ഏഴ്|എട്ട്|ഒമ്പത്)(?= |$)")
+GLIDE = {"അ": "യ", "ആ": "യാ", "എ": "യെ", "ഏ": "യേ", "ഒ": "യൊ"}
+
+
+def joined_as_written(words: str) -> str:
+    """indic-numtowords' Malayalam with every unit joined to the number before it (it
+    joins some and leaves a space in others) and nine spelt one way."""
+    words = " ".join(UNIT_SPELLINGS.get(w, w) for w in words.split())
+    return TENS.sub(lambda m: m[1] + GLIDE.get(m[2][0], m[2][0]) + m[2][1:], words)
+
+
+@pytest.mark.parametrize(("n", "written"), sorted(MALAYALAM_WRITTEN.items()))
+def test_a_malayalam_unit_joins_the_number_before_it(n: int, written: str) -> None:
+    assert read(str(n), "ml") == written
+    assert joined_as_written(unicodedata.normalize("NFC", num2words(n, lang="ml"))) == written
+
+
 @pytest.mark.parametrize("language", FOUR)
 def test_numbers_are_the_published_source_s_words(language: str) -> None:
     """Every number up to 1,000 and a spread beyond, in ASCII and in the language's
     own digits, and grouped as Indians write them, reads as indic-numtowords spells it
-    (in NFC, as everything the normaliser gives the voice)."""
+    (in NFC, as everything the normaliser gives the voice; Malayalam's units
+    joined as written)."""
     zero = SCRIPTS[language].block + 0x66  # each Brahmic block's digits
     digits = "".join(chr(zero + i) for i in range(10))
 
     def spelt(n: int) -> str:
-        return unicodedata.normalize("NFC", str(num2words(n, lang=language)).strip())
+        words = unicodedata.normalize("NFC", str(num2words(n, lang=language)).strip())
+        return joined_as_written(words) if language == "ml" else words
 
     # (nine digits or more unbroken are a code, read digit by digit: policy)
     for n in [*range(1001), 1947, 2500, 10**5, 1_23_456, 99_99_999]:

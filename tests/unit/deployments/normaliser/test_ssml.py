@@ -103,10 +103,12 @@ def test_broken_markup_says_what_and_where(markup: str, says: str, line: int) ->
     ids=["billion-laughs", "external-entity", "parameter-entity", "deep"],
 )
 def test_hostile_markup_is_refused_fast(markup: str) -> None:
-    started = time.perf_counter()
+    """Refused before it is expanded or walked: bounded in this process's CPU time (an
+    expansion takes minutes of it), not the wall clock a busy host stretches."""
+    started = time.process_time()
     with pytest.raises(SsmlError):
         parse(markup)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
 
 
 def test_text_without_speak_is_read_as_if_speak_held_it() -> None:
