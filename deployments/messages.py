@@ -52,13 +52,28 @@ class PhonemeTiming:
     """One phoneme as it sounds: its IPA, when it starts and how long it lasts (ms, on
     its chunk's clock), and the word it says as ``text[start:end]``: of its segment's
     text as an engine gives it, of the request's input once the Synthesiser has
-    mapped it (-1, -1: no word, or none found)."""
+    mapped it (-1, -1: no word, or none found). Once mapped, ``said_start`` and
+    ``said_end`` keep where the word is in the segment's text, so that the audio
+    can be mapped onto another input that reads the same (the speech cache)."""
 
     phoneme: str
     start_ms: int
     duration_ms: int
     start: int = -1
     end: int = -1
+    said_start: int = -1
+    said_end: int = -1
+
+    def in_input(self, segment: Segment) -> PhonemeTiming:
+        """This phoneme, its word where ``segment``'s text has it (``said_start``,
+        else ``start``), with its word in the input ``segment`` was read from."""
+        said_start, said_end = (
+            (self.said_start, self.said_end) if self.said_start >= 0 else (self.start, self.end)
+        )
+        if said_start < 0:
+            return replace(self, start=-1, end=-1, said_start=-1, said_end=-1)
+        start, end = segment.source_of(said_start, said_end)
+        return replace(self, start=start, end=end, said_start=said_start, said_end=said_end)
 
     def shifted(self, ms: int, chars: int = 0) -> PhonemeTiming:
         """The same phoneme ``ms`` later, its word ``chars`` further on."""
@@ -187,6 +202,26 @@ class Segment:
         return self.end if self.billed_end is None else self.billed_end
 
 
+def joined(first: Segment, second: Segment) -> Segment | None:
+    """``first`` and ``second`` spoken as one segment, a space between their texts, under
+    ``second``'s index (its audio completes what ``second`` bills); None where they
+    may not be (a pause or a change of prosody between them)."""
+    if first.prosody != second.prosody or first.pause_after_ms or second.pause_before_ms:
+        return None
+    shift = len(first.text) + 1
+    return replace(
+        second,
+        text=f"{first.text} {second.text}",
+        start=first.start,
+        phonemes=first.phonemes
+        + tuple(replace(p, start=p.start + shift, end=p.end + shift) for p in second.phonemes),
+        pause_before_ms=first.pause_before_ms,
+        previous_text=first.previous_text,
+        sources=first.sources
+        + tuple((a + shift, b + shift, c, d) for a, b, c, d in second.sources),
+    )
+
+
 @dataclass(frozen=True)
 class NormalisedText:
     """What the normaliser made of a request's input."""
@@ -309,11 +344,36 @@ class OutputParams:
 
 
 @dataclass(frozen=True)
+class CachedAudio:
+    """Audio of some of a request's segments, spoken before (the speech cache):
+    ``segments`` the indices it covers, ``chunks`` their audio in order, on the
+    request's segment indices."""
+
+    segments: frozenset[int]
+    chunks: tuple[AudioChunk, ...]
+
+
+@dataclass(frozen=True)
 class EncodeWork:
-    """One request's audio: what to synthesise and how to encode it."""
+    """One request's audio: what to synthesise and how to encode it.
+
+    ``cached``: audio some of its segments already have, spoken in their place
+    (only the others are synthesised); ``keep_audio``: each encoded chunk brings
+    back the synthesised audio it holds (``EncodedChunk.spoken``), for the cache."""
 
     synthesis: SynthesisWork
     output: OutputParams
+    cached: CachedAudio | None = None
+    keep_audio: bool = False
+
+    @property
+    def to_synthesise(self) -> SynthesisWork:
+        """The work of the segments that have no cached audio."""
+        if self.cached is None:
+            return self.synthesis
+        covered = self.cached.segments
+        segments = tuple(s for s in self.synthesis.segments if s.index not in covered)
+        return replace(self.synthesis, segments=segments)
 
 
 @dataclass
@@ -322,7 +382,8 @@ class EncodedChunk:
 
     ``audio_samples`` counts the output samples whose encoding this chunk completes,
     ``end_char`` is the input offset up to which the text has been spoken once
-    this chunk is delivered.
+    this chunk is delivered; ``spoken``, where the work asked to keep its audio,
+    the synthesised chunks whose encoding this chunk completes (or began).
     """
 
     data: bytes
@@ -331,3 +392,4 @@ class EncodedChunk:
     end_char: int
     alignment: Alignment | None = None
     timings: Timings | None = None
+    spoken: tuple[AudioChunk, ...] = ()

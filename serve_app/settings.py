@@ -70,6 +70,17 @@ class IngressConfig(BaseModel):
     max_active_requests: int = Field(
         96, gt=0, description="Speech requests and sessions one replica serves at once."
     )
+    speech_cache_mb: int = Field(
+        0,
+        ge=0,
+        description="Memory each ingress replica keeps spoken sentences in (the speech "
+        "cache: a project's repeated prompts heard again without synthesis), least "
+        "recently used out first; 256 holds about 45 minutes of 24 kHz speech. 0: no "
+        "cache (the default while it serves the native HTTP routes only).",
+    )
+    speech_cache_ttl_s: float = Field(
+        86_400.0, gt=0, description="How long a sentence's audio stays in the speech cache."
+    )
     allowed_origins: list[str] = Field(
         default_factory=list,
         description="Browser origins (https://app.example.com) allowed to call the API "

@@ -8,7 +8,7 @@ each other by their paths, never through this face. Its Serve deployment is
 """
 
 from deployments.encoding.chapters import ChapterMark, has_chapter_marks, mark_chapters
-from deployments.encoding.encoder import StreamEncoder, encode_stream
+from deployments.encoding.encoder import StreamEncoder, encode_stream, encode_work
 from deployments.encoding.writers import (
     AUDIO_FORMATS,
     FORMATS,
@@ -27,6 +27,7 @@ __all__ = [
     "bitrate_kbps",
     "content_type",
     "encode_stream",
+    "encode_work",
     "has_chapter_marks",
     "make_writer",
     "mark_chapters",

@@ -13,7 +13,7 @@ from typing import Any
 
 from ray import serve
 
-from deployments.encoding.encoder import encode_stream
+from deployments.encoding.encoder import encode_work
 from deployments.flow_control import warn_without_flow_control
 from deployments.loopback import keep_replica_server_on_loopback
 from deployments.messages import EncodedChunk, EncodeWork
@@ -38,14 +38,16 @@ class AudioEncoderReplica:
         ``BackPressureError`` when it is full). When the caller stops reading, the
         Synthesiser's stream is cancelled: synthesis stops within a segment.
         """
-        audio = self._synthesiser.synthesise.remote(work.synthesis)
-        encoded = never_empty(encode_stream(without_nothing(audio), work))
+        todo = work.to_synthesise  # the segments the speech cache had no audio for
+        audio = self._synthesiser.synthesise.remote(todo) if todo.segments else None
+        encoded = never_empty(encode_work(work, without_nothing(audio) if audio else None))
         try:
             async with contextlib.aclosing(encoded):
                 async for chunk in encoded:
                     yield chunk
         finally:
-            audio.cancel()
+            if audio is not None:
+                audio.cancel()
 
 
 # Its options (resources, replicas, queue bounds) live in the Serve configs.

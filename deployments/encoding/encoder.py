@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterable, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
+from dataclasses import replace
 from typing import ParamSpec, TypeVar
 
 import numpy as np
@@ -12,9 +13,11 @@ from deployments.encoding.audio_path import AudioPath
 from deployments.messages import (
     Alignment,
     AudioChunk,
+    CachedAudio,
     EncodedChunk,
     EncodeWork,
     OutputParams,
+    SynthesisWork,
     Timings,
     billed_ends,
     billed_through,
@@ -113,6 +116,68 @@ async def encode_stream(
             yield encoded
     if encoder is not None and (tail := await encoder.finish()) is not None:
         yield tail
+
+
+async def encode_work(
+    work: EncodeWork, audio: AsyncIterator[AudioChunk] | None
+) -> AsyncGenerator[EncodedChunk, None]:
+    """``work`` encoded: ``audio`` (its segments without cached audio, synthesised;
+    None where every segment has some) in order with its cached audio. Where the work
+    keeps its audio, each encoded chunk brings back the synthesised chunks it
+    encodes (a last chunk without bytes brings back any the encoder's tail left)."""
+    kept: list[AudioChunk] = []
+
+    async def spoken() -> AsyncGenerator[AudioChunk, None]:
+        async for chunk in audio or _nothing():
+            if work.keep_audio:
+                kept.append(chunk)
+            yield chunk
+
+    stream = interleaved(work.cached, spoken(), work.to_synthesise)
+    last: EncodedChunk | None = None
+    async for encoded in encode_stream(stream, work):
+        last = replace(encoded, spoken=tuple(kept)) if kept else encoded
+        kept.clear()
+        yield last
+    if kept:
+        rate = last.sample_rate if last is not None else kept[0].sample_rate
+        end_char = last.end_char if last is not None else 0
+        yield EncodedChunk(b"", rate, 0, end_char, spoken=tuple(kept))
+
+
+async def interleaved(
+    cached: CachedAudio | None,
+    audio: AsyncIterator[AudioChunk],
+    synthesised: SynthesisWork,
+) -> AsyncGenerator[AudioChunk, None]:
+    """The chunks of a request in its segments' order: ``cached`` audio of some, and
+    ``audio``, the rest's (``synthesised``) as it comes. Cached audio before the next
+    segment still to come is yielded at once (a cached greeting is heard while the
+    sentence after it is synthesised)."""
+    pending = list(cached.chunks) if cached is not None else []
+    to_come = [segment.index for segment in synthesised.segments]
+
+    def ready() -> list[AudioChunk]:
+        frontier = to_come[0] if to_come else None
+        taken = [c for c in pending if frontier is None or c.segment < frontier]
+        del pending[: len(taken)]
+        return taken
+
+    for chunk in ready():
+        yield chunk
+    async for chunk in audio:
+        yield chunk
+        if chunk.through >= 1.0:  # its segment is done, and any joined into it
+            to_come[:] = [index for index in to_come if index > chunk.segment]
+        for early in ready():
+            yield early
+    for chunk in pending:
+        yield chunk
+
+
+async def _nothing() -> AsyncGenerator[AudioChunk, None]:
+    return
+    yield
 
 
 async def _run(offload: bool, call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:

@@ -18,7 +18,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from deployments.messages import AudioChunk, Segment, SynthesisParams, SynthesisWork
+from deployments.messages import AudioChunk, Segment, SynthesisParams, SynthesisWork, joined
 from deployments.synthesis.batcher import Batcher
 from deployments.synthesis.engine import CancelToken
 from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER
@@ -271,26 +271,6 @@ class SynthesisRunner:
             for e in info.engines
         )
         return replace(info, engines=engines)
-
-
-def joined(first: Segment, second: Segment) -> Segment | None:
-    """``first`` and ``second`` spoken as one segment, a space between their texts, under
-    ``second``'s index (its audio completes what ``second`` bills); None where they
-    may not be (a pause or a change of prosody between them)."""
-    if first.prosody != second.prosody or first.pause_after_ms or second.pause_before_ms:
-        return None
-    shift = len(first.text) + 1
-    return replace(
-        second,
-        text=f"{first.text} {second.text}",
-        start=first.start,
-        phonemes=first.phonemes
-        + tuple(replace(p, start=p.start + shift, end=p.end + shift) for p in second.phonemes),
-        pause_before_ms=first.pause_before_ms,
-        previous_text=first.previous_text,
-        sources=first.sources
-        + tuple((a + shift, b + shift, c, d) for a, b, c, d in second.sources),
-    )
 
 
 def split(chunk: AudioChunk, max_seconds: float) -> list[AudioChunk]:

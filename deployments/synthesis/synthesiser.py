@@ -310,7 +310,7 @@ class Synthesiser:
         cancel: CancelToken | None = None,
     ) -> tuple[AudioChunk, Callable[[], AudioChunk]] | None:
         """``first``'s chunk and a call for ``second``'s, from one reading of ``together``
-        (first's text, a space, second's: :func:`~deployments.synthesis.runner.joined`)
+        (first's text, a space, second's: :func:`~deployments.messages.joined`)
         rendered in two parts (blocking, both); None where the engine does not part it
         (then nothing was rendered)."""
         voice = self._voices.get(params.voice)
@@ -358,11 +358,7 @@ def timed(chunk: AudioChunk, segment: Segment) -> AudioChunk:
     if not chunk.phonemes:
         return chunk
     duration_ms = chunk.samples.size * 1000 // chunk.sample_rate
-    phonemes = tuple(
-        replace(p, start=-1, end=-1) if p.start < 0 else replace(p, start=a, end=b)
-        for p in chunk.phonemes
-        for a, b in [segment.source_of(p.start, p.end)]
-    )
+    phonemes = tuple(p.in_input(segment) for p in chunk.phonemes)
     timings = Timings(phonemes, viseme_track(phonemes, duration_ms))
     return replace(chunk, phonemes=(), timings=timings)
 

@@ -21,6 +21,7 @@ EXPOSED_HEADERS = [
     "x-service-representation",
     "x-service-sample-rate",
     "x-service-quality",
+    "x-service-cache",
     "x-service-generation-ms",
     "x-service-cost-deci-micros",
     "x-service-voice-design",

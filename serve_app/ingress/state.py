@@ -19,6 +19,7 @@ from serve_app.ingress.placement import SYNTHESISER
 from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission, PerAddress
 from serve_app.speech.billing import Meter
+from serve_app.speech.cache import MemoryCache, SpeechCache
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.custom_voices import CustomVoices
 from serve_app.speech.dictionaries import Dictionaries
@@ -36,6 +37,14 @@ logger = logging.getLogger("serve_app")
 
 # A warm-up waits this long for the stages behind the ingress to start.
 WARM_UP_TIMEOUT_S = 120.0
+
+
+def speech_cache(config: IngressConfig) -> SpeechCache | None:
+    """The replica's speech cache as ``config`` sizes it; None where it has no memory."""
+    if not config.speech_cache_mb:
+        return None
+    memory = MemoryCache(config.speech_cache_mb << 20, config.speech_cache_ttl_s)
+    return SpeechCache(memory, config.model_id)
 
 
 class IngressState:
@@ -76,6 +85,7 @@ class IngressState:
             self.metrics,
             self.voices,
             self.dictionaries,
+            speech_cache(config),
         )
         self.jobs = LongFormJobs(self.speech, self.store, self.meter, config)
         self._catalog: Catalog | None = None

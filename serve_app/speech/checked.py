@@ -99,6 +99,10 @@ class CheckedRequest:
     bill: Bill
     received_at: float
     ticket: Ticket
+    # whether its audio may come from the speech cache (and go into it); once its
+    # delivery has begun, what the cache had of it (x-service-cache)
+    cacheable: bool = True
+    cache: str = "off"
 
     @property
     def work(self) -> EncodeWork:
@@ -111,6 +115,7 @@ class CheckedRequest:
             "x-service-representation": self.text.representation,
             "x-service-sample-rate": str(self.voicing.sample_rate),
             "x-service-quality": self.voicing.params.quality,
+            "x-service-cache": self.cache,
             "cache-control": "no-store",
         }
         if self.voicing.design_report is not None:

@@ -19,7 +19,7 @@ from typing import Any, Protocol, TypeVar
 from ray.exceptions import ActorUnavailableError, RayActorError
 from ray.serve.exceptions import BackPressureError
 
-from deployments.encoding import encode_stream
+from deployments.encoding import encode_work
 from deployments.messages import (
     AudioChunk,
     EncodedChunk,
@@ -147,8 +147,13 @@ class LocalEncoding:
         self._synthesis = synthesis
 
     async def encode(self, work: EncodeWork) -> AsyncGenerator[EncodedChunk, None]:
-        async with contextlib.aclosing(self._synthesis.synthesise(work.synthesis)) as audio:
-            async for chunk in encode_stream(audio, work):
+        todo = work.to_synthesise  # the segments the speech cache had no audio for
+        if not todo.segments:
+            async for chunk in encode_work(work, None):
+                yield chunk
+            return
+        async with contextlib.aclosing(self._synthesis.synthesise(todo)) as audio:
+            async for chunk in encode_work(work, audio):
                 yield chunk
 
 
@@ -270,7 +275,12 @@ class Pipeline:
 
     async def encode(self, work: EncodeWork) -> AsyncGenerator[EncodedChunk, None]:
         """The encoded audio of ``work`` as it is synthesised. Closing the stream
-        stops synthesis."""
+        stops synthesis. Work whose every segment has cached audio is encoded here:
+        nothing to synthesise, nothing to wait for."""
+        if not work.to_synthesise.segments:
+            async for chunk in _as_service_errors(encode_work(work, None)):
+                yield chunk
+            return
         here = self._here(work.synthesis.params.voice)
         encoding = LocalEncoding(here) if here is not None else self._encoding
         assert encoding is not None  # a pipeline has somewhere to synthesise

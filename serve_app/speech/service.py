@@ -10,9 +10,15 @@ settled by its :class:`Delivery`. The surfaces frame what comes back
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 
-from deployments.messages import AudioChunk, NormalisedText, Surroundings, SynthesisWork
+from deployments.messages import (
+    AudioChunk,
+    EncodedChunk,
+    NormalisedText,
+    Surroundings,
+    SynthesisWork,
+)
 from deployments.normaliser import base_language, clean_text, off_loop_if_long, ssml
 from deployments.reading import ReadingOptions, SsmlText
 from serve_app.accounts import ApiKey
@@ -20,6 +26,7 @@ from serve_app.http.errors import InvalidRequest, ServiceError
 from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission
 from serve_app.speech.billing import Meter
+from serve_app.speech.cache import SpeechCache
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.checked import (
     BilledText,
@@ -53,8 +60,10 @@ class SpeechService:
         metrics: Metrics,
         voices: CustomVoices,
         dictionaries: Dictionaries,
+        cache: SpeechCache | None = None,
     ) -> None:
         self.pipeline = pipeline
+        self.cache = cache
         self.meter = meter
         self.admission = admission
         self.metrics = metrics
@@ -203,7 +212,9 @@ class SpeechService:
             ticket.release()
             raise
         self.recent.remember(key.project_id, request_id, request.input)
-        return CheckedRequest(request_id, voicing, said.text, bill, received_at, ticket)
+        return CheckedRequest(
+            request_id, voicing, said.text, bill, received_at, ticket, cacheable=request.cache
+        )
 
     async def read(
         self,
@@ -236,7 +247,7 @@ class SpeechService:
         audio exists, or ends with none (``empty_input``); the bill is then settled,
         nothing charged, so the caller can still answer with an HTTP error.
         """
-        stream = self.pipeline.encode(speech.work)
+        stream = self._encoded(speech)
         delivery = Delivery(
             self.meter,
             self.metrics,
@@ -268,6 +279,15 @@ class SpeechService:
         )
         delivery.attach(stream, first)
         return delivery
+
+    def _encoded(self, speech: CheckedRequest) -> AsyncGenerator[EncodedChunk, None]:
+        """The request's encoded audio: what the speech cache has of it from there, the
+        rest synthesised (and kept); ``speech.cache`` says which."""
+        if self.cache is None or not speech.cacheable:
+            return self.pipeline.encode(speech.work)
+        lookup = self.cache.lookup(speech.work, speech.voicing.voice)
+        speech.cache = lookup.status
+        return self.cache.recorded(lookup, self.pipeline.encode(lookup.work))
 
     async def open_delivery(self, key: ApiKey, received_at: float) -> Delivery:
         """A delivery with no audio yet, for a session whose texts arrive as it runs:

@@ -176,6 +176,12 @@ class SpeechRequest(VoiceOptions):
     next_request_ids: list[Annotated[str, Field(max_length=128)]] | None = Field(
         None, max_length=3, description="As previous_request_ids, for the text after."
     )
+    cache: bool = Field(
+        True,
+        description="Whether its audio may come from the speech cache, and go into it "
+        "(the project's earlier requests of the same sentences, voice and controls; "
+        "docs/speech-cache.md). x-service-cache says what the cache had of it.",
+    )
     phoneme_timestamps: bool = Field(
         False,
         description="With stream_format `sse`: each audio.delta carries the phonemes its "

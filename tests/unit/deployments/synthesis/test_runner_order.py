@@ -14,9 +14,16 @@ import numpy as np
 import pytest
 import yaml
 
-from deployments.messages import PhonemeSpan, Prosody, Segment, SynthesisParams, SynthesisWork
+from deployments.messages import (
+    PhonemeSpan,
+    Prosody,
+    Segment,
+    SynthesisParams,
+    SynthesisWork,
+    joined,
+)
 from deployments.synthesis.fair_queue import BACKGROUND, FIRST, LATER
-from deployments.synthesis.runner import SynthesisRunner, joined
+from deployments.synthesis.runner import SynthesisRunner
 from tests.waiting import wait_until
 
 CLAUSE, REST = "नमस्ते,", "आज मौसम बहुत अच्छा है।"
