@@ -1,4 +1,5 @@
-"""Service metrics: time to first audio, real-time factor, volume, rejections.
+"""Service metrics: time to first audio, real-time factor, volume, rejections, the
+speech cache.
 
 Exported through ``ray.serve.metrics`` (so Prometheus scrapes them from Ray's
 metrics endpoint next to Serve's own); tests without Ray use :class:`NullMetrics`.
@@ -7,6 +8,8 @@ metrics endpoint next to Serve's own); tests without Ray use :class:`NullMetrics
 from __future__ import annotations
 
 from typing import Protocol
+
+from serve_app.speech.cache.memory import MemoryStats
 
 TTFA_BOUNDARIES_MS = [5, 10, 20, 30, 50, 75, 100, 150, 250, 500, 1000, 2000, 5000]
 
@@ -23,6 +26,8 @@ class Metrics(Protocol):
 
     def rejected(self, code: str) -> None: ...
 
+    def speech_cache(self, found: int, missing: int, memory: MemoryStats) -> None: ...
+
 
 class NullMetrics:
     def first_audio(self, ms: float, transport: str, fmt: str) -> None:
@@ -36,12 +41,15 @@ class NullMetrics:
     def rejected(self, code: str) -> None:
         pass
 
+    def speech_cache(self, found: int, missing: int, memory: MemoryStats) -> None:
+        pass
+
 
 class ServeMetrics:
     """The metrics of one ingress replica, as Ray metrics (``tts_*``)."""
 
     def __init__(self) -> None:
-        from ray.serve.metrics import Counter, Histogram
+        from ray.serve.metrics import Counter, Gauge, Histogram
 
         self._ttfa = Histogram(
             "tts_time_to_first_audio_ms",
@@ -70,6 +78,25 @@ class ServeMetrics:
             description="Requests refused, by error code.",
             tag_keys=("code",),
         )
+        self._cache_found = Counter(
+            "tts_speech_cache_hits_total",
+            description="Sentences spoken from the speech cache.",
+        )
+        self._cache_missing = Counter(
+            "tts_speech_cache_misses_total",
+            description="Sentences the speech cache did not have (synthesised, then kept).",
+        )
+        self._cache_bytes = Gauge(
+            "tts_speech_cache_bytes", description="Bytes of audio in the speech cache."
+        )
+        self._cache_entries = Gauge(
+            "tts_speech_cache_entries", description="Sentences in the speech cache."
+        )
+        self._cache_evictions = Counter(
+            "tts_speech_cache_evictions_total",
+            description="Sentences dropped from the speech cache to make room.",
+        )
+        self._evictions_seen = 0
 
     def first_audio(self, ms: float, transport: str, fmt: str) -> None:
         self._ttfa.observe(ms, tags={"transport": transport, "format": fmt})
@@ -86,3 +113,14 @@ class ServeMetrics:
 
     def rejected(self, code: str) -> None:
         self._rejections.inc(tags={"code": code})
+
+    def speech_cache(self, found: int, missing: int, memory: MemoryStats) -> None:
+        if found:
+            self._cache_found.inc(found)
+        if missing:
+            self._cache_missing.inc(missing)
+        self._cache_bytes.set(memory.bytes)
+        self._cache_entries.set(memory.entries)
+        if memory.evictions > self._evictions_seen:
+            self._cache_evictions.inc(memory.evictions - self._evictions_seen)
+            self._evictions_seen = memory.evictions

@@ -287,6 +287,7 @@ class SpeechService:
             return self.pipeline.encode(speech.work)
         lookup = self.cache.lookup(speech.work, speech.voicing.voice)
         speech.cache = lookup.status
+        self.metrics.speech_cache(lookup.found, len(lookup.missing), self.cache.memory.stats)
         return self.cache.recorded(lookup, self.pipeline.encode(lookup.work))
 
     async def open_delivery(self, key: ApiKey, received_at: float) -> Delivery:

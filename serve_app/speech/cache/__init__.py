@@ -34,15 +34,6 @@ Status = Literal["hit", "partial", "miss", "off"]
 __all__ = ["Lookup", "MemoryCache", "MemoryStats", "SpeechCache", "Status"]
 
 
-@dataclass
-class CacheCounts:
-    """What the cache did, for the metrics: groups found and not, and bytes served."""
-
-    hits: int = 0
-    misses: int = 0
-    bytes_served: int = 0
-
-
 @dataclass(frozen=True)
 class Lookup:
     """A request's work with its cached audio, and its groups still to be spoken (by
@@ -51,6 +42,7 @@ class Lookup:
     work: EncodeWork
     status: Status
     missing: dict[str, Group] = field(default_factory=dict)
+    found: int = 0  # groups spoken from the cache
 
 
 class SpeechCache:
@@ -58,7 +50,6 @@ class SpeechCache:
 
     def __init__(self, memory: MemoryCache, model: str) -> None:
         self.memory = memory
-        self.counts = CacheCounts()
         self._model = model
 
     def lookup(self, work: EncodeWork, voice: VoiceConfig) -> Lookup:
@@ -67,6 +58,7 @@ class SpeechCache:
         found: list[AudioChunk] = []
         covered: set[int] = set()
         missing: dict[str, Group] = {}
+        found_groups = 0
         for group in groups(work.synthesis.segments):
             key = group_key(params.tenant, self._model, voice, params, group)
             entry = self.memory.get(key)
@@ -75,12 +67,11 @@ class SpeechCache:
                 continue
             found += served(entry, group, params)
             covered.update(segment.index for segment in group)
-            self.counts.bytes_served += entry.nbytes
-            self.counts.hits += 1
-        self.counts.misses += len(missing)
+            found_groups += 1
         status: Status = "miss" if not covered else "partial" if missing else "hit"
         cached = CachedAudio(frozenset(covered), tuple(found)) if covered else None
-        return Lookup(replace(work, cached=cached, keep_audio=bool(missing)), status, missing)
+        work = replace(work, cached=cached, keep_audio=bool(missing))
+        return Lookup(work, status, missing, found_groups)
 
     async def recorded(
         self, lookup: Lookup, stream: AsyncGenerator[EncodedChunk, None]
