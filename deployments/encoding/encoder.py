@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
+from contextlib import aclosing
 from dataclasses import replace
 from typing import ParamSpec, TypeVar
 
@@ -133,12 +134,16 @@ async def encode_work(
                 kept.append(chunk)
             yield chunk
 
-    stream = interleaved(work.cached, spoken(), work.to_synthesise)
+    heard = spoken()
+    ordered = interleaved(work.cached, heard, work.to_synthesise)
+    encoded_stream = encode_stream(ordered, work)
     last: EncodedChunk | None = None
-    async for encoded in encode_stream(stream, work):
-        last = replace(encoded, spoken=tuple(kept)) if kept else encoded
-        kept.clear()
-        yield last
+    # closed however this ends, outermost first: nothing waits for the collector
+    async with aclosing(heard), aclosing(ordered), aclosing(encoded_stream):
+        async for encoded in encoded_stream:
+            last = replace(encoded, spoken=tuple(kept)) if kept else encoded
+            kept.clear()
+            yield last
     if kept:
         rate = last.sample_rate if last is not None else kept[0].sample_rate
         end_char = last.end_char if last is not None else 0
