@@ -76,7 +76,7 @@ class IngressConfig(BaseModel):
         description="Memory each ingress replica keeps spoken sentences in (the speech "
         "cache: a project's repeated prompts heard again without synthesis), least "
         "recently used out first; 256 holds about 45 minutes of 24 kHz speech. 0: no "
-        "cache (the default while it serves the native HTTP routes only).",
+        "cache (the default while it serves the HTTP routes only, not yet the WebSockets).",
     )
     speech_cache_ttl_s: float = Field(
         86_400.0, gt=0, description="How long a sentence's audio stays in the speech cache."

@@ -7,7 +7,8 @@ are spoken from the cache, the rest synthesised, all in order and encoded as one
 stream (``deployments.encoding.encode_work``); the synthesised groups' audio comes back
 with the encoded chunks and is kept once each group is whole
 (:meth:`SpeechCache.recorded`). A request whose every group is found never reaches
-the Synthesiser: its audio is encoded in the ingress.
+the Synthesiser: its audio is encoded in the ingress. Every HTTP surface speaks
+through it (``SpeechService.deliver``); the WebSockets' text streams do not yet.
 """
 
 from __future__ import annotations
