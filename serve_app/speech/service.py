@@ -189,10 +189,13 @@ class SpeechService:
         alignment: bool = False,
         bitrate_kbps: int | None = None,
         dictionaries_param: str = "pronunciation_dictionaries",
+        cache: bool = True,
     ) -> CheckedRequest:
         """Admit ``request`` (503 past capacity), validate it, normalise its text and
         hold its worst-case cost. ``alignment``: the surface frames timings (checked.py
-        ``with_timings``); ``bitrate_kbps`` overrides the quality's. The :class:`Delivery` of
+        ``with_timings``); ``bitrate_kbps`` overrides the quality's; ``cache`` False
+        (the client's ``Cache-Control: no-cache``) keeps it from the speech cache, as
+        the request's own ``cache`` field does. The :class:`Delivery` of
         :meth:`deliver` settles the request's bill."""
         ticket = self.admission.enter()
         try:
@@ -213,7 +216,7 @@ class SpeechService:
             raise
         self.recent.remember(key.project_id, request_id, request.input)
         return CheckedRequest(
-            request_id, voicing, said.text, bill, received_at, ticket, cacheable=request.cache
+            request_id, voicing, said.text, bill, received_at, ticket, request.cache and cache
         )
 
     async def read(

@@ -14,7 +14,7 @@ from serve_app.surfaces.dependencies import SpeechKey, State
 from serve_app.surfaces.elevenlabs.protocol import LOCATORS, ElevenSpeechRequest
 from serve_app.surfaces.elevenlabs.serving import from_elevenlabs, timestamped
 from serve_app.surfaces.elevenlabs.websocket import ELEVEN, ELEVEN_MULTI
-from serve_app.surfaces.framing import AUDIO_RESPONSES, json_body, raw_audio
+from serve_app.surfaces.framing import AUDIO_RESPONSES, cache_allowed, json_body, raw_audio
 from serve_app.surfaces.websocket.session import StreamInputSession
 
 router = APIRouter(tags=["ElevenLabs-compatible"])
@@ -69,6 +69,7 @@ async def text_to_speech(
         alignment=timed,
         bitrate_kbps=eleven.bitrate_kbps,
         dictionaries_param=LOCATORS,
+        cache=cache_allowed(request.headers),
     )
     # ElevenLabs' clients chain requests by this header (previous_request_ids)
     named = {"request-id": request.state.request_id}

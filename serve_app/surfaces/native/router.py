@@ -24,6 +24,7 @@ from serve_app.surfaces.framing import (
     AUDIO_RESPONSES,
     SseEvents,
     buffered,
+    cache_allowed,
     json_body,
     raw_audio,
     sse,
@@ -144,7 +145,11 @@ async def create_speech(request: Request, key: SpeechKey, state: State) -> Any:
     else:
         body = validate(SpeechRequest, document)
     speech = await state.speech.prepare(
-        body, key, request.state.request_id, request.state.received_at
+        body,
+        key,
+        request.state.request_id,
+        request.state.received_at,
+        cache=cache_allowed(request.headers),
     )
     if not body.stream:
         return await buffered(state.speech, speech, headers)

@@ -1,0 +1,144 @@
+"""The speech cache behind every HTTP surface, in process with a real eSpeak voice:
+ours (raw, SSE, buffered), OpenAI's through its own SDK and ElevenLabs' routes hear a
+repeated prompt from the cache (x-service-cache: hit) as they first heard it; a client
+keeps a request out of it; no project hears another's."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import httpx2
+import openai
+import pytest
+
+from serve_app.ingress.api import create_app
+from serve_app.ingress.state import IngressState
+from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK, make_state
+
+PROMPT = "नमस्ते, हमें कॉल करने के लिए धन्यवाद। बिल के लिए एक दबाएँ।"
+OTHER_KEY = "sk-proj-unittest02-abcdefghijklmnopqrstuvwxyz012345"
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> IngressState:
+    state = make_state(tmp_path, speech_cache_mb=64)
+    other = state.store.create_project("other", 10**8)
+    state.store.add_key(OTHER_KEY, other)
+    return state
+
+
+@pytest.fixture
+async def client(state: IngressState) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        yield c
+
+
+def bearer(key: str = DEV_KEY) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def sse_audio(body: str) -> bytes:
+    """The audio of an SSE answer's ``audio.delta`` events."""
+    deltas = [json.loads(line[5:]) for line in body.splitlines() if line.startswith("data:")]
+    return b"".join(base64.b64decode(d["delta"]) for d in deltas if "delta" in d)
+
+
+@pytest.mark.parametrize(
+    ("fields", "audio_of"),
+    [
+        pytest.param({}, lambda r: r.content, id="raw pcm"),
+        pytest.param({"stream_format": "sse"}, lambda r: sse_audio(r.text), id="sse"),
+        pytest.param(
+            {"stream": False, "response_format": "wav"}, lambda r: r.content, id="buffered wav"
+        ),
+        pytest.param({"response_format": "mp3"}, lambda r: r.content, id="raw mp3"),
+    ],
+)
+async def test_our_route_hears_a_repeated_prompt_from_the_cache(
+    client: httpx.AsyncClient, fields: dict[str, object], audio_of: object
+) -> None:
+    body = {"input": PROMPT, "voice": ESPEAK, **fields}
+    first = await client.post("/v1/audio/speech", headers=bearer(), json=body)
+    again = await client.post("/v1/audio/speech", headers=bearer(), json=body)
+    assert first.status_code == again.status_code == 200, first.text
+    assert first.headers["x-service-cache"] == "miss"
+    assert again.headers["x-service-cache"] == "hit"
+    assert callable(audio_of)
+    assert audio_of(again) == audio_of(first) and audio_of(first)
+
+
+async def test_one_entry_serves_every_format_and_rate(client: httpx.AsyncClient) -> None:
+    body = {"input": PROMPT, "voice": ESPEAK}
+    await client.post("/v1/audio/speech", headers=bearer(), json=body)
+    for fields in ({"response_format": "mp3"}, {"sample_rate": 8000}, {"response_format": "ulaw"}):
+        response = await client.post("/v1/audio/speech", headers=bearer(), json={**body, **fields})
+        assert response.headers["x-service-cache"] == "hit", fields
+
+
+async def test_openai_s_sdk_hears_it_from_the_cache(state: IngressState) -> None:
+    http = httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=create_app(state)), base_url="http://test"
+    )
+    sdk = openai.AsyncOpenAI(api_key=DEV_KEY, base_url="http://test/v1", http_client=http)
+    async with sdk:
+        answers = [
+            await sdk.audio.speech.with_raw_response.create(
+                model="tts-1", voice=ESPEAK, input=PROMPT, response_format="mp3"
+            )
+            for _ in range(2)
+        ]
+    assert [a.headers["x-service-cache"] for a in answers] == ["miss", "hit"]
+    assert answers[0].content == answers[1].content
+
+
+async def test_elevenlabs_routes_hear_it_from_the_cache_timestamps_included(
+    client: httpx.AsyncClient,
+) -> None:
+    url = f"/v1/text-to-speech/{ESPEAK}/stream?output_format=pcm_16000"
+    body = {"text": PROMPT, "model_id": "eleven_flash_v2_5"}
+    key = {"xi-api-key": DEV_KEY}
+    first = await client.post(url, headers=key, json=body)
+    again = await client.post(url, headers=key, json=body)
+    assert [first.headers["x-service-cache"], again.headers["x-service-cache"]] == ["miss", "hit"]
+    assert again.content == first.content
+    timed = f"/v1/text-to-speech/{ESPEAK}/with-timestamps?output_format=pcm_16000"
+    answers = [await client.post(timed, headers=key, json=body) for _ in range(2)]
+    # the entry had no character alignment: spoken anew, and kept with it
+    assert [a.headers["x-service-cache"] for a in answers] == ["miss", "hit"]
+    assert answers[0].json()["alignment"] == answers[1].json()["alignment"]
+    assert answers[1].json()["alignment"]["characters"]
+
+
+async def test_a_client_keeps_a_request_out_of_the_cache(client: httpx.AsyncClient) -> None:
+    body = {"input": PROMPT, "voice": ESPEAK}
+    skipped = await client.post("/v1/audio/speech", headers=bearer(), json={**body, "cache": False})
+    assert skipped.headers["x-service-cache"] == "off"
+    told = await client.post(
+        "/v1/audio/speech", headers={**bearer(), "Cache-Control": "no-cache"}, json=body
+    )
+    assert told.headers["x-service-cache"] == "off"
+    first = await client.post("/v1/audio/speech", headers=bearer(), json=body)
+    assert first.headers["x-service-cache"] == "miss"  # neither of them kept it
+
+
+async def test_no_project_hears_another_s_cache(client: httpx.AsyncClient) -> None:
+    body = {"input": PROMPT, "voice": ESPEAK}
+    mine = [await client.post("/v1/audio/speech", headers=bearer(), json=body) for _ in range(2)]
+    theirs = await client.post("/v1/audio/speech", headers=bearer(OTHER_KEY), json=body)
+    assert [r.headers["x-service-cache"] for r in mine] == ["miss", "hit"]
+    assert theirs.headers["x-service-cache"] == "miss"
+
+
+async def test_a_hit_is_billed_as_any_request(client: httpx.AsyncClient) -> None:
+    body = {"input": PROMPT, "voice": ESPEAK, "stream": False, "response_format": "wav"}
+    costs = [
+        (await client.post("/v1/audio/speech", headers=bearer(), json=body)).headers
+        for _ in range(2)
+    ]
+    assert [c["x-service-cache"] for c in costs] == ["miss", "hit"]
+    assert costs[0]["x-service-cost-deci-micros"] == costs[1]["x-service-cost-deci-micros"] != "0"
