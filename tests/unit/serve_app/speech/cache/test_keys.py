@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from deployments.messages import Prosody, Segment, SynthesisParams, VoiceDesign
 from deployments.normaliser import TextNormaliser
 from deployments.reading import ReadingOptions
-from deployments.synthesis import VoiceConfig
+from deployments.synthesis import VoiceRegistry
 from serve_app.speech.cache.keys import group_key, groups
 
-VOICE = VoiceConfig(
-    id="hi-espeak-aditi",
-    name="Aditi",
-    engine="espeak",
-    languages=("hi",),
-    gender="female",
-    sample_rate=22050,
-)
+ROOT = Path(__file__).resolve().parents[5]
+VOICE = VoiceRegistry.from_file(ROOT / "configs" / "voices.yaml").get("hi-espeak-aditi")
+assert VOICE is not None
 PARAMS = SynthesisParams("hi-espeak-aditi", "hi", tenant="project-a")
 
 
