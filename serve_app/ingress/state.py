@@ -76,6 +76,10 @@ class IngressState:
         self.unauthenticated = PerAddress(config.ws_max_unauthenticated_per_address)
         self.voices = CustomVoices(self.store)
         self.dictionaries = Dictionaries(self.store)
+        cache = speech_cache(config)
+        if cache is not None:
+            self.voices.on_change.append(cache.forget)
+            self.dictionaries.on_change.append(cache.forget)
         self.speech = SpeechService(
             self.pipeline,
             self.catalog,
@@ -85,7 +89,7 @@ class IngressState:
             self.metrics,
             self.voices,
             self.dictionaries,
-            speech_cache(config),
+            cache,
         )
         self.jobs = LongFormJobs(self.speech, self.store, self.meter, config)
         self._catalog: Catalog | None = None

@@ -10,6 +10,8 @@ registered voices, so it stays the same voice across calls and restarts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic import BaseModel, ConfigDict
 
 from deployments.messages import VoiceDesign
@@ -79,6 +81,8 @@ class CustomVoices:
 
     def __init__(self, store: AccountStore) -> None:
         self._store = store
+        # told the project whose voices changed (the speech cache forgets its audio)
+        self.on_change: list[Callable[[str], None]] = []
 
     async def get(self, project_id: str, voice_id: str) -> CustomVoice | None:
         stored = await self._store.call(self._store.project_voice, project_id, voice_id)
@@ -90,16 +94,24 @@ class CustomVoices:
 
     async def save(self, project_id: str, voice: CustomVoice) -> bool:
         """False when the project has its limit of voices and this id is new."""
-        return await self._store.call(
+        saved: bool = await self._store.call(
             self._store.save_voice,
             project_id,
             voice.id,
             voice.model_dump_json(),
             MAX_VOICES_PER_PROJECT,
         )
+        self._changed(project_id)
+        return saved
 
     async def delete(self, project_id: str, voice_id: str) -> bool:
-        return await self._store.call(self._store.delete_voice, project_id, voice_id)
+        deleted: bool = await self._store.call(self._store.delete_voice, project_id, voice_id)
+        self._changed(project_id)
+        return deleted
+
+    def _changed(self, project_id: str) -> None:
+        for listener in self.on_change:
+            listener(project_id)
 
     async def listed(self, catalog: Catalog, project_id: str | None) -> list[VoiceRecord]:
         """The public voices, and ``project_id``'s own after them."""

@@ -105,12 +105,18 @@ class Dictionaries:
 
     def __init__(self, store: AccountStore) -> None:
         self._store = store
+        # told the project whose dictionaries changed (the speech cache forgets its audio)
+        self.on_change: list[Callable[[str], None]] = []
+
+    def _changed(self, project_id: str) -> None:
+        for listener in self.on_change:
+            listener(project_id)
 
     async def create(
         self, project_id: str, name: str, description: str | None, rules: list[PronunciationRule]
     ) -> DictionaryRow:
         try:
-            return await self._store.call(
+            created = await self._store.call(
                 self._store.create_dictionary, project_id, name, description, _stored(rules)
             )
         except DictionaryLimit:
@@ -119,6 +125,8 @@ class Dictionaries:
                 f"A project keeps at most {MAX_DICTIONARIES_PER_PROJECT} pronunciation"
                 " dictionaries.",
             ) from None
+        self._changed(project_id)
+        return created
 
     async def get(self, project_id: str, dictionary_id: str) -> DictionaryRow:
         found = await self._store.call(self._store.project_dictionary, project_id, dictionary_id)
@@ -206,6 +214,7 @@ class Dictionaries:
             name=name,
             by_default=by_default,
         )
+        self._changed(project_id)
         return _found(found, dictionary_id)
 
     async def _change(
@@ -214,6 +223,7 @@ class Dictionaries:
         found = await self._store.call(
             self._store.change_dictionary, project_id, dictionary_id, change
         )
+        self._changed(project_id)
         return _found(found, dictionary_id)
 
 

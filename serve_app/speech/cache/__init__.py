@@ -101,4 +101,9 @@ class SpeechCache:
     ) -> None:
         entry = entry_of(group, chunks, params)
         if entry is not None:
-            self.memory.put(key, entry)
+            self.memory.put(key, entry, params.tenant)
+
+    def forget(self, project: str) -> None:
+        """Drop ``project``'s audio (its dictionaries or voices changed: what they read is
+        keyed anew, and the old audio would only take room)."""
+        self.memory.forget(project)

@@ -32,14 +32,14 @@ class MemoryCache:
         self.ttl_s = ttl_s
         self.stats = MemoryStats()
         self._clock = clock
-        self._entries: OrderedDict[str, tuple[Entry, float]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[Entry, float, str]] = OrderedDict()
 
     def get(self, key: str) -> Entry | None:
         """The entry under ``key`` (now the most recently used), if it has not expired."""
         found = self._entries.get(key)
         if found is None:
             return None
-        entry, stored_at = found
+        entry, stored_at, _ = found
         if self._clock() - stored_at > self.ttl_s:
             self._drop(key)
             self.stats.expired += 1
@@ -47,9 +47,9 @@ class MemoryCache:
         self._entries.move_to_end(key)
         return entry
 
-    def put(self, key: str, entry: Entry) -> bool:
-        """Keep ``entry`` under ``key``, the least recently used dropped until it fits;
-        False (nothing kept) for an entry larger than the whole budget."""
+    def put(self, key: str, entry: Entry, project: str = "") -> bool:
+        """Keep ``entry`` (of ``project``) under ``key``, the least recently used dropped
+        until it fits; False (nothing kept) for an entry larger than the whole budget."""
         if entry.nbytes > self.budget_bytes:
             return False
         if key in self._entries:
@@ -57,16 +57,23 @@ class MemoryCache:
         while self.stats.bytes + entry.nbytes > self.budget_bytes:
             self._drop(next(iter(self._entries)))
             self.stats.evictions += 1
-        self._entries[key] = (entry, self._clock())
+        self._entries[key] = (entry, self._clock(), project)
         self.stats.entries += 1
         self.stats.bytes += entry.nbytes
         return True
+
+    def forget(self, project: str) -> int:
+        """Drop every entry of ``project``; how many there were."""
+        keys = [key for key, (_, _, owner) in self._entries.items() if owner == project]
+        for key in keys:
+            self._drop(key)
+        return len(keys)
 
     def clear(self) -> None:
         self._entries.clear()
         self.stats.entries = self.stats.bytes = 0
 
     def _drop(self, key: str) -> None:
-        entry, _ = self._entries.pop(key)
+        entry, _, _ = self._entries.pop(key)
         self.stats.entries -= 1
         self.stats.bytes -= entry.nbytes

@@ -142,3 +142,40 @@ async def test_a_hit_is_billed_as_any_request(client: httpx.AsyncClient) -> None
     ]
     assert [c["x-service-cache"] for c in costs] == ["miss", "hit"]
     assert costs[0]["x-service-cost-deci-micros"] == costs[1]["x-service-cost-deci-micros"] != "0"
+
+
+async def test_a_dictionary_that_changes_is_heard_at_once_its_old_audio_forgotten(
+    client: httpx.AsyncClient, state: IngressState
+) -> None:
+    rules = [{"type": "alias", "string_to_replace": "IVR", "alias": "आई वी आर"}]
+    made = await client.post(
+        "/v1/pronunciation-dictionaries/add-from-rules",
+        headers=bearer(),
+        json={"name": "words", "rules": rules},
+    )
+    assert made.status_code == 200, made.text
+    dictionary = made.json()["id"]
+    body = {
+        "input": "हमारा IVR चौबीसों घंटे खुला है।",
+        "voice": ESPEAK,
+        "pronunciation_dictionaries": [{"id": dictionary}],
+    }
+    theirs = {"input": PROMPT, "voice": ESPEAK}
+    await client.post("/v1/audio/speech", headers=bearer(OTHER_KEY), json=theirs)
+    assert state.speech.cache is not None
+    kept = state.speech.cache.memory.stats.entries  # the other project's sentences
+    answers = [await client.post("/v1/audio/speech", headers=bearer(), json=body) for _ in range(2)]
+    assert [a.headers["x-service-cache"] for a in answers] == ["miss", "hit"]
+    assert state.speech.cache.memory.stats.entries == kept + 1
+    said = [{"type": "alias", "string_to_replace": "IVR", "alias": "फ़ोन सेवा"}]
+    changed = await client.post(
+        f"/v1/pronunciation-dictionaries/{dictionary}/set-rules",
+        headers=bearer(),
+        json={"rules": said},
+    )
+    assert changed.status_code == 200, changed.text
+    assert state.speech.cache.memory.stats.entries == kept  # the other project's stay
+    again = await client.post("/v1/audio/speech", headers=bearer(), json=body)
+    assert again.headers["x-service-cache"] == "miss"  # read anew, with the new alias
+    heard = await client.post("/v1/audio/speech", headers=bearer(OTHER_KEY), json=theirs)
+    assert heard.headers["x-service-cache"] == "hit"

@@ -59,3 +59,14 @@ def test_an_entry_past_its_time_to_live_is_gone() -> None:
     clock.now = 10.5
     assert memory.get("a") is None
     assert memory.stats.expired == 1 and memory.stats.entries == 0 and memory.stats.bytes == 0
+
+
+def test_a_project_s_entries_are_forgotten_and_no_one_else_s() -> None:
+    memory = MemoryCache(budget_bytes=1 << 20, ttl_s=60)
+    memory.put("a1", entry(100), "a")
+    memory.put("a2", entry(100), "a")
+    memory.put("b1", entry(100), "b")
+    assert memory.forget("a") == 2
+    assert memory.get("a1") is None and memory.get("a2") is None
+    assert memory.get("b1") is not None
+    assert memory.stats.entries == 1 and memory.stats.bytes == entry(100).nbytes
