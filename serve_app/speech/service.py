@@ -286,7 +286,8 @@ class SpeechService:
     def _encoded(self, speech: CheckedRequest) -> AsyncGenerator[EncodedChunk, None]:
         """The request's encoded audio: what the speech cache has of it from there, the
         rest synthesised (and kept); ``speech.cache`` says which."""
-        if self.cache is None or not speech.cacheable:
+        # a request of no project (none is made so) would share its audio with anyone's
+        if self.cache is None or not speech.cacheable or not speech.voicing.params.tenant:
             return self.pipeline.encode(speech.work)
         lookup = self.cache.lookup(speech.work, speech.voicing.voice)
         speech.cache = lookup.status
