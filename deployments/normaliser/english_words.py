@@ -23,6 +23,8 @@ import functools
 import re
 from pathlib import Path
 
+from num2words import num2words
+
 import deployments.normaliser.romanised as romanised
 from deployments.normaliser.hindi_letters import hindi_in_script
 from deployments.normaliser.indic_scripts import DEVANAGARI, SCRIPTS, Script
@@ -294,3 +296,14 @@ def native_spelling(word: str, language: str) -> str:
 def native_spellings(text: str, language: str) -> str:
     """Every Latin word of ``text`` in ``language``'s script."""
     return LATIN_WORD.sub(lambda m: native_spelling(m[0], language), text)
+
+
+# An ordinal written the English way: 1st, 22nd, 3rd, 11th.
+ENGLISH_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)(?![\w])", re.I)
+
+
+def english_ordinal(n: int, language: str) -> str:
+    """``n`` as an English ordinal, in ``language``'s script: Indians say 1st, 2nd
+    floor in English whatever language they speak."""
+    words = num2words(n, lang="en", to="ordinal").replace("-", " ").replace(",", "")
+    return " ".join(native_spelling(word, language) for word in words.split() if word != "and")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from deployments.normaliser.english_words import native_spelling
+from deployments.normaliser.english_words import ENGLISH_ORDINAL, english_ordinal, native_spelling
 from deployments.normaliser.languages.base import NUMBER, Rule, alternatives, parse_number
 from deployments.normaliser.languages.currencies import CURRENCIES, Currency, currency_of
 from deployments.normaliser.languages.hindi_context import context_rules
@@ -35,7 +35,7 @@ from deployments.normaliser.languages.hindi_words import (
     UNITS,
     WORD_ACRONYMS,
 )
-from deployments.normaliser.languages.in_full import ENGLISH_ORDINAL, InFullReader, english_ordinal
+from deployments.normaliser.languages.in_full import InFullReader
 from deployments.normaliser.languages.units import Unit
 
 SCALE_VALUES = {name: value for value, name in SCALES if value > 100}  # हज़ार, लाख, करोड़
@@ -187,11 +187,6 @@ class HindiReader(InFullReader):
             return ORDINAL_STEMS[n] + form
         return self.cardinal(n) + {"ा": "वाँ", "ी": "वीं", "े": "वें"}[form]
 
-    def english_ordinal(self, n: int) -> str:
-        """1st, 22nd as Hindi speakers say an ordinal written the English way: in
-        English (फ़र्स्ट, ट्वेंटी सेकंड); 1ला, 2री are Hindi's own (पहला, दूसरी)."""
-        return english_ordinal(n, "hi")
-
     def code_rules(self) -> list[Rule]:
         """What the words around a number decide (:mod:`hindi_context`: clock ranges,
         financial years, trains' classes, flights, masked numbers, cricket), scores,
@@ -314,10 +309,9 @@ class HindiReader(InFullReader):
     def ordinal_rules(self) -> list[Rule]:
         return [
             Rule(ORDINAL_SUFFIX, lambda m: self.ordinal(int(m[1]), m[2])),
-            Rule(  # 2nd फ्लोर: an English ordinal is said in English (सेकंड फ्लोर)
-                ENGLISH_ORDINAL,
-                lambda m: self.english_ordinal(int(m[1])),
-            ),
+            # 2nd फ्लोर: an ordinal written the English way is said in English (सेकंड
+            # फ्लोर, ट्वेंटी सेकंड); 1ला, 2री are Hindi's own (पहला, दूसरी)
+            Rule(ENGLISH_ORDINAL, lambda m: english_ordinal(int(m[1]), "hi")),
         ]
 
     def fraction(self, numerator: int, denominator: int) -> str:

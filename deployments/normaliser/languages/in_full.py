@@ -9,11 +9,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import ClassVar
 
-from num2words import num2words
-
 import deployments.normaliser.languages.currencies as currencies
 import deployments.normaliser.languages.dates as dates
-from deployments.normaliser.english_words import native_spelling
 from deployments.normaliser.languages.addresses import AddressReader
 from deployments.normaliser.languages.base import NUMBER, Rule, alternatives
 from deployments.normaliser.languages.codes import code_rules
@@ -27,16 +24,6 @@ AM_PM = r"(?=\s?[AaPp]\.?\s?[Mm]\.?(?![A-Za-z]))"
 # Not inside a word: after no letter, digit or Devanagari sign (vowel signs are not
 # \w to Python's re).
 NOT_AFTER_A_LETTER = r"(?<![\w\u0900-\u0963\u0971-\u097F])"
-
-# An ordinal written the English way: 1st, 22nd, 3rd, 11th.
-ENGLISH_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)(?![\w])", re.I)
-
-
-def english_ordinal(n: int, language: str) -> str:
-    """``n`` as an English ordinal, in ``language``'s script: Indians say 1st, 2nd
-    floor in English whatever language they speak."""
-    words = num2words(n, lang="en", to="ordinal").replace("-", " ").replace(",", "")
-    return " ".join(native_spelling(word, language) for word in words.split() if word != "and")
 
 
 class InFullReader(AddressReader):

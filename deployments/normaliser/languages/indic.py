@@ -15,10 +15,15 @@ from collections.abc import Callable
 from indic_numtowords import num2words as indic_num2words
 from num2words import num2words
 
-from deployments.normaliser.english_words import counted_spelling, native_spelling
+from deployments.normaliser.english_words import (
+    ENGLISH_ORDINAL,
+    counted_spelling,
+    english_ordinal,
+    native_spelling,
+)
 from deployments.normaliser.languages.base import Rule
 from deployments.normaliser.languages.currencies import Currency
-from deployments.normaliser.languages.in_full import ENGLISH_ORDINAL, InFullReader, english_ordinal
+from deployments.normaliser.languages.in_full import InFullReader
 from deployments.normaliser.languages.indic_words import WORDS, IndicWords
 from deployments.normaliser.languages.units import Unit
 
