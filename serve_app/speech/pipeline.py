@@ -147,11 +147,9 @@ class LocalEncoding:
         self._synthesis = synthesis
 
     async def encode(self, work: EncodeWork) -> AsyncGenerator[EncodedChunk, None]:
-        todo = work.to_synthesise  # the segments the speech cache had no audio for
-        if not todo.segments:
-            async for chunk in encode_work(work, None):
-                yield chunk
-            return
+        # the segments the speech cache had no audio for (work with none left is
+        # encoded by the Pipeline without an encoding)
+        todo = work.to_synthesise
         async with contextlib.aclosing(self._synthesis.synthesise(todo)) as audio:
             async for chunk in encode_work(work, audio):
                 yield chunk
