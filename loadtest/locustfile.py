@@ -9,6 +9,8 @@ response headers) as a request of type ``TTFA``, next to its total time.
 
 Add ``loadtest/shapes.py`` to ``-f`` for the staged 1 -> 4 -> 16 -> 64 user shape.
 The run exits non-zero when the failure ratio or any TTFA p95 passes its threshold.
+The users repeat a few texts; each is synthesised anew unless ``--speech-cache`` lets
+the service's speech cache answer the ones it has spoken.
 """
 
 from __future__ import annotations
@@ -45,6 +47,19 @@ def _thresholds(parser: Any) -> None:
         default=None,
         help="exit 1 if a TTFA p95 (ms) is above this",
     )
+    parser.add_argument(
+        "--speech-cache",
+        action="store_true",
+        default=False,
+        help="let the service's speech cache answer texts it has spoken before (the "
+        "users repeat a few texts: by default each is synthesised anew, to load the "
+        "voices)",
+    )
+
+
+def _cache_allowed(environment: Environment) -> bool:
+    options = environment.parsed_options
+    return bool(options and options.speech_cache)
 
 
 @events.quitting.add_listener
@@ -107,6 +122,8 @@ class SpeechUser(HttpUser):
     def _speech(self, name: str, body: dict[str, object], first_audio_marker: bytes | None) -> None:
         started = time.perf_counter()
         headers = {"Authorization": f"Bearer {_api_key()}"}
+        if not _cache_allowed(self.environment):
+            body = {**body, "cache": False}
         with self.client.post(
             "/v1/audio/speech",
             json=body,

@@ -71,12 +71,12 @@ class IngressConfig(BaseModel):
         96, gt=0, description="Speech requests and sessions one replica serves at once."
     )
     speech_cache_mb: int = Field(
-        0,
+        256,
         ge=0,
         description="Memory each ingress replica keeps spoken sentences in (the speech "
         "cache: a project's repeated prompts heard again without synthesis), least "
         "recently used out first; 256 holds about 45 minutes of 24 kHz speech. 0: no "
-        "cache (the default while it serves the HTTP routes only, not yet the WebSockets).",
+        "cache.",
     )
     speech_cache_ttl_s: float = Field(
         86_400.0, gt=0, description="How long a sentence's audio stays in the speech cache."

@@ -1,5 +1,8 @@
 """Clients that hang up: nothing stays behind in the ingress (tasks, descriptors,
-requests in flight), and every aborted stream is settled in the ledger."""
+requests in flight), and every aborted stream is settled in the ledger.
+
+Their requests ask for synthesis (``"cache": false``): each hangs up on speech being
+made, not on audio the speech cache would send at once."""
 
 from __future__ import annotations
 
@@ -40,7 +43,7 @@ def open_holds(service: Service) -> int:
 
 
 def test_two_hundred_aborted_streams_leave_nothing_behind(service: Service) -> None:
-    body = {"input": LONG_HI, "voice": "hi-espeak-aditi"}
+    body = {"input": LONG_HI, "voice": "hi-espeak-aditi", "cache": False}
     with httpx.Client(base_url=service.folded_url, timeout=30) as client:
         client.post("/v1/audio/speech", headers=service.auth, json={**body, "stream": False})
         before = replica(service)
@@ -81,7 +84,7 @@ def test_a_reader_that_reads_nothing_holds_synthesis_back_and_is_let_go(
     deadline, and is billed for what was sent."""
     text = " ".join(f"यह वाक्य संख्या {i} है, और यह थोड़ा लंबा भी है।" for i in range(40))
     # at 48 kHz, twice the bytes of the voice's own rate: the buffers fill sooner
-    body = json.dumps({"input": text, "sample_rate": 48000}).encode()
+    body = json.dumps({"input": text, "sample_rate": 48000, "cache": False}).encode()
     settled_calls(service)  # whatever an earlier test left speaking ends first
     started = time.time()
     host, port = service.url.removeprefix("http://").split(":")
@@ -103,7 +106,9 @@ def test_hang_ups_at_random_moments_leave_no_hold_open(service: Service) -> None
     within 50 ms): some while the hold is being written. Once they are gone, no hold
     is open."""
     host, port = service.url.removeprefix("http://").split(":")
-    body = json.dumps({"input": "नमस्ते, आज का मौसम अच्छा है।", "voice": "hi-espeak-aditi"})
+    body = json.dumps(
+        {"input": "नमस्ते, आज का मौसम अच्छा है।", "voice": "hi-espeak-aditi", "cache": False}
+    )
     request = (
         f"POST /v1/audio/speech HTTP/1.1\r\nHost: {host}\r\n"
         f"Authorization: {service.auth['Authorization']}\r\nContent-Type: application/json\r\n"

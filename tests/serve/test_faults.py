@@ -1,5 +1,9 @@
 """A stage's replica dies during traffic: the stream it carried ends with an error,
-not a hang, and new requests succeed once Serve has replaced it."""
+not a hang, and new requests succeed once Serve has replaced it.
+
+Every request here asks for synthesis (``"cache": false``): a sentence an earlier test
+had spoken would otherwise come from the speech cache, past the stages these tests kill.
+"""
 
 from __future__ import annotations
 
@@ -49,7 +53,7 @@ def speaks_again(service: Service, timeout_s: float = HANG_S) -> float:
             response = httpx.post(
                 service.url + "/v1/audio/speech",
                 headers=service.auth,
-                json={"input": "नमस्ते।", "stream": False},
+                json={"input": "नमस्ते।", "stream": False, "cache": False},
                 timeout=60,
             )
         except httpx.TransportError:  # HAProxy reloading as replicas come and go
@@ -74,7 +78,7 @@ def test_a_hang_up_stops_the_encoder_and_the_synthesiser(service: Service) -> No
     with (
         httpx.Client(base_url=service.url, timeout=60) as client,
         client.stream(
-            "POST", "/v1/audio/speech", headers=service.auth, json={"input": LONG_HI}
+            "POST", "/v1/audio/speech", headers=service.auth, json={"input": LONG_HI, "cache": False}
         ) as response,
     ):
         assert response.status_code == 200
@@ -132,7 +136,7 @@ def sse_reader(service: Service, text: str = MEDIUM_HI, after_s: float = 0.0) ->
                 "POST",
                 service.url + "/v1/audio/speech",
                 headers=service.auth,
-                json={"input": text, "stream_format": "sse"},
+                json={"input": text, "stream_format": "sse", "cache": False},
                 timeout=30,
             ) as response:
                 assert response.status_code == 200
@@ -169,7 +173,7 @@ def raw_reader(service: Service, text: str = MEDIUM_HI) -> Reader:
                 "POST",
                 service.url + "/v1/audio/speech",
                 headers=service.auth,
-                json={"input": text},
+                json={"input": text, "cache": False},
                 timeout=30,
             ) as response:
                 assert response.status_code == 200
@@ -257,7 +261,7 @@ def other_clients_are_served(service: Service) -> None:
     other = httpx.post(
         service.url + "/v1/audio/speech",
         headers=service.auth,
-        json={"input": "नमस्ते।", "voice": "hi-espeak-aditi", "stream": False},
+        json={"input": "नमस्ते।", "voice": "hi-espeak-aditi", "stream": False, "cache": False},
         timeout=30,
     )
     assert other.status_code == 200 and other.content
