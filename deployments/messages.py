@@ -291,6 +291,13 @@ class SynthesisWork:
     segments: tuple[Segment, ...]
     params: SynthesisParams
 
+    def without(self, cached: CachedAudio | None) -> SynthesisWork:
+        """The work of the segments ``cached`` has no audio of."""
+        if cached is None:
+            return self
+        segments = tuple(s for s in self.segments if s.index not in cached.segments)
+        return replace(self, segments=segments)
+
 
 @dataclass
 class AudioChunk:
@@ -369,11 +376,7 @@ class EncodeWork:
     @property
     def to_synthesise(self) -> SynthesisWork:
         """The work of the segments that have no cached audio."""
-        if self.cached is None:
-            return self.synthesis
-        covered = self.cached.segments
-        segments = tuple(s for s in self.synthesis.segments if s.index not in covered)
-        return replace(self.synthesis, segments=segments)
+        return self.synthesis.without(self.cached)
 
 
 @dataclass

@@ -197,6 +197,8 @@ class WebSocketUser(User):
     def hindi_words(self) -> None:
         name = "ws pcm hi"
         url = (self.host or "").replace("http", "ws", 1) + "/v1/audio/speech/stream-input/default"
+        if not _cache_allowed(self.environment):
+            url += "?cache=false"
         started = time.perf_counter()
         first: float | None = None
         size = 0

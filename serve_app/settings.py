@@ -81,6 +81,13 @@ class IngressConfig(BaseModel):
     speech_cache_ttl_s: float = Field(
         86_400.0, gt=0, description="How long a sentence's audio stays in the speech cache."
     )
+    speech_cache_shared: bool = Field(
+        True,
+        description="Keep the speech cache's audio also in the long-form jobs' audio store "
+        "(longform_audio_path, under speech-cache/): what one ingress replica spoke, every "
+        "replica that reaches the store hears from the cache. False: each replica's "
+        "memory only.",
+    )
     allowed_origins: list[str] = Field(
         default_factory=list,
         description="Browser origins (https://app.example.com) allowed to call the API "

@@ -8,7 +8,7 @@ each other by their paths, never through this face. Its Serve deployment is
 """
 
 from deployments.encoding.chapters import ChapterMark, has_chapter_marks, mark_chapters
-from deployments.encoding.encoder import StreamEncoder, encode_stream, encode_work
+from deployments.encoding.encoder import StreamEncoder, encode_stream, encode_work, interleaved
 from deployments.encoding.writers import (
     AUDIO_FORMATS,
     FORMATS,
@@ -29,6 +29,7 @@ __all__ = [
     "encode_stream",
     "encode_work",
     "has_chapter_marks",
+    "interleaved",
     "make_writer",
     "mark_chapters",
 ]

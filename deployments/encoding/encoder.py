@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from contextlib import aclosing
-from dataclasses import replace
 from typing import ParamSpec, TypeVar
 
 import numpy as np
@@ -124,8 +123,10 @@ async def encode_work(
 ) -> AsyncGenerator[EncodedChunk, None]:
     """``work`` encoded: ``audio`` (its segments without cached audio, synthesised;
     None where every segment has some) in order with its cached audio. Where the work
-    keeps its audio, each encoded chunk brings back the synthesised chunks it
-    encodes (a last chunk without bytes brings back any the encoder's tail left)."""
+    keeps its audio, the synthesised chunks come back after the encoded chunk that
+    holds them, each on a chunk of its own without bytes (``EncodedChunk.spoken``):
+    one message of a Serve stream holds 4 MiB, which a chunk of audio fits and an
+    encoder's worth of them (a buffered WAV holds it all to the end) may not."""
     kept: list[AudioChunk] = []
 
     async def spoken() -> AsyncGenerator[AudioChunk, None]:
@@ -134,31 +135,36 @@ async def encode_work(
                 kept.append(chunk)
             yield chunk
 
+    def brought_back(rate: int, end_char: int) -> list[EncodedChunk]:
+        back = [EncodedChunk(b"", rate, 0, end_char, spoken=(chunk,)) for chunk in kept]
+        kept.clear()
+        return back
+
     heard = spoken()
     ordered = interleaved(work.cached, heard, work.to_synthesise)
     encoded_stream = encode_stream(ordered, work)
     last: EncodedChunk | None = None
     # closed however this ends, outermost first: nothing waits for the collector
     async with aclosing(heard), aclosing(ordered), aclosing(encoded_stream):
-        async for encoded in encoded_stream:
-            last = replace(encoded, spoken=tuple(kept)) if kept else encoded
-            kept.clear()
+        async for last in encoded_stream:
             yield last
-    if kept:
+            for back in brought_back(last.sample_rate, last.end_char):
+                yield back
+    if kept:  # what the encoder's tail held, or audio that made no bytes
         rate = last.sample_rate if last is not None else kept[0].sample_rate
-        end_char = last.end_char if last is not None else 0
-        yield EncodedChunk(b"", rate, 0, end_char, spoken=tuple(kept))
+        for back in brought_back(rate, last.end_char if last is not None else 0):
+            yield back
 
 
 async def interleaved(
     cached: CachedAudio | None,
-    audio: AsyncIterator[AudioChunk],
+    audio: AsyncIterator[AudioChunk] | None,
     synthesised: SynthesisWork,
 ) -> AsyncGenerator[AudioChunk, None]:
     """The chunks of a request in its segments' order: ``cached`` audio of some, and
-    ``audio``, the rest's (``synthesised``) as it comes. Cached audio before the next
-    segment still to come is yielded at once (a cached greeting is heard while the
-    sentence after it is synthesised)."""
+    ``audio``, the rest's (``synthesised``; None: there is none) as it comes. Cached
+    audio before the next segment still to come is yielded at once (a cached greeting
+    is heard while the sentence after it is synthesised)."""
     pending = list(cached.chunks) if cached is not None else []
     to_come = [segment.index for segment in synthesised.segments]
 
@@ -170,7 +176,7 @@ async def interleaved(
 
     for chunk in ready():
         yield chunk
-    async for chunk in audio:
+    async for chunk in audio or _nothing():
         yield chunk
         if chunk.through >= 1.0:  # its segment is done, and any joined into it
             to_come[:] = [index for index in to_come if index > chunk.segment]

@@ -19,11 +19,12 @@ from serve_app.ingress.placement import SYNTHESISER
 from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission, PerAddress
 from serve_app.speech.billing import Meter
-from serve_app.speech.cache import MemoryCache, SpeechCache
+from serve_app.speech.cache import MemoryCache, SharedStore, SpeechCache
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.custom_voices import CustomVoices
 from serve_app.speech.dictionaries import Dictionaries
-from serve_app.speech.longform.jobs import LongFormJobs
+from serve_app.speech.longform.audio_store import open_store
+from serve_app.speech.longform.jobs import PROJECT_ROOT, LongFormJobs
 from serve_app.speech.longform.webhooks import WebhookSender
 from serve_app.speech.longform.work import ChunkSpeaker, JobWorker
 from serve_app.speech.metrics import Metrics, NullMetrics
@@ -35,16 +36,24 @@ from serve_app.surfaces.native.protocol import ReplicaStatus
 
 logger = logging.getLogger("serve_app")
 
+# Where in the long-form jobs' audio store the speech cache keeps its entries.
+SHARED_CACHE_FOLDER = "speech-cache"
 # A warm-up waits this long for the stages behind the ingress to start.
 WARM_UP_TIMEOUT_S = 120.0
 
 
 def speech_cache(config: IngressConfig) -> SpeechCache | None:
-    """The replica's speech cache as ``config`` sizes it; None where it has no memory."""
+    """The replica's speech cache as ``config`` sizes it, over the long-form jobs'
+    audio store where it is shared; None where it has no memory."""
     if not config.speech_cache_mb:
         return None
     memory = MemoryCache(config.speech_cache_mb << 20, config.speech_cache_ttl_s)
-    return SpeechCache(memory, config.model_id)
+    shared = None
+    if config.speech_cache_shared:
+        location = config.longform_audio_path.rstrip("/") + "/" + SHARED_CACHE_FOLDER
+        store = open_store(location, PROJECT_ROOT, config.longform_s3_endpoint_url)
+        shared = SharedStore(store, config.speech_cache_ttl_s)
+    return SpeechCache(memory, config.model_id, shared)
 
 
 class IngressState:

@@ -19,9 +19,10 @@ from typing import Any, Protocol, TypeVar
 from ray.exceptions import ActorUnavailableError, RayActorError
 from ray.serve.exceptions import BackPressureError
 
-from deployments.encoding import encode_work
+from deployments.encoding import encode_work, interleaved
 from deployments.messages import (
     AudioChunk,
+    CachedAudio,
     EncodedChunk,
     EncodeWork,
     NormalisedText,
@@ -286,10 +287,25 @@ class Pipeline:
         async for chunk in _as_service_errors(_begun_within(encoding.encode(work), wait_s)):
             yield chunk
 
-    async def synthesise(self, work: SynthesisWork) -> AsyncIterator[AudioChunk]:
+    async def synthesise(
+        self, work: SynthesisWork, cached: CachedAudio | None = None
+    ) -> AsyncGenerator[AudioChunk, None]:
         """The raw audio of ``work`` as it is synthesised, for a caller that keeps one
-        encoder across several (a WebSocket context's pieces: one stream).
-        Closing the stream stops synthesis."""
+        encoder across several (a WebSocket context's pieces: one stream); ``cached``:
+        audio some of its segments have, spoken in their place (only the others are
+        synthesised). Closing the stream stops synthesis."""
+        todo = work.without(cached)
+        audio = self._synthesised(todo) if todo.segments else None
+        ordered = interleaved(cached, audio, todo)
+        try:
+            async for chunk in ordered:
+                yield chunk
+        finally:  # outermost first: nothing waits for the reader
+            await ordered.aclose()
+            if audio is not None:
+                await audio.aclose()
+
+    async def _synthesised(self, work: SynthesisWork) -> AsyncGenerator[AudioChunk, None]:
         here = self._here(work.params.voice)
         synthesis = here or self._remote
         assert synthesis is not None  # a pipeline has somewhere to synthesise

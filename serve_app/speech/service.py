@@ -9,8 +9,9 @@ settled by its :class:`Delivery`. The surfaces frame what comes back
 
 from __future__ import annotations
 
+import contextlib
 import unicodedata
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 
 from deployments.messages import (
     AudioChunk,
@@ -26,7 +27,7 @@ from serve_app.http.errors import InvalidRequest, ServiceError
 from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission
 from serve_app.speech.billing import Meter
-from serve_app.speech.cache import SpeechCache
+from serve_app.speech.cache import Lookup, SpeechCache
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.checked import (
     BilledText,
@@ -236,11 +237,23 @@ class SpeechService:
             return None
         return BilledText(normalised, given.billed + normalised.expansion)
 
-    def synthesise(self, said: BilledText, voicing: Voicing) -> AsyncIterator[AudioChunk]:
+    async def synthesise(
+        self, said: BilledText, voicing: Voicing, cache: bool = True
+    ) -> AsyncGenerator[AudioChunk, None]:
         """The audio of ``said`` as ``voicing`` speaks it, not yet encoded (a
-        text stream encodes all its pieces' audio as one stream). Closing the
-        stream stops its synthesis."""
-        return self.pipeline.synthesise(SynthesisWork(said.text.segments, voicing.params))
+        text stream encodes all its pieces' audio as one stream): what the speech
+        cache has of it (unless ``cache`` is False), the rest synthesised and kept.
+        Closing the stream stops its synthesis."""
+        work = SynthesisWork(said.text.segments, voicing.params)
+        speech_cache = self._cache_for(voicing, cache)
+        if speech_cache is None:
+            audio = self.pipeline.synthesise(work)
+        else:
+            lookup = await self._looked_up(speech_cache, work, voicing)
+            audio = speech_cache.kept(lookup, self.pipeline.synthesise(work, lookup.cached))
+        async with contextlib.aclosing(audio):
+            async for chunk in audio:
+                yield chunk
 
     async def deliver(self, speech: CheckedRequest, transport: str) -> Delivery:
         """The request's audio on its way, its first chunk already in hand; the delivery
@@ -283,16 +296,32 @@ class SpeechService:
         delivery.attach(stream, first)
         return delivery
 
-    def _encoded(self, speech: CheckedRequest) -> AsyncGenerator[EncodedChunk, None]:
+    async def _encoded(self, speech: CheckedRequest) -> AsyncGenerator[EncodedChunk, None]:
         """The request's encoded audio: what the speech cache has of it from there, the
-        rest synthesised (and kept); ``speech.cache`` says which."""
-        # a request of no project (none is made so) would share its audio with anyone's
-        if self.cache is None or not speech.cacheable or not speech.voicing.params.tenant:
-            return self.pipeline.encode(speech.work)
-        lookup = self.cache.lookup(speech.work, speech.voicing.voice)
-        speech.cache = lookup.status
-        self.metrics.speech_cache(lookup.found, len(lookup.missing), self.cache.memory.stats)
-        return self.cache.recorded(lookup, self.pipeline.encode(lookup.work))
+        rest synthesised (and kept); ``speech.cache`` says which (by the first chunk)."""
+        cache = self._cache_for(speech.voicing, speech.cacheable)
+        if cache is None:
+            stream = self.pipeline.encode(speech.work)
+        else:
+            lookup = await self._looked_up(cache, speech.work.synthesis, speech.voicing)
+            speech.cache = lookup.status
+            stream = cache.recorded(lookup, self.pipeline.encode(lookup.applied(speech.work)))
+        async with contextlib.aclosing(stream):
+            async for chunk in stream:
+                yield chunk
+
+    def _cache_for(self, voicing: Voicing, allowed: bool) -> SpeechCache | None:
+        """The speech cache, for speech of ``voicing`` that ``allowed`` it; None where
+        there is none, or the speech is of no project (none is made so: its audio would
+        be anyone's)."""
+        if self.cache is None or not allowed or not voicing.params.tenant:
+            return None
+        return self.cache
+
+    async def _looked_up(self, cache: SpeechCache, work: SynthesisWork, voicing: Voicing) -> Lookup:
+        lookup = await cache.lookup(work, voicing.voice)
+        self.metrics.speech_cache(lookup.found, len(lookup.missing), cache.memory.stats)
+        return lookup
 
     async def open_delivery(self, key: ApiKey, received_at: float) -> Delivery:
         """A delivery with no audio yet, for a session whose texts arrive as it runs:

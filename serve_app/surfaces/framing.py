@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
 import anyio
@@ -99,15 +99,6 @@ class SseEvents(Protocol):
     def done(self, chunks: int, usage: RequestUsage) -> bytes: ...
 
     def error(self, body: dict[str, object]) -> bytes: ...
-
-
-def cache_allowed(headers: Mapping[str, str]) -> bool:
-    """Whether a request's ``Cache-Control`` lets its audio come from the speech cache
-    (and go into it): not with ``no-cache`` or ``no-store``."""
-    directives = {
-        d.strip().split("=")[0].lower() for d in headers.get("cache-control", "").split(",")
-    }
-    return not directives & {"no-cache", "no-store"}
 
 
 def sse_event(name: str, payload: BaseModel | dict[str, object]) -> bytes:

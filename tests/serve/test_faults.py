@@ -78,7 +78,10 @@ def test_a_hang_up_stops_the_encoder_and_the_synthesiser(service: Service) -> No
     with (
         httpx.Client(base_url=service.url, timeout=60) as client,
         client.stream(
-            "POST", "/v1/audio/speech", headers=service.auth, json={"input": LONG_HI, "cache": False}
+            "POST",
+            "/v1/audio/speech",
+            headers=service.auth,
+            json={"input": LONG_HI, "cache": False},
         ) as response,
     ):
         assert response.status_code == 200
@@ -195,7 +198,7 @@ def websocket_reader(service: Service, text: str = MEDIUM_HI) -> Reader:
 
     async def session(ready: threading.Event) -> tuple[dict[str, Any] | None, int | None]:
         url = service.url.replace("http://", "ws://") + "/v1/audio/speech/stream-input/default"
-        async with connect(url, additional_headers=service.auth) as ws:
+        async with connect(url + "?cache=false", additional_headers=service.auth) as ws:
             await ws.send(json.dumps({"text": text + " "}))
             await ws.send(json.dumps({"text": ""}))
             async for raw in ws:

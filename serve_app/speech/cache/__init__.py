@@ -1,20 +1,25 @@
 """The speech cache: audio a project has had spoken, heard again without synthesis.
 
 Each ingress replica keeps the audio of the sentences it has spoken (``memory.py``),
-per project, keyed on everything that changes the audio (``keys.py``). A request is
+per project, keyed on everything that changes the audio (``keys.py``), over a store
+every replica reaches (``shared.py``: what one replica spoke, another hears). A request is
 looked up sentence group by sentence group (:meth:`SpeechCache.lookup`): groups found
 are spoken from the cache, the rest synthesised, all in order and encoded as one
 stream (``deployments.encoding.encode_work``); the synthesised groups' audio comes back
 with the encoded chunks and is kept once each group is whole
 (:meth:`SpeechCache.recorded`). A request whose every group is found never reaches
 the Synthesiser: its audio is encoded in the ingress. Every HTTP surface speaks
-through it (``SpeechService.deliver``); the WebSockets' text streams do not yet.
+through it (``SpeechService.deliver``), and the WebSockets' text streams piece by
+piece (``SpeechService.synthesise``: the audio itself, cached and synthesised in order,
+:meth:`SpeechCache.kept`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import AsyncGenerator
+import logging
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -24,45 +29,71 @@ from deployments.messages import (
     EncodedChunk,
     EncodeWork,
     SynthesisParams,
+    SynthesisWork,
 )
 from deployments.synthesis import VoiceConfig
-from serve_app.speech.cache.entries import entry_of, served
+from serve_app.speech.cache.entries import Entry, entry_of, served
 from serve_app.speech.cache.keys import Group, group_key, groups
 from serve_app.speech.cache.memory import MemoryCache, MemoryStats
+from serve_app.speech.cache.shared import SharedStore
+
+logger = logging.getLogger("serve_app")
+
+# The longest a lookup waits for the shared store (past it: a miss).
+SHARED_WAIT_S = 0.5
 
 Status = Literal["hit", "partial", "miss", "off"]
 
-__all__ = ["Lookup", "MemoryCache", "MemoryStats", "SpeechCache", "Status"]
+__all__ = ["Lookup", "MemoryCache", "MemoryStats", "SharedStore", "SpeechCache", "Status"]
 
 
 @dataclass(frozen=True)
 class Lookup:
-    """A request's work with its cached audio, and its groups still to be spoken (by
+    """What the cache has of a work's groups: their audio (``cached``), the work of
+    the segments still to be spoken (``to_synthesise``), and those segments' groups (by
     key) to keep once synthesised."""
 
-    work: EncodeWork
+    cached: CachedAudio | None
+    to_synthesise: SynthesisWork
     status: Status
     missing: dict[str, Group] = field(default_factory=dict)
     found: int = 0  # groups spoken from the cache
 
+    def applied(self, work: EncodeWork) -> EncodeWork:
+        """``work`` (whose synthesis was looked up) with the cached audio in its place,
+        bringing back the synthesised audio where some is to be kept."""
+        return replace(work, cached=self.cached, keep_audio=bool(self.missing))
+
 
 class SpeechCache:
-    """Spoken audio of every project, in ``memory``, for the model ``model``."""
+    """Spoken audio of every project, in ``memory``, over ``shared`` (every replica's,
+    where there is one), for the model ``model``."""
 
-    def __init__(self, memory: MemoryCache, model: str) -> None:
+    def __init__(self, memory: MemoryCache, model: str, shared: SharedStore | None = None) -> None:
         self.memory = memory
+        self.shared = shared
         self._model = model
+        self._writes: set[asyncio.Task[None]] = set()  # to the shared store, under way
 
-    def lookup(self, work: EncodeWork, voice: VoiceConfig) -> Lookup:
-        """``work`` with the audio the cache has of its groups (spoken by ``voice``)."""
-        params = work.synthesis.params
+    async def lookup(self, work: SynthesisWork, voice: VoiceConfig) -> Lookup:
+        """What the cache has of ``work``'s groups (spoken by ``voice``): from memory,
+        and what memory lacks from the shared store (waited for at most
+        :data:`SHARED_WAIT_S`: a slow store makes a miss, not a slow request)."""
+        params = work.params
+        keyed = [
+            (group_key(params.tenant, self._model, voice, params, group), group)
+            for group in groups(work.segments)
+        ]
+        entries = {key: self.memory.get(key) for key, _ in keyed}
+        absent = [key for key, e in entries.items() if e is None or not e.serves(params)]
+        if absent and self.shared is not None:
+            entries |= await self._shared_entries(params.tenant, absent)
         found: list[AudioChunk] = []
         covered: set[int] = set()
         missing: dict[str, Group] = {}
         found_groups = 0
-        for group in groups(work.synthesis.segments):
-            key = group_key(params.tenant, self._model, voice, params, group)
-            entry = self.memory.get(key)
+        for key, group in keyed:
+            entry = entries.get(key)
             if entry is None or not entry.serves(params):
                 missing[key] = group
                 continue
@@ -71,8 +102,7 @@ class SpeechCache:
             found_groups += 1
         status: Status = "miss" if not covered else "partial" if missing else "hit"
         cached = CachedAudio(frozenset(covered), tuple(found)) if covered else None
-        work = replace(work, cached=cached, keep_audio=bool(missing))
-        return Lookup(work, status, missing, found_groups)
+        return Lookup(cached, work.without(cached), status, missing, found_groups)
 
     async def recorded(
         self, lookup: Lookup, stream: AsyncGenerator[EncodedChunk, None]
@@ -80,30 +110,96 @@ class SpeechCache:
         """``stream``'s chunks (without the audio they bring back, and none that holds
         no bytes), each missing group kept once its audio is whole; closing this
         closes ``stream``."""
-        params = lookup.work.synthesis.params
-        by_segment = {s.index: key for key, group in lookup.missing.items() for s in group}
-        audio: dict[str, list[AudioChunk]] = {}
+        keeping = _Keeping(self, lookup)
         async with contextlib.aclosing(stream):
             async for encoded in stream:
                 for chunk in encoded.spoken:
-                    key = by_segment.get(chunk.segment)
-                    if key is None:
-                        continue
-                    audio.setdefault(key, []).append(chunk)
-                    group = lookup.missing[key]
-                    if chunk.segment == group[-1].index and chunk.through >= 1.0:
-                        self._keep(key, group, audio.pop(key), params)
+                    keeping.heard(chunk)
                 if encoded.data:
                     yield replace(encoded, spoken=()) if encoded.spoken else encoded
 
-    def _keep(
+    async def kept(
+        self, lookup: Lookup, audio: AsyncGenerator[AudioChunk, None]
+    ) -> AsyncGenerator[AudioChunk, None]:
+        """``audio`` (a work's, cached and synthesised, in order) passed on, each missing
+        group kept once its audio is whole; closing this closes ``audio``."""
+        keeping = _Keeping(self, lookup)
+        async with contextlib.aclosing(audio):
+            async for chunk in audio:
+                keeping.heard(chunk)
+                yield chunk
+
+    def keep(
         self, key: str, group: Group, chunks: list[AudioChunk], params: SynthesisParams
     ) -> None:
+        """Keep ``chunks``, ``group``'s whole audio (spoken for ``params``), as ``key``:
+        in memory at once, in the shared store in the background."""
         entry = entry_of(group, chunks, params)
-        if entry is not None:
-            self.memory.put(key, entry, params.tenant)
+        if entry is None:
+            return
+        self.memory.put(key, entry, params.tenant)
+        if self.shared is not None:
+            self._write(self.shared.put, params.tenant, key, entry)
 
     def forget(self, project: str) -> None:
         """Drop ``project``'s audio (its dictionaries or voices changed: what they read is
         keyed anew, and the old audio would only take room)."""
         self.memory.forget(project)
+        if self.shared is not None:
+            self._write(self.shared.forget, project)
+
+    async def settled(self) -> None:
+        """Once every write to the shared store begun so far has ended."""
+        await asyncio.gather(*self._writes, return_exceptions=True)
+
+    async def _shared_entries(self, project: str, keys: list[str]) -> dict[str, Entry]:
+        """The entries of ``keys`` the shared store has, kept in memory too."""
+        shared = self.shared
+        assert shared is not None
+
+        def read() -> dict[str, Entry]:
+            return {k: e for k in keys if (e := shared.get(project, k)) is not None}
+
+        try:
+            async with asyncio.timeout(SHARED_WAIT_S):
+                found = await asyncio.to_thread(read)
+        except TimeoutError:
+            logger.warning("speech cache: the shared store took over %g s", SHARED_WAIT_S)
+            return {}
+        for key, entry in found.items():
+            self.memory.put(key, entry, project)
+        return found
+
+    def _write(self, call: Callable[..., None], *args: object) -> None:
+        task = asyncio.get_running_loop().create_task(_on_thread(call, *args))
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+
+async def _on_thread(call: Callable[..., None], *args: object) -> None:
+    """``call(*args)`` on a thread; a failure logged, not raised (the cache is never
+    why a request fails: a sentence not stored is spoken again somewhere else)."""
+    try:
+        await asyncio.to_thread(call, *args)
+    except Exception:
+        logger.warning("speech cache: the shared store failed", exc_info=True)
+
+
+class _Keeping:
+    """A lookup's missing groups, each kept once the audio heard makes it whole."""
+
+    def __init__(self, cache: SpeechCache, lookup: Lookup) -> None:
+        self._cache = cache
+        self._lookup = lookup
+        self._by_segment = {s.index: key for key, group in lookup.missing.items() for s in group}
+        self._audio: dict[str, list[AudioChunk]] = {}
+
+    def heard(self, chunk: AudioChunk) -> None:
+        key = self._by_segment.get(chunk.segment)
+        if key is None:
+            return  # cached audio, or a segment of no group to keep
+        self._audio.setdefault(key, []).append(chunk)
+        group = self._lookup.missing[key]
+        if chunk.segment == group[-1].index and chunk.through >= 1.0:
+            params = self._lookup.to_synthesise.params
+            self._cache.keep(key, group, self._audio.pop(key), params)

@@ -4,7 +4,8 @@ share no disk).
 
 Both hold objects by key (``<job id>/<chunk:06d>.pcm``, ``<job id>/audio.mp3``),
 each written whole or not at all, read whole or by a byte range (an HTTP Range
-request is served from either), and deleted a job at a time. Calls block: the
+request is served from either), and deleted a job at a time. The speech cache keeps
+its entries in a store of its own beside the jobs' (``speech/cache/shared.py``). Calls block: the
 service makes them on threads.
 """
 
@@ -39,6 +40,10 @@ class AudioStore(Protocol):
         ...
 
     def get(self, key: str) -> bytes: ...
+
+    def find(self, key: str) -> bytes | None:
+        """The object ``key``; None if there is none."""
+        ...
 
     def size(self, key: str) -> int | None:
         """The object's size in bytes; None if there is none."""
@@ -89,6 +94,12 @@ class FolderStore:
 
     def get(self, key: str) -> bytes:
         return (self.root / key).read_bytes()
+
+    def find(self, key: str) -> bytes | None:
+        try:
+            return self.get(key)
+        except FileNotFoundError:
+            return None
 
     def size(self, key: str) -> int | None:
         try:
@@ -151,11 +162,19 @@ class S3Store:
     def get(self, key: str) -> bytes:
         return self._client.get_object(Bucket=self.bucket, Key=self._key(key))["Body"].read()
 
+    def find(self, key: str) -> bytes | None:
+        try:
+            return self.get(key)
+        except self._client.exceptions.ClientError as e:
+            if _absent(e):
+                return None
+            raise
+
     def size(self, key: str) -> int | None:
         try:
             head = self._client.head_object(Bucket=self.bucket, Key=self._key(key))
         except self._client.exceptions.ClientError as e:
-            if e.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound"):
+            if _absent(e):
                 return None
             raise
         return head["ContentLength"]
@@ -184,3 +203,9 @@ class S3Store:
     def scratch(self, name: str) -> Iterator[Path]:
         with tempfile.TemporaryDirectory(prefix="job-audio-") as folder:
             yield Path(folder) / Path(name).name
+
+
+def _absent(error: Exception) -> bool:
+    """Whether an S3 client's error says the object is not there."""
+    code = getattr(error, "response", {}).get("Error", {}).get("Code")
+    return code in ("404", "NoSuchKey", "NotFound")

@@ -50,14 +50,15 @@ class FlushMark:
 class TextStreamSettings:
     """What a session's query and first message settle for all its text streams: SSML
     texts, phoneme timings, the dictionaries' rules, the longest text that may wait
-    for a sentence end, and ``auto_mode`` (no chunk schedule: pieces end at sentences
-    and flushes)."""
+    for a sentence end, ``auto_mode`` (no chunk schedule: pieces end at sentences
+    and flushes), and whether pieces spoken before may come from the speech cache."""
 
     ssml: bool = False
     phonemes: bool = False
     rules: tuple[PronunciationRule, ...] = ()
     max_buffered_chars: int = 8192
     auto_mode: bool = False
+    cache: bool = True
 
 
 class TextStreamSink(Protocol):
@@ -208,7 +209,7 @@ class TextStream:
             ends = billed_ends(said.text.segments)
             began, made, failed = time.monotonic(), False, False
             try:
-                async for chunk in speech.synthesise(said, voicing):
+                async for chunk in speech.synthesise(said, voicing, settings.cache):
                     made = True
                     if chunk.timings is not None:  # words: offsets in all the stream's text
                         chunk = replace(chunk, timings=chunk.timings.moved(0, piece.start))

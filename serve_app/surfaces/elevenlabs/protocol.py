@@ -93,5 +93,6 @@ class ElevenWsQuery(BaseModel):
     phoneme_timestamps: bool = False  # ours: audio messages carry phonemes and visemes
     auto_mode: bool = False  # no chunk schedule: generate at sentence ends and flushes
     apply_text_normalization: TextNormalization = "auto"
+    cache: bool = True  # ours: false, every text synthesised, none kept (the speech cache)
     # alignment in the message of its audio: always so here
     sync_alignment: bool = True

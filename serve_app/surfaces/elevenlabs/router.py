@@ -10,11 +10,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request, WebSocket
 
 from serve_app.http.body import read_json
+from serve_app.http.cache_control import cache_allowed
 from serve_app.surfaces.dependencies import SpeechKey, State
 from serve_app.surfaces.elevenlabs.protocol import LOCATORS, ElevenSpeechRequest
 from serve_app.surfaces.elevenlabs.serving import from_elevenlabs, timestamped
 from serve_app.surfaces.elevenlabs.websocket import ELEVEN, ELEVEN_MULTI
-from serve_app.surfaces.framing import AUDIO_RESPONSES, cache_allowed, json_body, raw_audio
+from serve_app.surfaces.framing import AUDIO_RESPONSES, json_body, raw_audio
 from serve_app.surfaces.websocket.session import StreamInputSession
 
 router = APIRouter(tags=["ElevenLabs-compatible"])

@@ -44,6 +44,7 @@ class ElevenWire:
             ssml=eleven.enable_ssml_parsing,
             phonemes=eleven.phoneme_timestamps,
             auto_mode=eleven.auto_mode,
+            cache=eleven.cache,
         )
 
     def read_message(self, document: object) -> ClientMessage:

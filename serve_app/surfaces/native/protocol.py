@@ -186,6 +186,7 @@ class WsQuery(BaseModel):
     phoneme_timestamps: bool = False
     auto_mode: bool = False
     apply_text_normalization: TextNormalization = "auto"
+    cache: bool = True  # false: every text synthesised, none kept (the speech cache)
     # alignment in the message of its own audio: always so here (ElevenLabs' choice)
     sync_alignment: bool = True
 

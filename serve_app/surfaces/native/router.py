@@ -11,6 +11,7 @@ from fastapi import APIRouter, Request, WebSocket
 
 from serve_app.accounts.records import UsageResponse
 from serve_app.http.body import parse_body, read_json, validate
+from serve_app.http.cache_control import cache_allowed
 from serve_app.http.errors import Overloaded, ServiceError
 from serve_app.speech.vocabulary import (
     CustomVoiceRequest,
@@ -24,7 +25,6 @@ from serve_app.surfaces.framing import (
     AUDIO_RESPONSES,
     SseEvents,
     buffered,
-    cache_allowed,
     json_body,
     raw_audio,
     sse,

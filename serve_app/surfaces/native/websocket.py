@@ -35,6 +35,7 @@ class NativeWire:
             ssml=ssml,
             phonemes=ours.phoneme_timestamps,
             auto_mode=ours.auto_mode,
+            cache=ours.cache,
         )
 
     def read_message(self, document: object) -> ClientMessage:

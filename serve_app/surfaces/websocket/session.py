@@ -34,6 +34,7 @@ from deployments.messages import EncodedChunk
 from serve_app.accounts import ApiKey
 from serve_app.http.auth import authorization_of
 from serve_app.http.body import read_json, validate
+from serve_app.http.cache_control import cache_allowed
 from serve_app.http.errors import (
     AuthenticationFailed,
     BodyTooLarge,
@@ -210,7 +211,11 @@ class StreamInputSession:
             key.project_id, options.pronunciation_dictionaries, wire.dictionaries_param
         )
         limit = self._state.config.ws_max_buffered_chars
-        settings = TextStreamSettings(query.ssml, query.phonemes, rules, limit, query.auto_mode)
+        # the query's ``cache=false`` or the upgrade request's Cache-Control: no speech cache
+        cache = query.cache and cache_allowed(self._ws.headers)
+        settings = TextStreamSettings(
+            query.ssml, query.phonemes, rules, limit, query.auto_mode, cache
+        )
         voice = StreamVoice(
             await wire.session_options(options, self._voice_id, self._state),
             wire.language_by_script,

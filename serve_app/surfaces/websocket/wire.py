@@ -60,6 +60,7 @@ class SessionQuery:
     ssml: bool = False  # every text is SSML (docs/pronunciation.md)
     phonemes: bool = False  # audio messages carry phoneme timings and visemes
     auto_mode: bool = False  # no chunk schedule: pieces end at sentences and flushes
+    cache: bool = True  # texts spoken before may be heard from the speech cache
 
 
 class WireProtocol(Protocol):

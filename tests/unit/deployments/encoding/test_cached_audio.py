@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import numpy as np
 
@@ -55,8 +56,31 @@ async def test_cached_and_synthesised_segments_come_in_order_with_their_text() -
 
     out = [c async for c in encode_work(job, synthesised())]
     assert levels(b"".join(c.data for c in out)) == [0.1, 0.2, 0.3, 0.4]
-    assert [c.end_char for c in out] == [3, 7, 11, 15]  # billed as the text is heard
-    assert [[s.segment for s in c.spoken] for c in out] == [[], [1], [], [3]]
+    heard = [c for c in out if c.data]
+    assert [c.end_char for c in heard] == [3, 7, 11, 15]  # billed as the text is heard
+    # each synthesised chunk brought back on a chunk of its own, after the audio holding it
+    assert [(bool(c.data), [s.segment for s in c.spoken]) for c in out] == [
+        (True, []),
+        (True, []),
+        (False, [1]),
+        (True, []),
+        (True, []),
+        (False, [3]),
+    ]
+
+
+async def test_audio_brought_back_is_a_chunk_a_message() -> None:
+    """A buffered format holds all its audio to the end: what comes back then is still
+    one synthesised chunk a message (a Serve stream's message holds 4 MiB)."""
+    job = replace(work({}), output=OutputParams("wav"))
+
+    async def synthesised() -> AsyncIterator[AudioChunk]:
+        for index in range(4):
+            yield chunk(index, 0.1)
+
+    out = [c async for c in encode_work(job, synthesised())]
+    back = [c.spoken for c in out if c.spoken]
+    assert [[s.segment for s in spoken] for spoken in back] == [[0], [1], [2], [3]]
 
 
 async def test_cached_audio_before_the_next_segment_to_synthesise_is_heard_at_once() -> None:
@@ -72,7 +96,7 @@ async def test_cached_audio_before_the_next_segment_to_synthesise_is_heard_at_on
     first, second = await anext(stream), await anext(stream)
     assert (first.end_char, second.end_char) == (3, 7) and not go.is_set()
     go.set()
-    rest = [c async for c in stream]
+    rest = [c async for c in stream if c.data]
     assert [c.end_char for c in rest] == [11, 15]
 
 

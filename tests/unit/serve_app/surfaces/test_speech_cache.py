@@ -1,7 +1,7 @@
-"""The speech cache behind every HTTP surface, in process with a real eSpeak voice:
-ours (raw, SSE, buffered), OpenAI's through its own SDK and ElevenLabs' routes hear a
-repeated prompt from the cache (x-service-cache: hit) as they first heard it; a client
-keeps a request out of it; no project hears another's."""
+"""The speech cache behind every surface, in process with a real eSpeak voice: ours
+(raw, SSE, buffered), OpenAI's through its own SDK, ElevenLabs' routes and both
+WebSockets hear a repeated prompt from the cache (x-service-cache: hit) as they first
+heard it; a client keeps a request out of it; no project hears another's."""
 
 from __future__ import annotations
 
@@ -14,9 +14,12 @@ import httpx
 import httpx2
 import openai
 import pytest
+from starlette.testclient import TestClient
 
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
+from serve_app.speech.cache import MemoryStats
+from serve_app.speech.metrics import NullMetrics
 from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK, make_state
 
 PROMPT = "नमस्ते, हमें कॉल करने के लिए धन्यवाद। बिल के लिए एक दबाएँ।"
@@ -179,3 +182,107 @@ async def test_a_dictionary_that_changes_is_heard_at_once_its_old_audio_forgotte
     assert again.headers["x-service-cache"] == "miss"  # read anew, with the new alias
     heard = await client.post("/v1/audio/speech", headers=bearer(OTHER_KEY), json=theirs)
     assert heard.headers["x-service-cache"] == "hit"
+
+
+class CacheCounts(NullMetrics):
+    """The speech cache's counters (what Prometheus is told): groups found and missing."""
+
+    def __init__(self) -> None:
+        self.found = self.missing = 0
+
+    def speech_cache(self, found: int, missing: int, memory: MemoryStats) -> None:
+        self.found += found
+        self.missing += missing
+
+
+WS_OURS = f"/v1/audio/speech/stream-input/{ESPEAK}"
+WS_MULTI = f"/v1/text-to-speech/{ESPEAK}/multi-stream-input"
+
+
+def ws_session(client: TestClient, url: str, headers: dict[str, str] | None = None) -> bytes:
+    """A stream-input session that sends ``PROMPT`` word by word: its audio."""
+    with client.websocket_connect(url, headers={**bearer(), **(headers or {})}) as ws:
+        ws.send_json({"text": " "})
+        for word in PROMPT.split(" "):
+            ws.send_json({"text": word + " "})
+        ws.send_json({"text": ""})
+        audio = b""
+        while not (message := ws.receive_json()).get("isFinal"):
+            audio += base64.b64decode(message["audio"])
+    return audio
+
+
+def multi_session(client: TestClient) -> bytes:
+    """A multi-stream-input session of two contexts that say ``PROMPT`` in turn."""
+    audio = b""
+    with client.websocket_connect(WS_MULTI, headers={"xi-api-key": DEV_KEY}) as ws:
+        for context in ("one", "two"):
+            ws.send_json({"text": " ", "context_id": context})
+            ws.send_json({"text": PROMPT + " ", "context_id": context, "flush": True})
+            ws.send_json({"context_id": context, "close_context": True})
+            while not (message := ws.receive_json()).get("isFinal"):
+                if message.get("audio"):
+                    audio += base64.b64decode(message["audio"])
+        ws.send_json({"close_socket": True})
+    return audio
+
+
+@pytest.fixture
+def counted(state: IngressState) -> CacheCounts:
+    counts = CacheCounts()
+    state.speech.metrics = counts
+    return counts
+
+
+def test_our_websocket_hears_a_repeated_text_from_the_cache(
+    state: IngressState, counted: CacheCounts
+) -> None:
+    client = TestClient(create_app(state))
+    first = ws_session(client, WS_OURS)
+    spoken = counted.missing
+    assert spoken and not counted.found
+    again = ws_session(client, WS_OURS)
+    assert (counted.found, counted.missing) == (spoken, spoken)  # every piece found
+    assert again == first and first
+
+
+def test_elevenlabs_websocket_contexts_hear_each_other_s_text_from_the_cache(
+    state: IngressState, counted: CacheCounts
+) -> None:
+    """The second context says what the first said: found, and the same audio."""
+    client = TestClient(create_app(state))
+    audio = multi_session(client)
+    assert counted.found == counted.missing > 0
+    half = len(audio) // 2
+    assert audio[:half] == audio[half:]
+
+
+def test_a_websocket_keeps_its_texts_out_of_the_cache(
+    state: IngressState, counted: CacheCounts
+) -> None:
+    client = TestClient(create_app(state))
+    ws_session(client, WS_OURS + "?cache=false")
+    ws_session(client, WS_OURS, {"Cache-Control": "no-store"})
+    assert (counted.found, counted.missing) == (0, 0)  # never looked up
+    ws_session(client, WS_OURS)
+    assert not counted.found and counted.missing  # neither kept anything
+
+
+def test_http_hears_what_a_websocket_had_spoken(state: IngressState, counted: CacheCounts) -> None:
+    """One sentence said over a socket (one piece: a sentence, kept with the character
+    alignment a socket always asks for), then over HTTP: a hit, the same audio. (The
+    other way round the socket asks for alignment an HTTP request's entry lacks: it
+    is spoken anew, and kept with it.)"""
+    client = TestClient(create_app(state))
+    sentence = "बिल के लिए एक दबाएँ।"
+    with client.websocket_connect(WS_OURS + "?auto_mode=true", headers=bearer()) as ws:
+        ws.send_json({"text": sentence + " ", "flush": True})
+        ws.send_json({"text": ""})
+        audio = b""
+        while not (message := ws.receive_json()).get("isFinal"):
+            audio += base64.b64decode(message["audio"])
+    assert (counted.found, counted.missing) == (0, 1)
+    heard = client.post(
+        "/v1/audio/speech", headers=bearer(), json={"input": sentence, "voice": ESPEAK}
+    )
+    assert heard.headers["x-service-cache"] == "hit" and heard.content == audio

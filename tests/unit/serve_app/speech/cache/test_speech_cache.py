@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 
 from deployments.messages import (
+    AudioChunk,
     EncodedChunk,
     EncodeWork,
     OutputParams,
@@ -73,8 +74,9 @@ async def speak(
 ) -> tuple[Status, list[EncodedChunk]]:
     work = await work_of(pipeline, text, params)
     voice = next(v for v in (await pipeline.synthesisers()).voices if v.id == params.voice)
-    lookup = cache.lookup(work, voice)
-    chunks = [chunk async for chunk in cache.recorded(lookup, pipeline.encode(lookup.work))]
+    lookup = await cache.lookup(work.synthesis, voice)
+    stream = cache.recorded(lookup, pipeline.encode(lookup.applied(work)))
+    chunks = [chunk async for chunk in stream]
     return lookup.status, chunks
 
 
@@ -112,6 +114,29 @@ async def test_cached_and_new_sentences_are_spoken_in_order_only_the_new_ones_sy
     synthesis.texts.clear()
     status, _ = await speak(cache, pipeline, f"{BALANCE} {WELCOME}")
     assert status == "hit" and synthesis.texts == []  # each sentence kept on its own
+
+
+async def test_raw_audio_of_a_mix_is_the_cached_sentence_then_the_new_one_synthesised(
+    cache: SpeechCache, pipeline: Pipeline, synthesis: CountingSynthesis
+) -> None:
+    """The audio a text stream encodes itself (a WebSocket's pieces): the same mix."""
+
+    async def heard(text: str) -> tuple[Status, list[AudioChunk]]:
+        work = (await work_of(pipeline, text, PARAMS)).synthesis
+        voice = next(v for v in (await pipeline.synthesisers()).voices if v.id == VOICE)
+        lookup = await cache.lookup(work, voice)
+        stream = cache.kept(lookup, pipeline.synthesise(work, lookup.cached))
+        return lookup.status, [chunk async for chunk in stream]
+
+    _, welcome = await heard(WELCOME)
+    synthesis.texts.clear()
+    status, both = await heard(f"{WELCOME} {BALANCE}")
+    assert status == "partial" and synthesis.texts == ["आपका बैलेंस पाँच सौ रुपये है।"]
+    assert [c.segment for c in both] == sorted(c.segment for c in both)
+    first = [c for c in both if c.segment == both[0].segment]
+    assert [c.samples.tobytes() for c in first] == [c.samples.tobytes() for c in welcome]
+    status, _ = await heard(BALANCE)
+    assert status == "hit"  # the new sentence was kept
 
 
 async def test_no_audio_crosses_projects(cache: SpeechCache, pipeline: Pipeline) -> None:
@@ -152,10 +177,11 @@ async def test_a_stream_closed_midway_keeps_only_the_sentences_it_finished(
     text = f"{WELCOME} {BALANCE} धन्यवाद।"
     work = await work_of(pipeline, text, PARAMS)
     voice = next(v for v in (await pipeline.synthesisers()).voices if v.id == VOICE)
-    lookup = cache.lookup(work, voice)
-    stream = cache.recorded(lookup, pipeline.encode(lookup.work))
+    lookup = await cache.lookup(work.synthesis, voice)
+    stream = cache.recorded(lookup, pipeline.encode(lookup.applied(work)))
     async with contextlib.aclosing(stream):
-        await anext(stream)
+        await anext(stream)  # the first sentence's audio (its samples come back after it)
+        await anext(stream)  # the second's begins
     assert cache.memory.stats.entries == 1  # the first sentence, heard whole; not the rest
     synthesis.texts.clear()
     status, chunks = await speak(cache, pipeline, text)

@@ -33,6 +33,7 @@ def test_objects_are_kept_read_by_range_and_deleted_by_job(store: AudioStore) ->
     assert store.size("job-a/000000.pcm") == len(data)
     assert store.get("job-a/000000.pcm") == data
     assert store.size("job-a/000002.pcm") is None
+    assert store.find("job-a/000001.pcm") == b"second" and store.find("job-a/000002.pcm") is None
     assert b"".join(store.read("job-a/000000.pcm", 0, len(data))) == data
     assert b"".join(store.read("job-a/000000.pcm", 300_001, 700_003)) == data[300_001:700_003]
     assert b"".join(store.read("job-a/000000.pcm", 5, 5)) == b""
