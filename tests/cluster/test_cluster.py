@@ -1,5 +1,6 @@
 """The service on a Ray cluster of several nodes, as a user deploys it: one ledger behind
-every node's proxy, replicas that autoscale under Locust and back, a rolling update
+every node's proxy, one speech cache heard through every proxy, replicas that
+autoscale under Locust and back, a rolling update
 that loses no request, a node lost mid-stream, and a Synthesiser that scales to zero
 when idle and starts again for the next request.
 
@@ -167,6 +168,43 @@ def test_a_long_form_job_is_spoken_by_the_cluster_and_read_through_any_proxy(
         f"long-form job: {done['characters']} characters, {done['audio_seconds']:.1f} s of "
         f"audio in {took:.1f} s on the cluster"
     )
+
+
+def test_a_prompt_spoken_through_one_node_is_heard_from_the_cache_through_another(
+    cluster: Cluster,
+) -> None:
+    """Spoken through the head's proxy, its sentences kept in the speech cache's shared
+    tier (the S3-compatible store beside the long-form audio): through each worker's
+    proxy a hit, without synthesis."""
+    import boto3
+
+    store = AccountStore.open(cluster.state.database_url)
+    try:
+        project = store.create_project("speech-cache", starting_balance=50_000_000)
+        auth = {"Authorization": f"Bearer {store.create_key(project)}"}
+    finally:
+        store.close()
+    body = {"input": "नमस्ते, हमें कॉल करने के लिए धन्यवाद। बिल के लिए एक दबाएँ।", "voice": ESPEAK}
+
+    def speak(node: str) -> httpx.Response:
+        url = cluster.state.proxy_url(node) + "/v1/audio/speech"
+        response = httpx.post(url, headers=auth, json=body, timeout=120)
+        assert response.status_code == 200, (node, response.text)
+        return response
+
+    first = speak("head")
+    assert first.headers["x-service-cache"] == "miss"
+    s3 = boto3.client("s3", endpoint_url=cluster.s3_endpoint)
+    prefix = f"{AUDIO_PREFIX}/speech-cache/{project}/"
+
+    def entries() -> int:
+        return int(s3.list_objects_v2(Bucket=BUCKET, Prefix=prefix).get("KeyCount", 0))
+
+    wait_for(cluster, lambda: entries() == 2, "both sentences in the shared store")
+    for node in ("cpu-1", "gpu-2"):
+        again = speak(node)
+        assert again.headers["x-service-cache"] == "hit", node
+        assert again.content == first.content
 
 
 def test_replicas_scale_up_under_locust_and_back_down_after(

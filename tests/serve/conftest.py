@@ -35,6 +35,7 @@ class Service:
     # option for CPU-only eSpeak serving: eSpeak voices only) and room for only
     # FOLDED_MAX_ACTIVE requests at once.
     folded_url: str
+    longform_path: str  # the long-form jobs' audio store (the speech cache's shared tier)
 
     @property
     def auth(self) -> dict[str, str]:
@@ -128,6 +129,7 @@ def service(
     # One key drives the whole tier, the load test included: a rate far above it, and a
     # budget of unproductive synthesis its fault and hang-up tests never reach.
     # A short hold lease: the fault tests wait for a killed ingress's holds to settle.
+    longform = tmp_path_factory.mktemp("longform")
     ingress = {
         "database_url": database_url,
         "rate_limit_per_minute": 1_000_000,
@@ -135,7 +137,7 @@ def service(
         "hold_lease_s": 3.0,
         "ws_auth_timeout_s": WS_AUTH_TIMEOUT_S,
         "send_timeout_s": SEND_TIMEOUT_S,  # a reader that reads nothing is let go sooner
-        "longform_audio_path": str(tmp_path_factory.mktemp("longform")),
+        "longform_audio_path": str(longform),
         # the docs' webhook sample names a host this machine may not resolve: taken
         # as given, not looked up (its tries fail later, in the background)
         "webhook_private_addresses": True,
@@ -173,6 +175,7 @@ def service(
             database_url,
             f"http://127.0.0.1:{metrics_port}/metrics",
             f"http://127.0.0.1:{port}/folded",
+            str(longform),
         )
     finally:
         # No graceful drain at the end of the tier (serve.shutdown waits seconds for
