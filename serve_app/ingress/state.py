@@ -18,12 +18,12 @@ from serve_app.http.errors import ServiceError
 from serve_app.ingress.placement import SYNTHESISER
 from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission, PerAddress
+from serve_app.speech.audio_store import open_store
 from serve_app.speech.billing import Meter
 from serve_app.speech.cache import MemoryCache, SharedStore, SpeechCache
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.custom_voices import CustomVoices
 from serve_app.speech.dictionaries import Dictionaries
-from serve_app.speech.longform.audio_store import open_store
 from serve_app.speech.longform.jobs import PROJECT_ROOT, LongFormJobs
 from serve_app.speech.longform.webhooks import WebhookSender
 from serve_app.speech.longform.work import ChunkSpeaker, JobWorker

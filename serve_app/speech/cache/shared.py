@@ -22,8 +22,8 @@ import numpy as np
 from pydantic import TypeAdapter
 
 from deployments.messages import Alignment, AudioChunk, PhonemeTiming, Timings, WordTiming
+from serve_app.speech.audio_store import AudioStore
 from serve_app.speech.cache.entries import Entry
-from serve_app.speech.longform.audio_store import AudioStore
 
 logger = logging.getLogger("serve_app")
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from deployments.encoding import ChapterMark, has_chapter_marks, make_writer, mark_chapters
 from deployments.priority import run_in_background
-from serve_app.speech.longform.audio_store import AudioStore, job_key
+from serve_app.speech.audio_store import AudioStore, job_key
 
 # Where a job's audio is written (each chunk's as it is made, the job's files as it
 # ends: a book's MP3 is tens of seconds of encoding): threads below the process's

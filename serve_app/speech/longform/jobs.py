@@ -26,10 +26,10 @@ from serve_app.accounts.longform.jobs import (
 )
 from serve_app.http.errors import InvalidRequest, NotFound, RateLimited
 from serve_app.settings import CONFIGS, IngressConfig
+from serve_app.speech.audio_store import AudioStore, job_key, open_store
 from serve_app.speech.billing import Meter, balance_refusal
 from serve_app.speech.checked import Voicing
 from serve_app.speech.longform.audio import JOB_FILES, JobSettings, write_job_audio
-from serve_app.speech.longform.audio_store import AudioStore, job_key, open_store
 from serve_app.speech.longform.chunks import (
     MAX_CHAPTERS,
     Chapter,

@@ -23,12 +23,12 @@ from deployments.reading import PronunciationRule
 from serve_app.accounts import AccountStore
 from serve_app.accounts.longform.claims import ClaimedChunk, Completion
 from serve_app.http.errors import InvalidRequest, ServiceError
+from serve_app.speech.audio_store import AudioStore
 from serve_app.speech.billing import Meter
 from serve_app.speech.checked import BilledText, Input, Voicing
 from serve_app.speech.continuity import surroundings
 from serve_app.speech.longform import idle_waits
 from serve_app.speech.longform.audio import JOB_FILES, JobSettings, chunk_key
-from serve_app.speech.longform.audio_store import AudioStore
 from serve_app.speech.longform.idle_waits import IdleWait, Wakeup
 from serve_app.speech.service import SpeechService
 from serve_app.speech.vocabulary import VoiceOptions

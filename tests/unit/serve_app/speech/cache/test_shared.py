@@ -25,10 +25,10 @@ from deployments.messages import (
 )
 from deployments.reading import ReadingOptions
 from deployments.synthesis import SynthesisRunner
+from serve_app.speech.audio_store import AudioStore, FolderStore
 from serve_app.speech.cache import MemoryCache, SharedStore, SpeechCache
 from serve_app.speech.cache.entries import Entry
 from serve_app.speech.cache.shared import StoredChunk, decoded, encoded
-from serve_app.speech.longform.audio_store import AudioStore, FolderStore
 from serve_app.speech.pipeline import Pipeline
 
 VOICE = "hi-espeak-aditi"

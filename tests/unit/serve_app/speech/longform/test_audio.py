@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from serve_app.speech.audio_store import FolderStore
 from serve_app.speech.longform.audio import JobSettings, chunk_key, job_audio, wav_header
-from serve_app.speech.longform.audio_store import FolderStore
 from tests.conftest import decode
 
 

@@ -20,6 +20,7 @@ from deployments.priority import BACKGROUND_NICENESS, niceness
 from deployments.reading import ReadingOptions
 from serve_app.accounts.longform.jobs import NewChunk
 from serve_app.ingress.state import IngressState
+from serve_app.speech.audio_store import FolderStore
 from serve_app.speech.checked import Voicing
 from serve_app.speech.longform import work as longform_work
 from serve_app.speech.longform.audio import (
@@ -28,7 +29,6 @@ from serve_app.speech.longform.audio import (
     chunk_key,
     job_audio,
 )
-from serve_app.speech.longform.audio_store import FolderStore
 from serve_app.speech.longform.chunks import chapters_of, chunks_of
 from serve_app.speech.longform.work import MAX_ATTEMPTS, ChunkSpeaker, JobWorker
 from serve_app.speech.vocabulary import VoiceOptions

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from serve_app.speech.longform.audio_store import AudioStore, FolderStore, S3Store, open_store
+from serve_app.speech.audio_store import AudioStore, FolderStore, S3Store, open_store
 from tests.s3_server import BUCKET
 
 

@@ -1,11 +1,11 @@
-"""Where long-form jobs keep their audio: a folder (one machine, or a volume every
-ingress replica mounts) or an S3-compatible object store (a cluster whose nodes
-share no disk).
+"""Where long-form jobs, and the speech cache's shared tier, keep their audio: a
+folder (one machine, or a volume every ingress replica mounts) or an S3-compatible
+object store (a cluster whose nodes share no disk).
 
 Both hold objects by key (``<job id>/<chunk:06d>.pcm``, ``<job id>/audio.mp3``),
 each written whole or not at all, read whole or by a byte range (an HTTP Range
 request is served from either), and deleted a job at a time. The speech cache keeps
-its entries in a store of its own beside the jobs' (``speech/cache/shared.py``). Calls block: the
+its entries in a store of its own beside the jobs' (``cache/shared.py``). Calls block: the
 service makes them on threads.
 """
 
