@@ -21,7 +21,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Ray worker would compile what it imports of torch and ray afresh each time it starts.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install browser beside test-busy unit-tier service-tiers compute-tests run docs docs-build docs-openapi test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity bench-jobs clean \
+.PHONY: install browser beside test-busy unit-tier service-tiers compute-tests run docs docs-build docs-openapi test test-fast lint unit serve-tests cluster-tests fuzz bench bench-continuity bench-jobs bench-ivr clean \
 	cluster-up cluster-down cluster-status cluster-load gpu-kit gpu-rehearsal
 
 # uv resolves and installs the whole project in seconds where pip takes minutes.
@@ -159,7 +159,9 @@ cluster-load:
 	$(PY) -m serve_app.cluster load $(LOAD_ARGS)
 
 # Not part of `make test`: time to first audio and throughput, Kokoro at 1/2/4/8
-# streams and eSpeak at 1/4/16/64 streams and fixed rates (BENCH_ARGS: see --help).
+# streams and eSpeak at 1/4/16/64 streams and fixed rates (BENCH_ARGS: see --help),
+# then an IVR's mix of fixed prompts and new texts with the speech cache and without
+# (IVR_ARGS: python -m loadtest.ivr --help).
 # make bench GPU=1: Kokoro on CUDA instead, the backends alone and then 1..256 streams,
 # the batching Synthesiser beside a batch-1 server of the same model.
 bench: install
@@ -168,7 +170,12 @@ ifdef GPU
 	$(PY) -m loadtest.kokoro_streams --device cuda $(BENCH_ARGS)
 else
 	$(PY) -m loadtest.bench $(BENCH_ARGS)
+	$(PY) -m loadtest.ivr $(IVR_ARGS)
 endif
+
+# The IVR mix alone (docs/speech-cache.md, docs/performance.md).
+bench-ivr: install
+	$(PY) -m loadtest.ivr $(IVR_ARGS)
 
 # Not part of `make test`: what previous_text / next_text cost (model time) and change
 # (pitch at the joint between requests) for the default voice (docs/voice-agents.md).

@@ -59,7 +59,8 @@ async def stream_forever(
     texts = itertools.cycle(HINDI + ENGLISH)
     while time.monotonic() < stop:
         text = next(texts)
-        body = {"input": text, "language": "en" if text in ENGLISH else "hi"}
+        # spoken every time (the texts repeat: the speech cache would answer them)
+        body = {"input": text, "language": "en" if text in ENGLISH else "hi", "cache": False}
         if voice:  # else each language's own voice
             body["voice"] = voice
         try:

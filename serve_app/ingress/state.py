@@ -32,7 +32,7 @@ from serve_app.speech.pipeline import Pipeline
 from serve_app.speech.service import SpeechService
 from serve_app.speech.warm_up import speak_unbilled
 from serve_app.surfaces.compat import CompatConfig
-from serve_app.surfaces.native.protocol import ReplicaStatus
+from serve_app.surfaces.native.protocol import ReplicaStatus, SpeechCacheStatus
 
 logger = logging.getLogger("serve_app")
 
@@ -178,10 +178,17 @@ class IngressState:
     def replica_status(self) -> ReplicaStatus:
         """What this replica holds open now: tasks, descriptors, threads, requests."""
         process = psutil.Process()
+        cache = self.speech.cache
+        memory = cache.memory.stats if cache is not None else None
         return ReplicaStatus(
             asyncio_tasks=len(asyncio.all_tasks()),
             open_fds=process.num_fds(),
             threads=process.num_threads(),
             active_requests=self.admission.active,
             warm_up_s=self.warmed_up_s,
+            speech_cache=SpeechCacheStatus(
+                entries=memory.entries, bytes=memory.bytes, evictions=memory.evictions
+            )
+            if memory is not None
+            else None,
         )

@@ -72,6 +72,14 @@ class EngineStatus(BaseModel):
     stats: dict[str, Any] = Field(default_factory=dict, description="Engine counters.")
 
 
+class SpeechCacheStatus(BaseModel):
+    """What the replica's speech cache holds in its memory now."""
+
+    entries: int = Field(description="Sentences (groups of clauses spoken as one).")
+    bytes: int = Field(description="Their audio, and what it takes to keep it.")
+    evictions: int = Field(description="Dropped to make room since the replica started.")
+
+
 class ReplicaStatus(BaseModel):
     """The ingress replica that answered: what it holds open now (leaks show here)."""
 
@@ -83,6 +91,9 @@ class ReplicaStatus(BaseModel):
         default=None,
         description="Seconds this replica spent serving its warm-up request before it "
         "took any (None: not warmed up, or the warm-up failed).",
+    )
+    speech_cache: SpeechCacheStatus | None = Field(
+        default=None, description="Its speech cache's memory (None: no speech cache)."
     )
 
 

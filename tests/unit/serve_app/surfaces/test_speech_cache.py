@@ -286,3 +286,15 @@ def test_http_hears_what_a_websocket_had_spoken(state: IngressState, counted: Ca
         "/v1/audio/speech", headers=bearer(), json={"input": sentence, "voice": ESPEAK}
     )
     assert heard.headers["x-service-cache"] == "hit" and heard.content == audio
+
+
+async def test_ready_says_what_the_replica_s_cache_holds(client: httpx.AsyncClient) -> None:
+    async def held() -> dict[str, int]:
+        ready = await client.get("/ready", headers=bearer())
+        status: dict[str, int] = ready.json()["replica"]["speech_cache"]
+        return status
+
+    assert await held() == {"entries": 0, "bytes": 0, "evictions": 0}
+    await client.post("/v1/audio/speech", headers=bearer(), json={"input": PROMPT, "voice": ESPEAK})
+    now = await held()
+    assert now["entries"] == 2 and now["bytes"] > 0  # the prompt's two sentences
