@@ -14,7 +14,8 @@
 # the later steps run regardless. At most 8 files come back from a call: 8 here.
 # With `service` (a kit of `make gpu-kit SERVICE=1`), instead: the engine alone at
 # 1, 8, 32 and 128 streams, then the whole service (configs/gpu.yaml on one machine)
-# over HTTP at the same counts (loadtest/service_streams.py): 4 files.
+# over HTTP at the same counts and an IVR's mix with the speech cache and without
+# (loadtest/service_streams.py): 4 files.
 set -u
 kit=$1
 out=$2
@@ -56,11 +57,11 @@ if [ "$what" = service ]; then
   if [ "$device" = cuda ]; then
     step engine 90 "$python" -m loadtest.kokoro_streams --device cuda --streams 1 8 32 128 \
       --seconds 8 --servers batched
-    step service 330 "$python" -m loadtest.service_streams --config configs/gpu.yaml \
-      --device cuda --streams 1 8 32 128 --seconds 8
+    step service 360 "$python" -m loadtest.service_streams --config configs/gpu.yaml \
+      --device cuda --streams 1 8 32 128 --seconds 8 --ivr-streams 8 64
   else
     step service 300 "$python" -m loadtest.service_streams --config configs/local.yaml \
-      --streams 1 2 --seconds 5
+      --streams 1 2 --seconds 5 --ivr-streams 2
   fi
   exit "$failed"
 fi

@@ -11,6 +11,9 @@ count, that many closed-loop streams of a Hindi sentence in the default voice
 p50/p95, requests and audio seconds per wall second and errors, with the
 machine. ``loadtest/device_run.sh KIT OUT cuda service`` runs it after the
 engine alone (``loadtest.kokoro_streams``) at the same counts, so the two compare.
+Every request there keeps out of the speech cache (its text repeats). With
+``--ivr-streams``, then an IVR's mix at those counts, with the cache and without
+(``loadtest.ivr``), on the same service.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 import yaml
 
 from loadtest.bench import NEURAL_HINDI, started
+from loadtest.ivr import COLUMNS, MixResult, row, run_mix
 from loadtest.report import machine, markdown
 from loadtest.traffic import (
     KEY,
@@ -56,7 +60,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="per stream count")
     parser.add_argument("--text", default=NEURAL_HINDI)
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="for the table")
+    parser.add_argument(
+        "--ivr-streams", type=int, nargs="*", default=[], help="then an IVR's mix at these"
+    )
     args = parser.parse_args()
+    mixes: list[MixResult] = []
     request = Request(args.text, None, 24000)
     rows: list[list[str]] = []
     with tempfile.TemporaryDirectory() as folder:
@@ -81,9 +89,17 @@ def main() -> None:
                     str(result.errors),
                 ])  # fmt: skip
                 print(" ".join(rows[-1]), flush=True)
+            for streams in args.ivr_streams:
+                for cache in (False, True):
+                    mix = asyncio.run(run_mix(url, streams, args.seconds, 0.8, None, cache))
+                    mixes.append(mix)
+                    print(" ".join(row(mix)), flush=True)
     print(f"\nThe service over HTTP ({args.config}), default voice, on {machine(args.device)}\n")
     columns = ["streams", "requests", "first audio p50 ms", "p95 ms", "requests/s", "audio s/s"]
     print(markdown([*columns, "errors"], rows))
+    if mixes:
+        print("\nAn IVR's mix (loadtest/ivr.py: 80% fixed prompts), with the cache and without\n")
+        print(markdown(COLUMNS, [row(m) for m in mixes]))
 
 
 if __name__ == "__main__":
