@@ -16,6 +16,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from deployments.messages import (
     AudioChunk,
     EncodedChunk,
+    EncodeWork,
     NormalisedText,
     Surroundings,
     SynthesisWork,
@@ -27,7 +28,7 @@ from serve_app.http.errors import InvalidRequest, ServiceError
 from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission
 from serve_app.speech.billing import Meter
-from serve_app.speech.cache import Lookup, SpeechCache
+from serve_app.speech.cache import Lookup, SpeechCache, Status
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.checked import (
     BilledText,
@@ -296,16 +297,33 @@ class SpeechService:
         delivery.attach(stream, first)
         return delivery
 
-    async def _encoded(self, speech: CheckedRequest) -> AsyncGenerator[EncodedChunk, None]:
-        """The request's encoded audio: what the speech cache has of it from there, the
-        rest synthesised (and kept); ``speech.cache`` says which (by the first chunk)."""
-        cache = self._cache_for(speech.voicing, speech.cacheable)
-        if cache is None:
-            stream = self.pipeline.encode(speech.work)
+    def _encoded(self, speech: CheckedRequest) -> AsyncGenerator[EncodedChunk, None]:
+        """The request's encoded audio; ``speech.cache`` says what the speech cache had
+        of it (by its first chunk)."""
+
+        def found(status: Status) -> None:
+            speech.cache = status
+
+        return self.encode(speech.work, speech.voicing, speech.cacheable, found)
+
+    async def encode(
+        self,
+        work: EncodeWork,
+        voicing: Voicing,
+        cache: bool = True,
+        found: Callable[[Status], None] | None = None,
+    ) -> AsyncGenerator[EncodedChunk, None]:
+        """``work`` (spoken as ``voicing`` asks) encoded: what the speech cache has of it
+        from there (unless ``cache`` is False; ``found`` is told what it had), the rest
+        synthesised and kept. Closing the stream stops its synthesis."""
+        speech_cache = self._cache_for(voicing, cache)
+        if speech_cache is None:
+            stream = self.pipeline.encode(work)
         else:
-            lookup = await self._looked_up(cache, speech.work.synthesis, speech.voicing)
-            speech.cache = lookup.status
-            stream = cache.recorded(lookup, self.pipeline.encode(lookup.applied(speech.work)))
+            lookup = await self._looked_up(speech_cache, work.synthesis, voicing)
+            if found is not None:
+                found(lookup.status)
+            stream = speech_cache.recorded(lookup, self.pipeline.encode(lookup.applied(work)))
         async with contextlib.aclosing(stream):
             async for chunk in stream:
                 yield chunk

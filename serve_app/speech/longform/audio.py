@@ -35,6 +35,8 @@ class JobSettings(BaseModel):
     # the pronunciation rules of the job's dictionaries as they were when it was
     # submitted (and held for): every chunk is spoken, and billed, with these
     rules: list[dict[str, Any]] | None = None
+    # each chunk (a prompt) spoken through the speech cache, and kept there
+    cache: bool = False
 
 
 def chunk_key(job_id: str, index: int) -> str:

@@ -124,6 +124,7 @@ class LongFormJobs:
             bitrate_kbps=voicing.output.bitrate_kbps,
             markup=request.text_type == "ssml",
             rules=[rule.as_dict() for rule in voicing.rules],
+            cache=request.prompts is not None,
         )
         pairs = zip(chunks, reserves, strict=True)
         new = [NewChunk(c.chapter, c.text, c.before, c.after, r) for c, r in pairs]
@@ -172,10 +173,15 @@ class LongFormJobs:
     async def _chapters(self, request: SpeechJobRequest) -> tuple[list[Chapter], list[Chunk]]:
         """The request's text cut into chapters and chunks, each cleaned as a speech
         request's input is (what is billed is what is spoken)."""
-        if (request.input is None) == (request.chapters is None):
+        sent = (request.input, request.chapters, request.prompts)
+        if sum(part is not None for part in sent) != 1:
             raise InvalidRequest(
-                "invalid_value", "Send the text as input or as chapters, one of them.", "input"
+                "invalid_value",
+                "Send the text as input, as chapters or as prompts, one of them.",
+                "input",
             )
+        if request.prompts is not None:
+            return _prompt_chunks(request.prompts, request.text_type)
         given = (
             [("", request.input)]
             if request.input is not None
@@ -375,6 +381,23 @@ def _cut(
             if len(chapters) > MAX_CHAPTERS:  # refused: no need to cut the rest
                 return chapters, []
     return chapters, chunks_of(chapters)
+
+
+def _prompt_chunks(prompts: list[str], text_type: JobTextType) -> tuple[list[Chapter], list[Chunk]]:
+    """Each prompt a chunk of its own, read with nothing around it (as a speech
+    request of it is, so that its sentences are kept as that request looks them up);
+    one chapter of them all."""
+    if text_type == "markdown":
+        raise InvalidRequest(
+            "invalid_value", "Prompts are text or SSML, not Markdown.", "text_type"
+        )
+    if text_type == "text":
+        prompts = [clean_text(unicodedata.normalize("NFC", p)) for p in prompts]
+    spoken = [p for p in prompts if p.strip()]
+    if not spoken:
+        raise InvalidRequest("empty_input", "prompts have nothing to speak.", "prompts")
+    chunks = [Chunk(i, 0, text, "", "") for i, text in enumerate(spoken)]
+    return [Chapter("", tuple(spoken))], chunks
 
 
 def _input_type(text_type: JobTextType) -> str:

@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from serve_app.speech.longform.chunks import MAX_CHAPTERS
+from serve_app.speech.longform.chunks import CHUNK_CHARS, MAX_CHAPTERS
 from serve_app.speech.vocabulary import Format, UnicodeText, VoiceOptions
 
 JobTextType = Literal["text", "markdown", "ssml"]
+# Prompts a job may render ahead of time (an IVR's menus, an agent's lines).
+MAX_PROMPTS = 1_000
 
 
 class ChapterText(BaseModel):
@@ -37,6 +39,17 @@ class SpeechJobRequest(VoiceOptions):
         None,
         max_length=MAX_CHAPTERS,
         description=f"The text as named chapters, instead of `input` (at most {MAX_CHAPTERS}).",
+    )
+    prompts: list[Annotated[UnicodeText, Field(max_length=CHUNK_CHARS)]] | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_PROMPTS,
+        description="Instead of `input`: prompts to render ahead of time into the speech "
+        "cache (an IVR's menu, an agent's greeting), each spoken alone as a speech request "
+        f"of it would be (at most {MAX_PROMPTS}, each at most {CHUNK_CHARS} characters; "
+        "`text_type` text or ssml). A request that says one of them later, in this voice "
+        "and with these controls, is heard from the cache. The job's audio is the prompts "
+        "one after another.",
     )
     response_format: Format = "mp3"
     webhook_url: str | None = Field(

@@ -133,7 +133,10 @@ class ChunkSpeaker:
         pcm = replace(voicing.output, format="pcm", sample_rate=voicing.sample_rate)
         work = EncodeWork(SynthesisWork(said.text.segments, voicing.params), pcm)
         audio, samples = bytearray(), 0
-        async with contextlib.aclosing(service.pipeline.encode(work)) as stream:
+        # a job of prompts speaks through the speech cache, and keeps them there; a
+        # book's chunks are each read once, with the text around them: not kept
+        spoken = service.encode(work, voicing, settings.cache)
+        async with contextlib.aclosing(spoken) as stream:
             async for encoded in stream:  # closed when cancelled: the synthesis stops
                 audio += encoded.data
                 samples += encoded.audio_samples

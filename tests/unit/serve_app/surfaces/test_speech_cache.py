@@ -5,6 +5,7 @@ heard it; a client keeps a request out of it; no project hears another's."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import AsyncIterator
@@ -298,3 +299,53 @@ async def test_ready_says_what_the_replica_s_cache_holds(client: httpx.AsyncClie
     await client.post("/v1/audio/speech", headers=bearer(), json={"input": PROMPT, "voice": ESPEAK})
     now = await held()
     assert now["entries"] == 2 and now["bytes"] > 0  # the prompt's two sentences
+
+
+async def test_a_job_of_prompts_renders_them_into_the_cache_ahead_of_time(
+    state: IngressState, client: httpx.AsyncClient
+) -> None:
+    """An IVR's menu sent as a job's prompts: spoken by the replica's job worker, each
+    alone; a request that later says one of them, in that voice, is a hit."""
+    menu = [PROMPT, "रिचार्ज के लिए दो दबाएँ।", "हमसे बात करने के लिए धन्यवाद।"]
+    speaking = asyncio.create_task(state.job_worker().run())
+    try:
+        created = await client.post(
+            "/v1/speech/jobs", headers=bearer(), json={"prompts": menu, "voice": ESPEAK}
+        )
+        assert created.status_code == 202, created.text
+        job = created.json()
+        assert job["chunks"] == len(menu)
+        for _ in range(1200):
+            job = (await client.get(f"/v1/speech/jobs/{job['id']}", headers=bearer())).json()
+            if job["state"] != "running":
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        speaking.cancel()
+    assert job["state"] == "done", job
+    for prompt in menu:
+        heard = await client.post(
+            "/v1/audio/speech", headers=bearer(), json={"input": prompt, "voice": ESPEAK}
+        )
+        assert heard.headers["x-service-cache"] == "hit", prompt
+    other = await client.post(
+        "/v1/audio/speech", headers=bearer(OTHER_KEY), json={"input": menu[1], "voice": ESPEAK}
+    )
+    assert other.headers["x-service-cache"] == "miss"  # the project's own
+
+
+@pytest.mark.parametrize(
+    ("fields", "param"),
+    [
+        pytest.param({"prompts": ["एक दबाएँ।"], "input": "और यह भी।"}, "input", id="and input"),
+        pytest.param({"prompts": ["# एक"], "text_type": "markdown"}, "text_type", id="markdown"),
+        pytest.param({"prompts": []}, "prompts", id="none"),
+        pytest.param({"prompts": ["  ", "\n"]}, "prompts", id="blank"),
+    ],
+)
+async def test_a_job_of_prompts_is_refused_as_the_api_says(
+    client: httpx.AsyncClient, fields: dict[str, object], param: str
+) -> None:
+    refused = await client.post("/v1/speech/jobs", headers=bearer(), json=fields)
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"]["param"] == param
