@@ -140,6 +140,9 @@ class ChunkSpeaker:
             async for encoded in stream:  # closed when cancelled: the synthesis stops
                 audio += encoded.data
                 samples += encoded.audio_samples
+        if settings.cache and service.cache is not None:
+            # done once every replica can hear its prompt: kept in the shared store too
+            await service.cache.settled()
         audio_ms = samples * 1000 // voicing.sample_rate
         if audio_ms > most_audio_ms(characters):
             raise TooMuchAudio(audio_ms, characters)
