@@ -12,9 +12,11 @@ from serve_app.accounts.records import (
     UnknownProject,
     Usage,
 )
+from serve_app.accounts.speech_cache import AS_THE_SERVICE, SpeechCacheSetting
 from serve_app.accounts.store import AccountStore, ensure_dev_project
 
 __all__ = [
+    "AS_THE_SERVICE",
     "SCOPES",
     "AccountStore",
     "ApiKey",
@@ -24,6 +26,7 @@ __all__ = [
     "Project",
     "RateExceeded",
     "RateLimit",
+    "SpeechCacheSetting",
     "UnknownProject",
     "Usage",
     "ensure_dev_project",

@@ -141,6 +141,13 @@ STATEMENTS = (
     )""",
     # Webhooks (longform/webhooks.py): a project's signing secret; a job's webhook from the
     # job's creation ('waiting') through its end ('pending') to its delivery.
+    # A project's own speech cache settings (serve_app/speech/cache/): NULL, the service's.
+    """CREATE TABLE IF NOT EXISTS speech_cache_settings (
+        project_id TEXT PRIMARY KEY REFERENCES projects (id),
+        budget_mb BIGINT CHECK (budget_mb >= 0),
+        ttl_s DOUBLE PRECISION CHECK (ttl_s > 0),
+        updated_at DOUBLE PRECISION NOT NULL
+    )""",
     """CREATE TABLE IF NOT EXISTS webhook_secrets (
         project_id TEXT PRIMARY KEY REFERENCES projects (id),
         secret TEXT NOT NULL,

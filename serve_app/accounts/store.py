@@ -42,6 +42,7 @@ from serve_app.accounts.records import (
     Usage,
 )
 from serve_app.accounts.schema import SCHEMA_VERSION, schema_statements
+from serve_app.accounts.speech_cache import SpeechCacheTables
 
 P = ParamSpec("P")
 
@@ -49,7 +50,9 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-class AccountStore(Ledger, DictionaryTables, LongFormTables, ChunkClaims, WebhookTables):
+class AccountStore(
+    Ledger, DictionaryTables, LongFormTables, ChunkClaims, WebhookTables, SpeechCacheTables
+):
     """The accounts database. Safe to share between threads; many processes may
     open the same database (each gets its own ``owner`` id for its holds)."""
 

@@ -21,7 +21,7 @@ from serve_app.http.origins import allow_origins
 from serve_app.ingress.state import IngressState
 from serve_app.surfaces.elevenlabs import dictionaries as eleven_dictionaries
 from serve_app.surfaces.elevenlabs import router as elevenlabs
-from serve_app.surfaces.native import jobs, webhooks
+from serve_app.surfaces.native import jobs, speech_cache, webhooks
 from serve_app.surfaces.native import router as native
 from serve_app.surfaces.native.protocol import ErrorResponse
 from serve_app.surfaces.playground import router as playground
@@ -126,6 +126,7 @@ def create_app(state: IngressState) -> FastAPI:
     app.include_router(native.router)
     app.include_router(jobs.router)
     app.include_router(webhooks.router)
+    app.include_router(speech_cache.router)
     app.include_router(elevenlabs.router)
     app.include_router(eleven_dictionaries.router)
     generated = app.openapi

@@ -20,7 +20,7 @@ from serve_app.settings import IngressConfig
 from serve_app.speech.admission import Admission, PerAddress
 from serve_app.speech.audio_store import open_store
 from serve_app.speech.billing import Meter
-from serve_app.speech.cache import MemoryCache, SharedStore, SpeechCache
+from serve_app.speech.cache import MemoryCache, ProjectSettings, SharedStore, SpeechCache
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.custom_voices import CustomVoices
 from serve_app.speech.dictionaries import Dictionaries
@@ -42,18 +42,19 @@ SHARED_CACHE_FOLDER = "speech-cache"
 WARM_UP_TIMEOUT_S = 120.0
 
 
-def speech_cache(config: IngressConfig) -> SpeechCache | None:
+def speech_cache(config: IngressConfig, ledger: AccountStore) -> SpeechCache | None:
     """The replica's speech cache as ``config`` sizes it, over the long-form jobs'
-    audio store where it is shared; None where it has no memory."""
+    audio store where it is shared, each project's settings read from ``ledger``;
+    None where it has no memory."""
     if not config.speech_cache_mb:
         return None
     memory = MemoryCache(config.speech_cache_mb << 20, config.speech_cache_ttl_s)
     shared = None
     if config.speech_cache_shared:
         location = config.longform_audio_path.rstrip("/") + "/" + SHARED_CACHE_FOLDER
-        store = open_store(location, PROJECT_ROOT, config.longform_s3_endpoint_url)
-        shared = SharedStore(store, config.speech_cache_ttl_s)
-    return SpeechCache(memory, config.model_id, shared)
+        audio = open_store(location, PROJECT_ROOT, config.longform_s3_endpoint_url)
+        shared = SharedStore(audio, config.speech_cache_ttl_s)
+    return SpeechCache(memory, config.model_id, shared, ProjectSettings(ledger))
 
 
 class IngressState:
@@ -85,7 +86,7 @@ class IngressState:
         self.unauthenticated = PerAddress(config.ws_max_unauthenticated_per_address)
         self.voices = CustomVoices(self.store)
         self.dictionaries = Dictionaries(self.store)
-        cache = speech_cache(config)
+        cache = speech_cache(config, self.store)
         if cache is not None:
             self.voices.on_change.append(cache.forget)
             self.dictionaries.on_change.append(cache.forget)

@@ -247,10 +247,10 @@ class SpeechService:
         Closing the stream stops its synthesis."""
         work = SynthesisWork(said.text.segments, voicing.params)
         speech_cache = self._cache_for(voicing, cache)
-        if speech_cache is None:
+        lookup = speech_cache and await self._looked_up(speech_cache, work, voicing)
+        if not speech_cache or not lookup:
             audio = self.pipeline.synthesise(work)
         else:
-            lookup = await self._looked_up(speech_cache, work, voicing)
             audio = speech_cache.kept(lookup, self.pipeline.synthesise(work, lookup.cached))
         async with contextlib.aclosing(audio):
             async for chunk in audio:
@@ -317,10 +317,10 @@ class SpeechService:
         from there (unless ``cache`` is False; ``found`` is told what it had), the rest
         synthesised and kept. Closing the stream stops its synthesis."""
         speech_cache = self._cache_for(voicing, cache)
-        if speech_cache is None:
+        lookup = speech_cache and await self._looked_up(speech_cache, work.synthesis, voicing)
+        if not speech_cache or not lookup:
             stream = self.pipeline.encode(work)
         else:
-            lookup = await self._looked_up(speech_cache, work.synthesis, voicing)
             if found is not None:
                 found(lookup.status)
             stream = speech_cache.recorded(lookup, self.pipeline.encode(lookup.applied(work)))
@@ -336,8 +336,15 @@ class SpeechService:
             return None
         return self.cache
 
-    async def _looked_up(self, cache: SpeechCache, work: SynthesisWork, voicing: Voicing) -> Lookup:
-        lookup = await cache.lookup(work, voicing.voice)
+    async def _looked_up(
+        self, cache: SpeechCache, work: SynthesisWork, voicing: Voicing
+    ) -> Lookup | None:
+        """What ``cache`` has of ``work``; None where its project keeps its speech out
+        of the cache (a budget of 0)."""
+        setting = await cache.setting_of(voicing.params.tenant)
+        if setting.budget_mb == 0:
+            return None
+        lookup = await cache.lookup(work, voicing.voice, setting)
         self.metrics.speech_cache(lookup.found, len(lookup.missing), cache.memory.stats)
         return lookup
 

@@ -32,9 +32,11 @@ from deployments.messages import (
     SynthesisWork,
 )
 from deployments.synthesis import VoiceConfig
+from serve_app.accounts import AS_THE_SERVICE, SpeechCacheSetting
 from serve_app.speech.cache.entries import Entry, entry_of, served
 from serve_app.speech.cache.keys import Group, group_key, groups
 from serve_app.speech.cache.memory import MemoryCache, MemoryStats
+from serve_app.speech.cache.projects import ProjectSettings
 from serve_app.speech.cache.shared import SharedStore
 
 logger = logging.getLogger("serve_app")
@@ -44,7 +46,15 @@ SHARED_WAIT_S = 0.5
 
 Status = Literal["hit", "partial", "miss", "off"]
 
-__all__ = ["Lookup", "MemoryCache", "MemoryStats", "SharedStore", "SpeechCache", "Status"]
+__all__ = [
+    "Lookup",
+    "MemoryCache",
+    "MemoryStats",
+    "ProjectSettings",
+    "SharedStore",
+    "SpeechCache",
+    "Status",
+]
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,7 @@ class Lookup:
     status: Status
     missing: dict[str, Group] = field(default_factory=dict)
     found: int = 0  # groups spoken from the cache
+    setting: SpeechCacheSetting = AS_THE_SERVICE  # the project's own
 
     def applied(self, work: EncodeWork) -> EncodeWork:
         """``work`` (whose synthesis was looked up) with the cached audio in its place,
@@ -69,16 +80,33 @@ class SpeechCache:
     """Spoken audio of every project, in ``memory``, over ``shared`` (every replica's,
     where there is one), for the model ``model``."""
 
-    def __init__(self, memory: MemoryCache, model: str, shared: SharedStore | None = None) -> None:
+    def __init__(
+        self,
+        memory: MemoryCache,
+        model: str,
+        shared: SharedStore | None = None,
+        projects: ProjectSettings | None = None,
+    ) -> None:
         self.memory = memory
         self.shared = shared
+        self.projects = projects  # each project's own settings (None: the service's)
         self._model = model
         self._writes: set[asyncio.Task[None]] = set()  # to the shared store, under way
 
-    async def lookup(self, work: SynthesisWork, voice: VoiceConfig) -> Lookup:
-        """What the cache has of ``work``'s groups (spoken by ``voice``): from memory,
-        and what memory lacks from the shared store (waited for at most
-        :data:`SHARED_WAIT_S`: a slow store makes a miss, not a slow request)."""
+    async def setting_of(self, project: str) -> SpeechCacheSetting:
+        """``project``'s own settings."""
+        return AS_THE_SERVICE if self.projects is None else await self.projects.of(project)
+
+    async def lookup(
+        self,
+        work: SynthesisWork,
+        voice: VoiceConfig,
+        setting: SpeechCacheSetting = AS_THE_SERVICE,
+    ) -> Lookup:
+        """What the cache has of ``work``'s groups (spoken by ``voice``, for a project
+        of ``setting``): from memory, and what memory lacks from the shared store
+        (waited for at most :data:`SHARED_WAIT_S`: a slow store makes a miss, not a
+        slow request)."""
         params = work.params
         keyed = [
             (group_key(params.tenant, self._model, voice, params, group), group)
@@ -87,7 +115,7 @@ class SpeechCache:
         entries = {key: self.memory.get(key) for key, _ in keyed}
         absent = [key for key, e in entries.items() if e is None or not e.serves(params)]
         if absent and self.shared is not None:
-            entries |= await self._shared_entries(params.tenant, absent)
+            entries |= await self._shared_entries(params.tenant, absent, setting)
         found: list[AudioChunk] = []
         covered: set[int] = set()
         missing: dict[str, Group] = {}
@@ -102,7 +130,7 @@ class SpeechCache:
             found_groups += 1
         status: Status = "miss" if not covered else "partial" if missing else "hit"
         cached = CachedAudio(frozenset(covered), tuple(found)) if covered else None
-        return Lookup(cached, work.without(cached), status, missing, found_groups)
+        return Lookup(cached, work.without(cached), status, missing, found_groups, setting)
 
     async def recorded(
         self, lookup: Lookup, stream: AsyncGenerator[EncodedChunk, None]
@@ -130,14 +158,20 @@ class SpeechCache:
                 yield chunk
 
     def keep(
-        self, key: str, group: Group, chunks: list[AudioChunk], params: SynthesisParams
+        self,
+        key: str,
+        group: Group,
+        chunks: list[AudioChunk],
+        params: SynthesisParams,
+        setting: SpeechCacheSetting = AS_THE_SERVICE,
     ) -> None:
-        """Keep ``chunks``, ``group``'s whole audio (spoken for ``params``), as ``key``:
-        in memory at once, in the shared store in the background."""
+        """Keep ``chunks``, ``group``'s whole audio (spoken for ``params``), as ``key``
+        (within its project's ``setting``): in memory at once, in the shared store in
+        the background."""
         entry = entry_of(group, chunks, params)
         if entry is None:
             return
-        self.memory.put(key, entry, params.tenant)
+        self._remember(key, entry, params.tenant, setting)
         if self.shared is not None:
             self._write(self.shared.put, params.tenant, key, entry)
 
@@ -152,13 +186,20 @@ class SpeechCache:
         """Once every write to the shared store begun so far has ended."""
         await asyncio.gather(*self._writes, return_exceptions=True)
 
-    async def _shared_entries(self, project: str, keys: list[str]) -> dict[str, Entry]:
+    def _remember(self, key: str, entry: Entry, project: str, setting: SpeechCacheSetting) -> None:
+        budget = None if setting.budget_mb is None else setting.budget_mb << 20
+        self.memory.put(key, entry, project, budget, setting.ttl_s)
+
+    async def _shared_entries(
+        self, project: str, keys: list[str], setting: SpeechCacheSetting
+    ) -> dict[str, Entry]:
         """The entries of ``keys`` the shared store has, kept in memory too."""
         shared = self.shared
         assert shared is not None
 
         def read() -> dict[str, Entry]:
-            return {k: e for k in keys if (e := shared.get(project, k)) is not None}
+            found = ((k, shared.get(project, k, setting.ttl_s)) for k in keys)
+            return {k: e for k, e in found if e is not None}
 
         try:
             async with asyncio.timeout(SHARED_WAIT_S):
@@ -167,7 +208,7 @@ class SpeechCache:
             logger.warning("speech cache: the shared store took over %g s", SHARED_WAIT_S)
             return {}
         for key, entry in found.items():
-            self.memory.put(key, entry, project)
+            self._remember(key, entry, project, setting)
         return found
 
     def _write(self, call: Callable[..., None], *args: object) -> None:
@@ -202,4 +243,4 @@ class _Keeping:
         group = self._lookup.missing[key]
         if chunk.segment == group[-1].index and chunk.through >= 1.0:
             params = self._lookup.to_synthesise.params
-            self._cache.keep(key, group, self._audio.pop(key), params)
+            self._cache.keep(key, group, self._audio.pop(key), params, self._lookup.setting)

@@ -91,9 +91,10 @@ class SharedStore:
         self._store = store
         self._ttl_s = ttl_s
 
-    def get(self, project: str, key: str) -> Entry | None:
-        """The entry ``key`` of ``project``; None if there is none (or it has expired,
-        or cannot be read: the cache is never why a request fails)."""
+    def get(self, project: str, key: str, ttl_s: float | None = None) -> Entry | None:
+        """The entry ``key`` of ``project``; None if there is none (or it is older than
+        ``ttl_s``, None: the store's, or cannot be read: the cache is never why a
+        request fails)."""
         try:
             data = self._store.find(f"{project}/{key}")
             if data is None:
@@ -102,7 +103,7 @@ class SharedStore:
         except Exception:
             logger.warning("speech cache: %s unreadable in the shared store", key, exc_info=True)
             return None
-        return entry if time.time() - made_at < self._ttl_s else None
+        return entry if time.time() - made_at < (ttl_s or self._ttl_s) else None
 
     def put(self, project: str, key: str, entry: Entry) -> None:
         self._store.put(f"{project}/{key}", encoded(entry, time.time()))

@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
-from serve_app.speech.cache import MemoryStats
+from serve_app.speech.cache import MemoryCache, MemoryStats
 from serve_app.speech.metrics import NullMetrics
 from tests.unit.serve_app.conftest import DEV_KEY, ESPEAK, make_state
 
@@ -183,6 +183,14 @@ async def test_a_dictionary_that_changes_is_heard_at_once_its_old_audio_forgotte
     assert again.headers["x-service-cache"] == "miss"  # read anew, with the new alias
     heard = await client.post("/v1/audio/speech", headers=bearer(OTHER_KEY), json=theirs)
     assert heard.headers["x-service-cache"] == "hit"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 class CacheCounts(NullMetrics):
@@ -349,3 +357,72 @@ async def test_a_job_of_prompts_is_refused_as_the_api_says(
     refused = await client.post("/v1/speech/jobs", headers=bearer(), json=fields)
     assert refused.status_code == 400, refused.text
     assert refused.json()["error"]["param"] == param
+
+
+async def test_a_project_sets_its_own_budget_and_time_to_live(
+    state: IngressState, client: httpx.AsyncClient
+) -> None:
+    shown = await client.get("/v1/account/speech_cache", headers=bearer())
+    assert shown.status_code == 200, shown.text
+    assert shown.json()["budget_mb"] is None and shown.json()["service_budget_mb"] == 64
+    body = {"input": PROMPT, "voice": ESPEAK}
+    await client.post("/v1/audio/speech", headers=bearer(), json=body)
+    assert (await client.get("/v1/account/speech_cache", headers=bearer())).json()["bytes"] > 0
+
+    # none: its audio forgotten at once, and its requests neither read nor keep any
+    off = await client.put(
+        "/v1/account/speech_cache", headers=bearer(), json={"budget_mb": 0, "ttl_s": None}
+    )
+    assert off.status_code == 200 and off.json()["bytes"] == 0
+    answers = [await client.post("/v1/audio/speech", headers=bearer(), json=body) for _ in "ab"]
+    assert [a.headers["x-service-cache"] for a in answers] == ["off", "off"]
+    theirs = [
+        await client.post("/v1/audio/speech", headers=bearer(OTHER_KEY), json=body) for _ in "ab"
+    ]
+    assert [a.headers["x-service-cache"] for a in theirs] == ["miss", "hit"]  # another's own
+
+    # a time to live of its own: its audio is heard for that long (the memory on a
+    # clock of the test's; no shared store, whose clock is the wall's)
+    cache = state.speech.cache
+    assert cache is not None
+    clock = Clock()
+    cache.memory, cache.shared = MemoryCache(64 << 20, 86_400, clock), None
+    short = await client.put(
+        "/v1/account/speech_cache", headers=bearer(), json={"budget_mb": 1, "ttl_s": 60}
+    )
+    assert short.json()["budget_mb"] == 1 and short.json()["ttl_s"] == 60
+    answers = [await client.post("/v1/audio/speech", headers=bearer(), json=body) for _ in "ab"]
+    assert [a.headers["x-service-cache"] for a in answers] == ["miss", "hit"]
+    clock.now = 61
+    later = await client.post("/v1/audio/speech", headers=bearer(), json=body)
+    assert later.headers["x-service-cache"] == "miss"
+    dev = state.store.find_project("dev")
+    assert 0 < cache.memory.project_bytes(dev) <= 1 << 20
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"budget_mb": -1},
+        {"ttl_s": 0},
+        {"ttl_s": 31 * 86_400},
+        {"budget_mb": 1, "colour": "blue"},
+    ],
+)
+async def test_settings_out_of_bounds_are_refused(
+    client: httpx.AsyncClient, body: dict[str, object]
+) -> None:
+    refused = await client.put("/v1/account/speech_cache", headers=bearer(), json=body)
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["error"]["type"] == "invalid_request_error"
+
+
+async def test_a_speech_only_key_may_not_see_or_set_them(state: IngressState) -> None:
+    token = state.store.create_key(state.store.find_project("dev"), scopes=("speech",))
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        seen = await client.get("/v1/account/speech_cache", headers=bearer(token))
+        put = await client.put(
+            "/v1/account/speech_cache", headers=bearer(token), json={"budget_mb": 0}
+        )
+    assert seen.status_code == put.status_code == 403

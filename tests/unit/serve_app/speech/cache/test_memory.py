@@ -70,3 +70,29 @@ def test_a_project_s_entries_are_forgotten_and_no_one_else_s() -> None:
     assert memory.get("a1") is None and memory.get("a2") is None
     assert memory.get("b1") is not None
     assert memory.stats.entries == 1 and memory.stats.bytes == entry(100).nbytes
+
+
+def test_a_project_s_own_budget_evicts_its_own_entries_only() -> None:
+    one = entry(1000)
+    memory = MemoryCache(budget_bytes=10 * one.nbytes, ttl_s=60)
+    memory.put("theirs", entry(1000), "b")
+    for key in "xyz":
+        assert memory.put(key, entry(1000), "a", project_budget_bytes=2 * one.nbytes)
+    assert memory.get("x") is None and memory.get("y") and memory.get("z")  # its oldest out
+    assert memory.get("theirs") is not None  # another project's stays
+    assert memory.project_bytes("a") == 2 * one.nbytes == 2 * memory.project_bytes("b")
+    assert not memory.put("big", entry(3000), "a", project_budget_bytes=2 * one.nbytes)
+    memory.forget("a")
+    assert memory.project_bytes("a") == 0 and memory.stats.bytes == one.nbytes
+
+
+def test_an_entry_put_for_its_own_time_to_live_expires_then() -> None:
+    clock = Clock()
+    memory = MemoryCache(budget_bytes=10**6, ttl_s=60, clock=clock)
+    memory.put("week", entry(10), "a", ttl_s=7 * 86_400)
+    memory.put("minute", entry(10), "b")
+    memory.put("second", entry(10), "c", ttl_s=1)
+    clock.now = 2
+    assert memory.get("second") is None and memory.get("minute") and memory.get("week")
+    clock.now = 61
+    assert memory.get("minute") is None and memory.get("week") is not None
