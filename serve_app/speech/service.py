@@ -246,11 +246,11 @@ class SpeechService:
         cache has of it (unless ``cache`` is False), the rest synthesised and kept.
         Closing the stream stops its synthesis."""
         work = SynthesisWork(said.text.segments, voicing.params)
-        speech_cache = self._cache_for(voicing, cache)
-        lookup = speech_cache and await self._looked_up(speech_cache, work, voicing)
-        if not speech_cache or not lookup:
+        looked = await self._looked_up(work, voicing, cache)
+        if looked is None:
             audio = self.pipeline.synthesise(work)
         else:
+            speech_cache, lookup = looked
             audio = speech_cache.kept(lookup, self.pipeline.synthesise(work, lookup.cached))
         async with contextlib.aclosing(audio):
             async for chunk in audio:
@@ -316,11 +316,11 @@ class SpeechService:
         """``work`` (spoken as ``voicing`` asks) encoded: what the speech cache has of it
         from there (unless ``cache`` is False; ``found`` is told what it had), the rest
         synthesised and kept. Closing the stream stops its synthesis."""
-        speech_cache = self._cache_for(voicing, cache)
-        lookup = speech_cache and await self._looked_up(speech_cache, work.synthesis, voicing)
-        if not speech_cache or not lookup:
+        looked = await self._looked_up(work.synthesis, voicing, cache)
+        if looked is None:
             stream = self.pipeline.encode(work)
         else:
+            speech_cache, lookup = looked
             if found is not None:
                 found(lookup.status)
             stream = speech_cache.recorded(lookup, self.pipeline.encode(lookup.applied(work)))
@@ -328,25 +328,23 @@ class SpeechService:
             async for chunk in stream:
                 yield chunk
 
-    def _cache_for(self, voicing: Voicing, allowed: bool) -> SpeechCache | None:
-        """The speech cache, for speech of ``voicing`` that ``allowed`` it; None where
-        there is none, or the speech is of no project (none is made so: its audio would
-        be anyone's)."""
-        if self.cache is None or not allowed or not voicing.params.tenant:
-            return None
-        return self.cache
-
     async def _looked_up(
-        self, cache: SpeechCache, work: SynthesisWork, voicing: Voicing
-    ) -> Lookup | None:
-        """What ``cache`` has of ``work``; None where its project keeps its speech out
-        of the cache (a budget of 0)."""
-        setting = await cache.setting_of(voicing.params.tenant)
+        self, work: SynthesisWork, voicing: Voicing, allowed: bool
+    ) -> tuple[SpeechCache, Lookup] | None:
+        """The speech cache and what it has of ``work``; None where it is not asked:
+        there is none, the request keeps out of it (``allowed`` False), the speech is
+        of no project (none is made so: its audio would be anyone's), or its project
+        keeps its speech out (a budget of 0)."""
+        cache = self.cache
+        project = voicing.params.tenant
+        if cache is None or not allowed or not project:
+            return None
+        setting = await cache.setting_of(project)
         if setting.budget_mb == 0:
             return None
         lookup = await cache.lookup(work, voicing.voice, setting)
         self.metrics.speech_cache(lookup.found, len(lookup.missing), cache.memory.stats)
-        return lookup
+        return cache, lookup
 
     async def open_delivery(self, key: ApiKey, received_at: float) -> Delivery:
         """A delivery with no audio yet, for a session whose texts arrive as it runs:
