@@ -219,7 +219,8 @@ async def test_a_project_keeps_its_own_voice_across_calls(
     assert english.status_code == 400 and english.json()["error"]["code"] == "unsupported_language"
     assert "'narrator'" in english.json()["error"]["message"]
 
-    # deleted: gone
+    # deleted: gone, its audio in the speech cache with it (it was heard from there)
+    assert again.headers["x-service-cache"] == "hit"
     assert (await client.delete("/v1/voices/narrator", headers=auth)).status_code == 204
     gone = await client.post(
         "/v1/audio/speech", headers=auth, json={"input": HI, "voice": "narrator"}

@@ -17,6 +17,7 @@ import openai
 import pytest
 from starlette.testclient import TestClient
 
+from serve_app.accounts import split_key
 from serve_app.ingress.api import create_app
 from serve_app.ingress.state import IngressState
 from serve_app.speech.cache import MemoryCache, MemoryStats
@@ -426,3 +427,15 @@ async def test_a_speech_only_key_may_not_see_or_set_them(state: IngressState) ->
             "/v1/account/speech_cache", headers=bearer(token), json={"budget_mb": 0}
         )
     assert seen.status_code == put.status_code == 403
+
+
+async def test_a_revoked_key_hears_nothing_from_the_cache(
+    state: IngressState, client: httpx.AsyncClient
+) -> None:
+    token = state.store.create_key(state.store.find_project("dev"))
+    body = {"input": PROMPT, "voice": ESPEAK}
+    heard = [await client.post("/v1/audio/speech", headers=bearer(token), json=body) for _ in "ab"]
+    assert [r.headers["x-service-cache"] for r in heard] == ["miss", "hit"]
+    assert state.store.revoke_key(split_key(token)[0])
+    refused = await client.post("/v1/audio/speech", headers=bearer(token), json=body)
+    assert refused.status_code == 401 and not refused.content.startswith(b"RIFF")
