@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -12,13 +11,6 @@ from serve_app.accounts.dictionaries import MAX_DICTIONARIES_PER_PROJECT, Dictio
 
 SBI = {"type": "alias", "string_to_replace": "SBI", "alias": "स्टेट बैंक ऑफ़ इंडिया"}
 IYER = {"type": "phoneme", "string_to_replace": "Iyer", "phoneme": "əjjər", "alphabet": "ipa"}
-
-
-@pytest.fixture
-def store(database_url: str) -> Iterator[AccountStore]:
-    store = AccountStore.open(database_url)
-    yield store
-    store.close()
 
 
 def added(rule: dict[str, str]) -> object:

@@ -8,10 +8,8 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,13 +27,6 @@ operations = st.lists(
     ),
     max_size=30,
 )
-
-
-@pytest.fixture
-def store(database_url: str) -> Iterator[AccountStore]:
-    store = AccountStore.open(database_url)
-    yield store
-    store.close()
 
 
 @settings(

@@ -2,18 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from serve_app.accounts import AS_THE_SERVICE, AccountStore, SpeechCacheSetting
-
-
-@pytest.fixture
-def store(database_url: str) -> Iterator[AccountStore]:
-    store = AccountStore.open(database_url)
-    yield store
-    store.close()
 
 
 def test_a_project_s_settings_are_kept_replaced_and_its_own(store: AccountStore) -> None:

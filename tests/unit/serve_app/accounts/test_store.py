@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,13 +16,6 @@ from serve_app.accounts import (
     ensure_dev_project,
 )
 from serve_app.accounts.keys import split_key
-
-
-@pytest.fixture
-def store(database_url: str) -> Iterator[AccountStore]:
-    store = AccountStore.open(database_url)
-    yield store
-    store.close()
 
 
 def test_keys_authenticate_and_revoke(store: AccountStore) -> None:
