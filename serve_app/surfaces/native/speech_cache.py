@@ -25,6 +25,7 @@ class SpeechCacheSettings(BaseModel):
 
     budget_mb: int | None = Field(
         None,
+        strict=True,  # a number, not true or "5"
         ge=0,
         le=1_000_000,
         description="The most of each ingress replica's speech cache (MB) the project's "
@@ -33,6 +34,7 @@ class SpeechCacheSettings(BaseModel):
     )
     ttl_s: float | None = Field(
         None,
+        strict=True,
         gt=0,
         le=MAX_TTL_S,
         description="How long the project's audio is heard from the cache (at most 30 days).",

@@ -23,7 +23,7 @@ BILLING = {
     "settle",
 }
 # What of serve_app.accounts a surface may name: a key, and records it answers with
-ACCOUNT_DATA = {"ApiKey", "UsageResponse", "DictionaryRow"}
+ACCOUNT_DATA = {"ApiKey", "UsageResponse", "DictionaryRow", "SpeechCacheSetting"}
 
 
 def billing_uses(path: Path) -> list[str]:
