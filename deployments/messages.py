@@ -283,6 +283,12 @@ class SynthesisParams:
     # waits behind streams' segments, first and later, and runs at the idle priority
     background: bool = False
 
+    def fully_timed(self) -> SynthesisParams:
+        """These params asking for every timing a voice gives (character alignment,
+        phonemes and visemes): audio kept to serve every later request (the speech
+        cache) is asked for all of them, each request served only what it asked."""
+        return replace(self, with_alignment=True, with_phonemes=True)
+
 
 @dataclass(frozen=True)
 class SynthesisWork:
@@ -319,6 +325,15 @@ class AudioChunk:
     phonemes: tuple[PhonemeTiming, ...] = ()
     timings: Timings | None = None
     through: float = 1.0
+
+    def as_asked(self, params: SynthesisParams) -> AudioChunk:
+        """This chunk with only the timings ``params`` ask for (it may have been
+        synthesised with more: :meth:`SynthesisParams.fully_timed`)."""
+        alignment = self.alignment if params.with_alignment else None
+        timings = self.timings if params.with_phonemes else None
+        if alignment is self.alignment and timings is self.timings:
+            return self
+        return replace(self, alignment=alignment, timings=timings)
 
 
 def billed_ends(segments: Sequence[Segment]) -> dict[int, tuple[int, int]]:
@@ -375,8 +390,10 @@ class EncodeWork:
 
     @property
     def to_synthesise(self) -> SynthesisWork:
-        """The work of the segments that have no cached audio."""
-        return self.synthesis.without(self.cached)
+        """The work of the segments that have no cached audio (asked for every timing
+        where its audio is kept: the encoder frames only what the request asked)."""
+        work = self.synthesis.without(self.cached)
+        return replace(work, params=work.params.fully_timed()) if self.keep_audio else work
 
 
 @dataclass

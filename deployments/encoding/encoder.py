@@ -123,7 +123,8 @@ async def encode_work(
 ) -> AsyncGenerator[EncodedChunk, None]:
     """``work`` encoded: ``audio`` (its segments without cached audio, synthesised;
     None where every segment has some) in order with its cached audio. Where the work
-    keeps its audio, the synthesised chunks come back after the encoded chunk that
+    keeps its audio, the synthesised chunks (with every timing the voice gives:
+    ``EncodeWork.to_synthesise``) come back after the encoded chunk that
     holds them, each on a chunk of its own without bytes (``EncodedChunk.spoken``):
     one message of a Serve stream holds 4 MiB, which a chunk of audio fits and an
     encoder's worth of them (a buffered WAV holds it all to the end) may not."""
@@ -131,8 +132,9 @@ async def encode_work(
 
     async def spoken() -> AsyncGenerator[AudioChunk, None]:
         async for chunk in audio or _nothing():
-            if work.keep_audio:
+            if work.keep_audio:  # kept with every timing, heard with those asked for
                 kept.append(chunk)
+                chunk = chunk.as_asked(work.synthesis.params)
             yield chunk
 
     def brought_back(rate: int, end_char: int) -> list[EncodedChunk]:

@@ -251,7 +251,8 @@ class SpeechService:
             audio = self.pipeline.synthesise(work)
         else:
             speech_cache, lookup = looked
-            audio = speech_cache.kept(lookup, self.pipeline.synthesise(work, lookup.cached))
+            spoken = self.pipeline.synthesise(lookup.spoken(work), lookup.cached)
+            audio = speech_cache.kept(lookup, spoken)
         async with contextlib.aclosing(audio):
             async for chunk in audio:
                 yield chunk

@@ -60,11 +60,14 @@ __all__ = [
 @dataclass(frozen=True)
 class Lookup:
     """What the cache has of a work's groups: their audio (``cached``), the work of
-    the segments still to be spoken (``to_synthesise``), and those segments' groups (by
-    key) to keep once synthesised."""
+    the segments still to be spoken (``to_synthesise``: asked for every timing where
+    some is to be kept, so that its entries serve every later request), and those
+    segments' groups (by key) to keep once synthesised. ``asked``: the work's own
+    params, the timings its listener is served."""
 
     cached: CachedAudio | None
     to_synthesise: SynthesisWork
+    asked: SynthesisParams
     status: Status
     missing: dict[str, Group] = field(default_factory=dict)
     found: int = 0  # groups spoken from the cache
@@ -74,6 +77,10 @@ class Lookup:
         """``work`` (whose synthesis was looked up) with the cached audio in its place,
         bringing back the synthesised audio where some is to be kept."""
         return replace(work, cached=self.cached, keep_audio=bool(self.missing))
+
+    def spoken(self, work: SynthesisWork) -> SynthesisWork:
+        """``work`` (looked up) as its audio is to be synthesised."""
+        return replace(work, params=self.to_synthesise.params)
 
 
 class SpeechCache:
@@ -130,7 +137,10 @@ class SpeechCache:
             found_groups += 1
         status: Status = "miss" if not covered else "partial" if missing else "hit"
         cached = CachedAudio(frozenset(covered), tuple(found)) if covered else None
-        return Lookup(cached, work.without(cached), status, missing, found_groups, setting)
+        todo = work.without(cached)
+        if missing:
+            todo = replace(todo, params=params.fully_timed())
+        return Lookup(cached, todo, params, status, missing, found_groups, setting)
 
     async def recorded(
         self, lookup: Lookup, stream: AsyncGenerator[EncodedChunk, None]
@@ -149,13 +159,14 @@ class SpeechCache:
     async def kept(
         self, lookup: Lookup, audio: AsyncGenerator[AudioChunk, None]
     ) -> AsyncGenerator[AudioChunk, None]:
-        """``audio`` (a work's, cached and synthesised, in order) passed on, each missing
-        group kept once its audio is whole; closing this closes ``audio``."""
+        """``audio`` (a work's, cached and synthesised as :meth:`Lookup.spoken`, in
+        order) passed on with the timings the work asked for, each missing group kept
+        once its audio is whole; closing this closes ``audio``."""
         keeping = _Keeping(self, lookup)
         async with contextlib.aclosing(audio):
             async for chunk in audio:
                 keeping.heard(chunk)
-                yield chunk
+                yield chunk.as_asked(lookup.asked)
 
     def keep(
         self,

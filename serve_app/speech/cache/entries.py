@@ -1,10 +1,11 @@
 """A group's audio as the cache keeps it, and as it is served to a request.
 
-An entry holds the voice's own samples, at its own rate, with what the Synthesiser
-gave with them (word timings; character alignment and phoneme timings where the
-request that made it asked), each chunk on its position in the group: so one entry
-serves every format, rate and surface (encoding stays per request), and any request
-whose text reads the same wherever it sits in its input.
+An entry holds the voice's own samples, at its own rate, with every timing the voice
+gives (words, character alignment, phonemes and visemes: its audio is synthesised
+asking for all of them, whatever the request that made it asked), each chunk on its
+position in the group: so one entry serves every format, rate, surface and timing
+(encoding stays per request, and each request is served the timings it asked for),
+and any request whose text reads the same wherever it sits in its input.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from serve_app.speech.cache.keys import Group
 
 @dataclass(frozen=True)
 class Entry:
-    """``chunks`` of a group (``segment``: its position in the group), and whether the
-    request that made them asked for character alignment and phoneme timings."""
+    """``chunks`` of a group (``segment``: its position in the group), and whether
+    they were synthesised asking for character alignment and phoneme timings."""
 
     chunks: tuple[AudioChunk, ...]
     alignment: bool
@@ -62,13 +63,9 @@ def served(entry: Entry, group: Group, params: SynthesisParams) -> list[AudioChu
             # a chunk that follows positions with none of their own speaks them joined
             spoken = functools.reduce(_joined, group[done + 1 : position + 1])
             done = position
+        asked = chunk.as_asked(params)
         chunks.append(
-            replace(
-                chunk,
-                segment=group[position].index,
-                alignment=chunk.alignment if params.with_alignment else None,
-                timings=_timings(chunk.timings, spoken) if params.with_phonemes else None,
-            )
+            replace(asked, segment=group[position].index, timings=_timings(asked.timings, spoken))
         )
     return chunks
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from deployments.encoding.encoder import encode_work
 from deployments.messages import (
+    Alignment,
     AudioChunk,
     CachedAudio,
     EncodeWork,
@@ -106,3 +107,21 @@ async def test_work_without_keeping_its_audio_brings_none_back() -> None:
 
     out = [c async for c in encode_work(work({0: 0.1, 1: 0.2, 2: 0.3}, keep=False), synthesised())]
     assert all(not c.spoken for c in out) and len(out) == 4
+
+
+async def test_audio_kept_is_asked_for_every_timing_the_listener_hears_those_asked() -> None:
+    """Kept audio serves every later request, so its synthesis asks for every timing;
+    the request that made it (no alignment asked) is framed without them."""
+    job = work({})
+    asked = job.to_synthesise.params
+    assert (asked.with_alignment, asked.with_phonemes) == (True, True)
+    assert not replace(job, keep_audio=False).to_synthesise.params.with_alignment
+    aligned = Alignment(("s",), (0,), (100,))
+
+    async def synthesised() -> AsyncIterator[AudioChunk]:
+        for index in range(4):
+            yield replace(chunk(index, 0.1), alignment=aligned)
+
+    out = [c async for c in encode_work(job, synthesised())]
+    assert all(c.alignment is None for c in out if c.data)
+    assert all(s.alignment == aligned for c in out for s in c.spoken)

@@ -112,11 +112,16 @@ async def test_elevenlabs_routes_hear_it_from_the_cache_timestamps_included(
     assert [first.headers["x-service-cache"], again.headers["x-service-cache"]] == ["miss", "hit"]
     assert again.content == first.content
     timed = f"/v1/text-to-speech/{ESPEAK}/with-timestamps?output_format=pcm_16000"
-    answers = [await client.post(timed, headers=key, json=body) for _ in range(2)]
-    # the entry had no character alignment: spoken anew, and kept with it
-    assert [a.headers["x-service-cache"] for a in answers] == ["miss", "hit"]
-    assert answers[0].json()["alignment"] == answers[1].json()["alignment"]
-    assert answers[1].json()["alignment"]["characters"]
+    # kept with every timing though the first request asked for none
+    hit = await client.post(timed, headers=key, json=body)
+    fresh = await client.post(timed, headers={**key, "Cache-Control": "no-cache"}, json=body)
+    assert [hit.headers["x-service-cache"], fresh.headers["x-service-cache"]] == ["hit", "off"]
+    cached, spoken = hit.json()["alignment"], fresh.json()["alignment"]
+    assert cached["characters"] and cached["characters"] == spoken["characters"]
+    # (eSpeak NG's audio may differ by a sample or so from one synthesis to the next)
+    starts = "character_start_times_seconds"
+    times = zip(cached[starts], spoken[starts], strict=True)
+    assert all(abs(ours - theirs) < 0.01 for ours, theirs in times)
 
 
 async def test_a_client_keeps_a_request_out_of_the_cache(client: httpx.AsyncClient) -> None:
@@ -278,24 +283,51 @@ def test_a_websocket_keeps_its_texts_out_of_the_cache(
     assert not counted.found and counted.missing  # neither kept anything
 
 
-def test_http_hears_what_a_websocket_had_spoken(state: IngressState, counted: CacheCounts) -> None:
-    """One sentence said over a socket (one piece: a sentence, kept with the character
-    alignment a socket always asks for), then over HTTP: a hit, the same audio. (The
-    other way round the socket asks for alignment an HTTP request's entry lacks: it
-    is spoken anew, and kept with it.)"""
-    client = TestClient(create_app(state))
-    sentence = "बिल के लिए एक दबाएँ।"
-    with client.websocket_connect(WS_OURS + "?auto_mode=true", headers=bearer()) as ws:
+def said_over_a_socket(
+    client: TestClient, sentence: str, query: str = ""
+) -> tuple[bytes, list[str]]:
+    """``sentence`` said over our WebSocket as one piece: its audio, and the
+    characters its messages' alignments time."""
+    audio, chars = b"", list[str]()
+    with client.websocket_connect(f"{WS_OURS}?auto_mode=true{query}", headers=bearer()) as ws:
         ws.send_json({"text": sentence + " ", "flush": True})
         ws.send_json({"text": ""})
-        audio = b""
         while not (message := ws.receive_json()).get("isFinal"):
             audio += base64.b64decode(message["audio"])
+            chars += message["alignment"]["chars"]
+    return audio, chars
+
+
+def test_http_hears_what_a_websocket_had_spoken(state: IngressState, counted: CacheCounts) -> None:
+    """One sentence said over a socket, then over HTTP: a hit, the same audio."""
+    client = TestClient(create_app(state))
+    sentence = "बिल के लिए एक दबाएँ।"
+    audio, _ = said_over_a_socket(client, sentence)
     assert (counted.found, counted.missing) == (0, 1)
     heard = client.post(
         "/v1/audio/speech", headers=bearer(), json={"input": sentence, "voice": ESPEAK}
     )
     assert heard.headers["x-service-cache"] == "hit" and heard.content == audio
+
+
+def test_a_websocket_hears_what_http_had_spoken_with_its_alignment(
+    state: IngressState, counted: CacheCounts
+) -> None:
+    """An MP3 asks for no timings, yet its sentence is kept with them: a socket that
+    then says it is a hit, its alignment timing the characters it would time afresh."""
+    client = TestClient(create_app(state))
+    sentence = "रिचार्ज के लिए दो दबाएँ।"
+    made = client.post(
+        "/v1/audio/speech",
+        headers=bearer(),
+        json={"input": sentence, "voice": ESPEAK, "response_format": "mp3"},
+    )
+    assert made.headers["x-service-cache"] == "miss"
+    assert (counted.found, counted.missing) == (0, 1)
+    audio, chars = said_over_a_socket(client, sentence)
+    assert (counted.found, counted.missing) == (1, 1)
+    _, fresh_chars = said_over_a_socket(client, sentence, "&cache=false")
+    assert audio and chars and chars == fresh_chars
 
 
 async def test_ready_says_what_the_replica_s_cache_holds(client: httpx.AsyncClient) -> None:

@@ -151,10 +151,11 @@ async def test_timings_come_as_asked_their_words_in_each_request_s_input(
     cache: SpeechCache, pipeline: Pipeline
 ) -> None:
     timed = replace(PARAMS, with_phonemes=True)
-    status, _ = await speak(cache, pipeline, "कुल ₹500 है।")
-    assert status == "miss"
-    status, _ = await speak(cache, pipeline, "कुल ₹500 है।", timed)
-    assert status == "miss"  # its entry had no phoneme timings: spoken anew, and kept
+    status, plain = await speak(cache, pipeline, "कुल ₹500 है।")
+    assert status == "miss" and all(chunk.timings is None for chunk in plain)
+    status, chunks = await speak(cache, pipeline, "कुल ₹500 है।", timed)
+    assert status == "hit"  # kept with every timing though its maker asked for none
+    assert any(chunk.timings is not None for chunk in chunks)
     text = "नमस्ते। कुल पाँच सौ रुपये है।"  # the second sentence reads the same
     status, chunks = await speak(cache, pipeline, text, timed)
     assert status == "partial"
