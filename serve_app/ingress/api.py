@@ -71,7 +71,8 @@ def described(document: dict[str, Any]) -> dict[str, Any]:
 
 def running_beside(state: IngressState) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
     """The app's lifespan: the work of a replica beside its requests (the ledger's
-    upkeep, the jobs' upkeep, their webhooks and chunks) for as long as it serves."""
+    upkeep, the jobs' upkeep, their webhooks and chunks, the speech cache's shared
+    store swept) for as long as it serves."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -83,6 +84,8 @@ def running_beside(state: IngressState) -> Callable[[FastAPI], AbstractAsyncCont
         ]
         if state.config.longform_chunks_at_once:
             background.append(asyncio.create_task(state.job_worker().run()))
+        if state.speech.cache is not None:
+            background.append(asyncio.create_task(state.speech.cache.keep_swept()))
         yield
         for task in background:
             task.cancel()

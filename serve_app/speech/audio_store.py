@@ -4,7 +4,7 @@ object store (a cluster whose nodes share no disk).
 
 Both hold objects by key (``<job id>/<chunk:06d>.pcm``, ``<job id>/audio.mp3``),
 each written whole or not at all, read whole or by a byte range (an HTTP Range
-request is served from either), and deleted a job at a time. The speech cache keeps
+request is served from either), and deleted a job at a time or by key. The speech cache keeps
 its entries in a store of its own beside the jobs' (``cache/shared.py``). Calls block: the
 service makes them on threads.
 """
@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 # Bytes a ranged read hands over at a time.
 READ_BLOCK = 256 * 1024
+# Objects one S3 DeleteObjects call takes, at most.
+DELETE_BATCH = 1000
 
 
 class AudioStore(Protocol):
@@ -55,6 +57,14 @@ class AudioStore(Protocol):
 
     def delete_job(self, job_id: str) -> None:
         """Every object of ``job_id`` (none: nothing happens)."""
+        ...
+
+    def listed(self) -> Iterator[tuple[str, float]]:
+        """Every object's key, and when it was written (seconds since the epoch)."""
+        ...
+
+    def delete(self, keys: list[str]) -> None:
+        """The objects ``keys`` (one that is not there: nothing happens)."""
         ...
 
     def scratch(self, name: str) -> contextlib.AbstractContextManager[Path]:
@@ -116,6 +126,17 @@ class FolderStore:
 
     def delete_job(self, job_id: str) -> None:
         shutil.rmtree(self.root / job_id, ignore_errors=True)
+
+    def listed(self) -> Iterator[tuple[str, float]]:
+        for folder, _, names in os.walk(self.root):
+            for name in names:
+                path = Path(folder, name)
+                with contextlib.suppress(FileNotFoundError):  # deleted meanwhile
+                    yield path.relative_to(self.root).as_posix(), path.stat().st_mtime
+
+    def delete(self, keys: list[str]) -> None:
+        for key in keys:
+            (self.root / key).unlink(missing_ok=True)
 
     @contextlib.contextmanager
     def scratch(self, name: str) -> Iterator[Path]:
@@ -193,11 +214,25 @@ class S3Store:
             Bucket=self.bucket, Prefix=self._key(f"{job_id}/")
         )
         for page in pages:
-            keys: list[ObjectIdentifierTypeDef] = [
-                {"Key": item["Key"]} for item in page.get("Contents", [])
-            ]
-            if keys:
-                self._client.delete_objects(Bucket=self.bucket, Delete={"Objects": keys})
+            self._delete([item["Key"] for item in page.get("Contents", [])])
+
+    def listed(self) -> Iterator[tuple[str, float]]:
+        pages = self._client.get_paginator("list_objects_v2").paginate(
+            Bucket=self.bucket, Prefix=self.prefix
+        )
+        for page in pages:
+            for item in page.get("Contents", []):
+                yield item["Key"][len(self.prefix) :], item["LastModified"].timestamp()
+
+    def delete(self, keys: list[str]) -> None:
+        for start in range(0, len(keys), DELETE_BATCH):
+            self._delete([self._key(key) for key in keys[start : start + DELETE_BATCH]])
+
+    def _delete(self, names: list[str]) -> None:
+        """The objects named ``names`` (their whole keys, at most :data:`DELETE_BATCH`)."""
+        if names:
+            objects: list[ObjectIdentifierTypeDef] = [{"Key": name} for name in names]
+            self._client.delete_objects(Bucket=self.bucket, Delete={"Objects": objects})
 
     @contextlib.contextmanager
     def scratch(self, name: str) -> Iterator[Path]:

@@ -43,6 +43,8 @@ logger = logging.getLogger("serve_app")
 
 # The longest a lookup waits for the shared store (past it: a miss).
 SHARED_WAIT_S = 0.5
+# How often each replica deletes the shared store's entries past their time to live.
+SWEEP_INTERVAL_S = 3600.0
 
 Status = Literal["hit", "partial", "miss", "off"]
 
@@ -192,6 +194,33 @@ class SpeechCache:
         self.memory.forget(project)
         if self.shared is not None:
             self._write(self.shared.forget, project)
+
+    async def sweep(self) -> int:
+        """Delete the shared store's entries older than their project's time to live
+        (no replica would hear them); how many were deleted."""
+        shared = self.shared
+        if shared is None:
+            return 0
+        ages = await asyncio.to_thread(shared.ages)
+        deleted = 0
+        for project, entries in ages.items():
+            ttl_s = (await self.setting_of(project)).ttl_s or shared.ttl_s
+            old = [key for key, age_s in entries.items() if age_s >= ttl_s]
+            if old:
+                await asyncio.to_thread(shared.delete, project, old)
+                deleted += len(old)
+        return deleted
+
+    async def keep_swept(self, interval_s: float = SWEEP_INTERVAL_S) -> None:
+        """Runs for the replica's life: :meth:`sweep` every ``interval_s`` (each replica
+        does: deleting what another has deleted does nothing)."""
+        while True:
+            try:
+                if deleted := await self.sweep():
+                    logger.info("speech cache: deleted %d entries past their time", deleted)
+            except Exception:
+                logger.exception("speech cache: sweeping the shared store failed; retrying")
+            await asyncio.sleep(interval_s)
 
     async def settled(self) -> None:
         """Once every write to the shared store begun so far has ended."""

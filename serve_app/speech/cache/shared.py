@@ -89,7 +89,7 @@ class SharedStore:
 
     def __init__(self, store: AudioStore, ttl_s: float) -> None:
         self._store = store
-        self._ttl_s = ttl_s
+        self.ttl_s = ttl_s
 
     def get(self, project: str, key: str, ttl_s: float | None = None) -> Entry | None:
         """The entry ``key`` of ``project``; None if there is none (or it is older than
@@ -103,7 +103,7 @@ class SharedStore:
         except Exception:
             logger.warning("speech cache: %s unreadable in the shared store", key, exc_info=True)
             return None
-        return entry if time.time() - made_at < (ttl_s or self._ttl_s) else None
+        return entry if time.time() - made_at < (ttl_s or self.ttl_s) else None
 
     def put(self, project: str, key: str, entry: Entry) -> None:
         self._store.put(f"{project}/{key}", encoded(entry, time.time()))
@@ -111,3 +111,16 @@ class SharedStore:
     def forget(self, project: str) -> None:
         """Every entry of ``project``."""
         self._store.delete_job(project)
+
+    def ages(self) -> dict[str, dict[str, float]]:
+        """Each project's entries (by key) and their ages in seconds."""
+        now = time.time()
+        found: dict[str, dict[str, float]] = {}
+        for name, written_at in self._store.listed():
+            project, _, key = name.partition("/")
+            if key:
+                found.setdefault(project, {})[key] = now - written_at
+        return found
+
+    def delete(self, project: str, keys: list[str]) -> None:
+        self._store.delete([f"{project}/{key}" for key in keys])

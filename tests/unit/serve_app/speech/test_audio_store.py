@@ -1,12 +1,15 @@
 """Long-form audio stores, a folder and an S3-compatible server over HTTP: objects
-whole or absent, read by range, deleted a job at a time."""
+whole or absent, read by range, listed with when they were written, deleted a job at
+a time or by key."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
+import serve_app.speech.audio_store as audio_store
 from serve_app.speech.audio_store import AudioStore, FolderStore, S3Store, open_store
 from tests.s3_server import BUCKET
 
@@ -51,3 +54,20 @@ def test_a_file_made_in_scratch_becomes_an_object_whole(store: AudioStore) -> No
         store.put_file("job-a/audio.mp3", made)
         assert not made.exists()
     assert store.get("job-a/audio.mp3") == b"ID3 and frames"
+
+
+def test_objects_are_listed_with_when_they_were_written_and_deleted_by_key(
+    store: AudioStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(audio_store, "DELETE_BATCH", 2)  # S3 deletes in batches
+    before = time.time()
+    for key in ("a/1", "a/2", "a/3", "b/1"):
+        store.put(key, key.encode())
+    after = time.time()
+    listed = dict(store.listed())
+    assert sorted(listed) == ["a/1", "a/2", "a/3", "b/1"]
+    # (S3 keeps whole seconds)
+    assert all(before - 1 <= written <= after + 1 for written in listed.values())
+    store.delete(["a/1", "a/3", "b/1", "no/such"])
+    assert [key for key, _ in store.listed()] == ["a/2"]
+    assert store.get("a/2") == b"a/2"

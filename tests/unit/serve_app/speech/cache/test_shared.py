@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import threading
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +28,9 @@ from deployments.messages import (
 )
 from deployments.reading import ReadingOptions
 from deployments.synthesis import SynthesisRunner
+from serve_app.accounts import AccountStore, SpeechCacheSetting
 from serve_app.speech.audio_store import AudioStore, FolderStore
-from serve_app.speech.cache import MemoryCache, SharedStore, SpeechCache
+from serve_app.speech.cache import MemoryCache, ProjectSettings, SharedStore, SpeechCache
 from serve_app.speech.cache.entries import Entry
 from serve_app.speech.cache.shared import StoredChunk, decoded, encoded
 from serve_app.speech.pipeline import Pipeline
@@ -75,13 +79,15 @@ def replica(store: AudioStore, ttl_s: float = 3600.0) -> SpeechCache:
     return SpeechCache(MemoryCache(64 << 20, ttl_s), "model", SharedStore(store, ttl_s))
 
 
-async def spoken(cache: SpeechCache, pipeline: Pipeline, text: str = PROMPT) -> str:
+async def spoken(
+    cache: SpeechCache, pipeline: Pipeline, text: str = PROMPT, project: str = PARAMS.tenant
+) -> str:
     """``text`` through ``cache`` (its audio heard to the end): hit, partial or miss."""
     normalised = await pipeline.normalise(text, ReadingOptions("hi", "balanced"))
-    work = SynthesisWork(normalised.segments, PARAMS)
+    work = SynthesisWork(normalised.segments, replace(PARAMS, tenant=project))
     voice = next(v for v in (await pipeline.synthesisers()).voices if v.id == VOICE)
     lookup = await cache.lookup(work, voice)
-    async for _ in cache.kept(lookup, pipeline.synthesise(work, lookup.cached)):
+    async for _ in cache.kept(lookup, pipeline.synthesise(lookup.spoken(work), lookup.cached)):
         pass
     await cache.settled()  # its writes to the shared store
     return lookup.status
@@ -147,3 +153,31 @@ async def test_a_slow_store_makes_a_miss_not_a_slow_request(
     finally:
         store.release.set()
     await asyncio.sleep(0)
+
+
+async def test_a_sweep_deletes_only_what_no_replica_would_hear(
+    tmp_path: Path, pipeline: Pipeline
+) -> None:
+    """Entries older than their project's time to live are deleted (a project that
+    keeps its audio longer keeps it); younger ones stay."""
+    ledger = AccountStore.open(f"sqlite:///{tmp_path / 'ledger.sqlite3'}")
+    try:
+        hour, day = ledger.create_project("hour", 10**6), ledger.create_project("day", 10**6)
+        projects = ProjectSettings(ledger)
+        await projects.set(day, SpeechCacheSetting(ttl_s=86_400.0))
+        store = FolderStore(tmp_path / "store")
+        cache = SpeechCache(
+            MemoryCache(64 << 20, 3600.0), "model", SharedStore(store, 3600.0), projects
+        )
+        for project in (hour, day):
+            assert await spoken(cache, pipeline, project=project) == "miss"
+        assert await cache.sweep() == 0  # all of them just made
+        made = [name for name, _ in store.listed()]
+        two_hours_ago = time.time() - 7200
+        for name in made:
+            os.utime(store.root / name, (two_hours_ago, two_hours_ago))
+        assert await cache.sweep() == sum(name.startswith(f"{hour}/") for name in made) > 0
+        assert {name for name, _ in store.listed()} == {n for n in made if n.startswith(f"{day}/")}
+        assert await spoken(replica(store, ttl_s=86_400.0), pipeline, project=day) == "hit"
+    finally:
+        ledger.close()

@@ -125,7 +125,7 @@ async def test_raw_audio_of_a_mix_is_the_cached_sentence_then_the_new_one_synthe
         work = (await work_of(pipeline, text, PARAMS)).synthesis
         voice = next(v for v in (await pipeline.synthesisers()).voices if v.id == VOICE)
         lookup = await cache.lookup(work, voice)
-        stream = cache.kept(lookup, pipeline.synthesise(work, lookup.cached))
+        stream = cache.kept(lookup, pipeline.synthesise(lookup.spoken(work), lookup.cached))
         return lookup.status, [chunk async for chunk in stream]
 
     _, welcome = await heard(WELCOME)
