@@ -20,11 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 import soxr
 
-from deployments.messages import PhonemeTiming, Segment, SynthesisParams
+from deployments.messages import Segment, SynthesisParams
 from deployments.synthesis.engines.kokoro.engine import KokoroEngine
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.synthesiser import CONFIGS
 from deployments.synthesis.voices import VoiceRegistry
+from deployments.timings import PhonemeTiming
 from deployments.voice_design.analysis import RATE, yin
 from loadtest.report import machine, markdown
 

@@ -11,17 +11,16 @@ import numpy as np
 
 from deployments.encoding.audio_path import AudioPath
 from deployments.messages import (
-    Alignment,
     AudioChunk,
     CachedAudio,
     EncodedChunk,
     EncodeWork,
     OutputParams,
     SynthesisWork,
-    Timings,
     billed_ends,
     billed_through,
 )
+from deployments.timings import Alignment, Timings
 
 P = ParamSpec("P")
 T = TypeVar("T")

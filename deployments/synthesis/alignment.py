@@ -6,7 +6,7 @@ word's time over its characters, the shape ElevenLabs-style clients expect.
 
 from __future__ import annotations
 
-from deployments.messages import Alignment, WordTiming
+from deployments.timings import Alignment, WordTiming
 
 
 def char_alignment(text: str, words: list[WordTiming], duration_ms: int) -> Alignment:

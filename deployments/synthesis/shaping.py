@@ -12,7 +12,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from deployments.messages import Alignment, AudioChunk, Prosody, Segment, SynthesisParams
+from deployments.messages import AudioChunk, Prosody, Segment, SynthesisParams
+from deployments.timings import Alignment
 
 SPEED_RANGE = (0.5, 2.0)
 PITCH_RANGE = (-1.0, 1.0)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from deployments.messages import AudioChunk, Segment, SynthesisParams, Timings
+from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.alignment import char_alignment
 from deployments.synthesis.engine import (
     BatchEngine,
@@ -31,6 +31,7 @@ from deployments.synthesis.shaping import shaped, spoken_params
 from deployments.synthesis.visemes import viseme_track
 from deployments.synthesis.voice_files import files_missing
 from deployments.synthesis.voices import VoiceConfig, VoiceRegistry
+from deployments.timings import Timings
 
 logger = logging.getLogger("deployments")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
-from deployments.messages import PhonemeTiming, VisemeTiming
+from deployments.timings import PhonemeTiming, VisemeTiming
 
 VISEMES = ("sil", "PP", "FF", "TH", "DD", "kk", "CH", "SS", "nn", "RR", "aa", "E", "ih", "oh", "ou")
 

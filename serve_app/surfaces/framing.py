@@ -19,7 +19,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.types import Send
 
 from deployments.encoding import FORMATS, content_type
-from deployments.messages import Timings
+from deployments.timings import Timings
 from serve_app.http.errors import ServiceError
 from serve_app.speech.checked import CheckedRequest, elapsed_ms
 from serve_app.speech.delivery import Delivery

@@ -28,7 +28,7 @@ LAYERS = (
 # above them each stage's Serve shim (``deployments.<stage>.deployment``).
 DEPLOYMENT_LAYERS = (
     ("ray_adapters", "reading", "priority", "espeak_binding", "flow_control", "loopback",
-     "replica_logs", "replica_streams"),
+     "replica_logs", "replica_streams", "timings"),
     ("messages",),
     ("voice_design",),
     ("normaliser", "synthesis", "encoding"),

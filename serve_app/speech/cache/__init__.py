@@ -38,6 +38,7 @@ from serve_app.speech.cache.keys import Group, group_key, groups
 from serve_app.speech.cache.memory import MemoryCache, MemoryStats
 from serve_app.speech.cache.projects import ProjectSettings
 from serve_app.speech.cache.shared import SharedStore
+from serve_app.speech.sweeping import sweeping
 
 logger = logging.getLogger("serve_app")
 
@@ -214,13 +215,7 @@ class SpeechCache:
     async def keep_swept(self, interval_s: float = SWEEP_INTERVAL_S) -> None:
         """Runs for the replica's life: :meth:`sweep` every ``interval_s`` (each replica
         does: deleting what another has deleted does nothing)."""
-        while True:
-            try:
-                if deleted := await self.sweep():
-                    logger.info("speech cache: deleted %d entries past their time", deleted)
-            except Exception:
-                logger.exception("speech cache: sweeping the shared store failed; retrying")
-            await asyncio.sleep(interval_s)
+        await sweeping(self.sweep, interval_s, "speech cache entries past their time")
 
     async def settled(self) -> None:
         """Once every write to the shared store begun so far has ended."""

@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, replace
 
-from deployments.messages import AudioChunk, Segment, SynthesisParams, Timings, joined
+from deployments.messages import AudioChunk, Segment, SynthesisParams, joined
+from deployments.timings import Timings
 from serve_app.speech.cache.keys import Group
 
 

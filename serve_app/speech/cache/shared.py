@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import TypeAdapter
 
-from deployments.messages import Alignment, AudioChunk, PhonemeTiming, Timings, WordTiming
+from deployments.messages import AudioChunk
+from deployments.timings import Alignment, PhonemeTiming, Timings, WordTiming
 from serve_app.speech.audio_store import AudioStore
 from serve_app.speech.cache.entries import Entry
 

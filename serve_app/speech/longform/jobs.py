@@ -11,11 +11,9 @@ import contextlib
 import json
 import logging
 import time
-import unicodedata
 from collections.abc import AsyncGenerator, Iterator, Sequence
 from dataclasses import dataclass
 
-from deployments.normaliser import clean_text
 from serve_app.accounts import AccountStore, ApiKey, InsufficientFunds
 from serve_app.accounts.longform.jobs import (
     JobNotFound,
@@ -31,17 +29,13 @@ from serve_app.speech.billing import Meter, balance_refusal
 from serve_app.speech.checked import Voicing
 from serve_app.speech.longform.audio import JOB_FILES, JobSettings, write_job_audio
 from serve_app.speech.longform.chunks import (
-    MAX_CHAPTERS,
     Chapter,
     Chunk,
-    chapter_title,
-    chapters_of,
     check_chapters,
-    chunks_of,
 )
+from serve_app.speech.longform.cutting import cut, prompt_chunks
 from serve_app.speech.longform.idle_waits import Wakeup
 from serve_app.speech.longform.progress import JobProgress
-from serve_app.speech.longform.ssml import ssml_chunks
 from serve_app.speech.longform.view import job_view
 from serve_app.speech.longform.vocabulary import (
     JobTextType,
@@ -52,6 +46,7 @@ from serve_app.speech.longform.vocabulary import (
 from serve_app.speech.longform.webhooks import check_webhook_url
 from serve_app.speech.longform.work import job_characters
 from serve_app.speech.service import SpeechService
+from serve_app.speech.sweeping import sweeping
 from serve_app.speech.vocabulary import VoiceOptions
 
 logger = logging.getLogger(__name__)
@@ -181,7 +176,7 @@ class LongFormJobs:
                 "input",
             )
         if request.prompts is not None:
-            return _prompt_chunks(request.prompts, request.text_type)
+            return prompt_chunks(request.prompts, request.text_type)
         given = (
             [("", request.input)]
             if request.input is not None
@@ -193,7 +188,7 @@ class LongFormJobs:
             raise InvalidRequest(
                 "input_too_long", f"The text is {total} characters; a job holds {limit}.", "input"
             )
-        chapters, chunks = await asyncio.to_thread(_cut, given, request.text_type)
+        chapters, chunks = await asyncio.to_thread(cut, given, request.text_type)
         check_chapters(chapters, "chapters" if request.chapters is not None else "input")
         if not chapters:
             raise InvalidRequest("empty_input", "input has nothing to speak.", "input")
@@ -350,54 +345,10 @@ class LongFormJobs:
 
     async def keep(self, interval_s: float = SWEEP_INTERVAL_S) -> None:
         """Runs for the replica's life: :meth:`sweep` every ``interval_s``."""
-        while True:
-            try:
-                if deleted := await self.sweep():
-                    logger.info("deleted %d long-form jobs past their keeping", deleted)
-            except Exception:
-                logger.exception("deleting long-form jobs past their keeping failed; retrying")
-            await asyncio.sleep(interval_s)
+        await sweeping(self.sweep, interval_s, "long-form jobs past their keeping")
 
     def _view(self, record: JobRecord) -> SpeechJob:
         return job_view(record, self._config.longform_keep_s)
-
-
-def _cut(
-    given: Sequence[tuple[str, str]], text_type: JobTextType
-) -> tuple[list[Chapter], list[Chunk]]:
-    """Each (title, text) cut into chapters and the chapters into chunks, their
-    paragraphs cleaned as a speech request's input is (what is billed is what is
-    spoken; SSML's chunks are, as each is read); empty ones left out."""
-    given = [(chapter_title(title), unicodedata.normalize("NFC", t)) for title, t in given]
-    if text_type == "ssml":
-        return ssml_chunks(given)
-    chapters: list[Chapter] = []
-    for title, text in given:
-        for chapter in chapters_of(text, text_type):
-            cleaned = (clean_text(p) for p in chapter.paragraphs)
-            paragraphs = tuple(p for p in cleaned if p.strip())
-            if paragraphs:
-                chapters.append(Chapter(chapter_title(chapter.title) or title, paragraphs))
-            if len(chapters) > MAX_CHAPTERS:  # refused: no need to cut the rest
-                return chapters, []
-    return chapters, chunks_of(chapters)
-
-
-def _prompt_chunks(prompts: list[str], text_type: JobTextType) -> tuple[list[Chapter], list[Chunk]]:
-    """Each prompt a chunk of its own, read with nothing around it (as a speech
-    request of it is, so that its sentences are kept as that request looks them up);
-    one chapter of them all."""
-    if text_type == "markdown":
-        raise InvalidRequest(
-            "invalid_value", "Prompts are text or SSML, not Markdown.", "text_type"
-        )
-    if text_type == "text":
-        prompts = [clean_text(unicodedata.normalize("NFC", p)) for p in prompts]
-    spoken = [p for p in prompts if p.strip()]
-    if not spoken:
-        raise InvalidRequest("empty_input", "prompts have nothing to speak.", "prompts")
-    chunks = [Chunk(i, 0, text, "", "") for i, text in enumerate(spoken)]
-    return [Chapter("", tuple(spoken))], chunks
 
 
 def _input_type(text_type: JobTextType) -> str:

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 from starlette.responses import Response
 
-from deployments.messages import Alignment, Timings
 from deployments.normaliser import without_tags
+from deployments.timings import Alignment, Timings
 from serve_app.http.body import validate
 from serve_app.http.errors import InvalidRequest, NotFound, from_validation_error
 from serve_app.speech.catalog import Catalog

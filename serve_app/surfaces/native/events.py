@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deployments.messages import Timings
+from deployments.timings import Timings
 from serve_app.speech.vocabulary import RequestUsage
 from serve_app.surfaces.framing import sse_event
 from serve_app.surfaces.native.protocol import AudioDelta, AudioDone

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 
 from deployments.encoding import STREAMABLE_FORMATS
-from deployments.messages import Timings
+from deployments.timings import Timings
 from serve_app.http.body import validate
 from serve_app.speech.catalog import Catalog
 from serve_app.speech.vocabulary import RequestUsage, SpeechRequest

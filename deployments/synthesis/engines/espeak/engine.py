@@ -17,11 +17,12 @@ from deployments.espeak_binding import (
     espeak_library,
     languages,
 )
-from deployments.messages import AudioChunk, PhonemeTiming, Segment, SynthesisParams, WordTiming
+from deployments.messages import AudioChunk, Segment, SynthesisParams
 from deployments.synthesis.engine import CancelToken, EngineError, EngineInfo
 from deployments.synthesis.options import EspeakOptions, EspeakVoiceParams
 from deployments.synthesis.profiling import measure_profile
 from deployments.synthesis.voices import VoiceConfig
+from deployments.timings import PhonemeTiming, WordTiming
 from deployments.voice_design.profiles import ProfileCache, VoiceProfile
 
 MIN_RATE_WPM, MAX_RATE_WPM = 80, 450

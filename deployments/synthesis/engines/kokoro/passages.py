@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from deployments.messages import PhonemeTiming, WordTiming
 from deployments.synthesis.engines.kokoro.backends import SAMPLES_PER_FRAME, Item, Voiced
 from deployments.synthesis.engines.kokoro.phonemes import KOKORO_IPA, Phonemes
+from deployments.timings import PhonemeTiming, WordTiming
 
 SAMPLE_RATE = 24_000
 # Trimming: samples above this are speech; keep a little before the first one.

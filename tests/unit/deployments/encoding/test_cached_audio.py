@@ -12,7 +12,6 @@ import numpy as np
 
 from deployments.encoding.encoder import encode_work
 from deployments.messages import (
-    Alignment,
     AudioChunk,
     CachedAudio,
     EncodeWork,
@@ -21,6 +20,7 @@ from deployments.messages import (
     SynthesisParams,
     SynthesisWork,
 )
+from deployments.timings import Alignment
 
 RATE = 22050
 SEGMENTS = tuple(Segment(i, f"s{i}.", 4 * i, 4 * i + 3) for i in range(4))

@@ -7,7 +7,6 @@ import pytest
 from deployments.encoding.audio_path import AudioPath
 from deployments.encoding.encoder import encode_stream
 from deployments.messages import (
-    Alignment,
     AudioChunk,
     EncodeWork,
     OutputParams,
@@ -15,6 +14,7 @@ from deployments.messages import (
     SynthesisParams,
     SynthesisWork,
 )
+from deployments.timings import Alignment
 from tests.conftest import decode
 
 RATE = 22050

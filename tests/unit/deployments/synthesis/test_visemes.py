@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from deployments.espeak_binding import espeak_library
-from deployments.messages import PhonemeTiming
 from deployments.synthesis.engines.kokoro.phonemes import KOKORO_IPA, vocabulary
 from deployments.synthesis.visemes import _LETTERS, VISEMES, _letters, shapes, viseme_track
+from deployments.timings import PhonemeTiming
 
 
 @pytest.mark.parametrize(

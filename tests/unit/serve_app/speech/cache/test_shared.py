@@ -16,18 +16,10 @@ import numpy as np
 import pytest
 
 import serve_app.speech.cache as speech_cache
-from deployments.messages import (
-    Alignment,
-    AudioChunk,
-    PhonemeTiming,
-    SynthesisParams,
-    SynthesisWork,
-    Timings,
-    VisemeTiming,
-    WordTiming,
-)
+from deployments.messages import AudioChunk, SynthesisParams, SynthesisWork
 from deployments.reading import ReadingOptions
 from deployments.synthesis import SynthesisRunner
+from deployments.timings import Alignment, PhonemeTiming, Timings, VisemeTiming, WordTiming
 from serve_app.accounts import AccountStore, SpeechCacheSetting
 from serve_app.speech.audio_store import AudioStore, FolderStore
 from serve_app.speech.cache import MemoryCache, ProjectSettings, SharedStore, SpeechCache

@@ -9,13 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deployments.messages import PhonemeSpan, Segment, SynthesisParams, WordTiming
+from deployments.messages import PhonemeSpan, Segment, SynthesisParams
 from deployments.synthesis.engine import CancelToken, EngineUnavailable
 from deployments.synthesis.engines.kokoro.assets import MODEL_PACKAGES, load_model_bytes
 from deployments.synthesis.engines.kokoro.passages import SAMPLE_RATE
 from deployments.synthesis.engines.kokoro.phonemes import KokoroPhonemizer, vocabulary
 from deployments.synthesis.registry import load_engine
 from deployments.synthesis.voices import VoiceConfig
+from deployments.timings import WordTiming
 
 HINDI = "नमस्ते, आज मौसम बहुत अच्छा है।"
 ENGLISH = "Hello! Your order has shipped today."
